@@ -1,0 +1,318 @@
+"""Biji (比机 / 比鸡) rules: switches and presets, group strength (jokers included), the
+valid-split mask and scoring with places and 喜 bonuses (RULES.md section 2). Pure:
+standard library and NumPy.
+
+Group strength is one integer per 3-card group, larger is stronger::
+
+    strength = (type * 16**3 + rank_key) * 4 + suit_part
+
+``rank_key`` holds up to three rank digits (BJ 0, RJ 1, 2 … A = 2 … 14), ``suit_part`` the
+suit value of the card that breaks ties (2.3). The strength of every one of the 24,804
+three-card groups of the 54-card deck is tabulated once per rules and looked up.
+
+>>> rules = BijiRules.preset("classic")
+>>> compare_groups(parse_cards("BJ RJ 4c"), parse_cards("2h 2d 3c"), rules)
+-1
+>>> group_type(parse_cards("RJ 5h 9h"), rules).name
+'FLUSH'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Sequence
+from enum import IntEnum
+from functools import cache
+from itertools import combinations
+from math import comb
+from typing import Any
+
+import numpy as np
+
+from ..cards import BLACK_JOKER, N_IDS, RANK, RED_JOKER, SUIT, check_hand, format_card, format_cards, parse_cards
+from ..splits import BIJI
+from ..strength import gather_rows, subset_strengths
+from ..switches import RuleSwitches, choice, parse_suit_order
+
+HAND_SIZE = 9
+ROW_SIZES = (3, 3, 3)
+ROW_NAMES = ("pot 1", "pot 2", "pot 3")
+PLAYERS = (2, 5)
+XI_NAMES = ("all_black", "all_red", "nine_straight", "four_of_a_kind", "sweep", "straight_flush_head", "three_trips")
+
+__all__ = ["GroupType", "BijiRules", "BijiScore", "group_strengths", "group_strength", "group_type",
+           "compare_groups", "is_valid", "valid_mask", "split_strengths", "score_table", "parse_cards",
+           "parse_arrangement", "HAND_SIZE", "ROW_SIZES", "ROW_NAMES", "PLAYERS", "XI_NAMES", "hand_slots",
+           "check_arrangement", "xi_bonuses", "strength_type"]
+
+
+class GroupType(IntEnum):
+    """Three-card group types, weakest first."""
+
+    HIGH_CARD = 0
+    PAIR = 1
+    STRAIGHT = 2
+    FLUSH = 3
+    STRAIGHT_FLUSH = 4
+    TRIPS = 5
+
+
+@dataclasses.dataclass(frozen=True)
+class BijiRules(RuleSwitches):
+    """The switches of Biji (RULES.md 2). Build with ``BijiRules.preset(name, **overrides)``."""
+
+    GAME = "biji"
+
+    jokers: str = choice("rank0", ("rank0", "none"), "54 cards with two jokers of rank 0, or 52 cards")
+    suit_order: str = choice("hearts>spades>diamonds>clubs", None, "suit strength, strongest first")
+    pair_tiebreak: str = choice("kicker_suit", ("kicker_suit", "pair_suit"),
+                                "equal pairs and kickers: the kicker's suit, or the best suit in the pair")
+    flush_compare: str = choice("top_card", ("top_card", "all_ranks"),
+                                "flushes and straights: top card rank then its suit, or all ranks first")
+    xi_all_black: int = choice(1, None, "喜 for 全黑: all nine cards black (♠ ♣ BJ); 0 switches it off")
+    xi_all_red: int = choice(1, None, "喜 for 全红: all nine cards red (♥ ♦ RJ)")
+    xi_nine_straight: int = choice(1, None, "喜 for 全顺: nine consecutive ranks, no joker")
+    xi_four_of_a_kind: int = choice(1, None, "喜 for 四张: each rank held four times")
+    xi_sweep: int = choice(1, None, "喜 for 通锅: first place in all three pots")
+    xi_straight_flush_head: int = choice(2, None, "喜 for 顺清打头: pot 1 is a straight flush")
+    xi_three_trips: int = choice(3, None, "喜 for 全三: all three pots are trips")
+
+    PRESETS = {"classic": {}, "no-jokers": {"jokers": "none"}}
+
+    def _check(self) -> None:
+        for name in XI_NAMES:
+            if getattr(self, f"xi_{name}") < 0:
+                raise ValueError(f"biji switch xi_{name}={getattr(self, f'xi_{name}')} is not allowed; use 0 or more")
+
+    @property
+    def has_jokers(self) -> bool:
+        return self.jokers == "rank0"
+
+    def xi_values(self) -> dict[str, int]:
+        return {name: getattr(self, f"xi_{name}") for name in XI_NAMES}
+
+
+# ----------------------------------------------------------------------------- strength
+
+def _rank(card: int) -> int:
+    """Rank digit: BJ 0, RJ 1, 2 … A = 2 … 14."""
+    return card if card < 2 else int(RANK[card]) + 2
+
+
+def _joker_suits(card: int) -> tuple[int, int]:
+    """The suits a joker may stand for in a flush: BJ ♠/♣, RJ ♥/♦."""
+    return (0, 3) if card == BLACK_JOKER else (1, 2)
+
+
+def _scalar_strength(group: tuple[int, int, int], rules: BijiRules) -> int:
+    """Strength of one group of three card ids (sorted), straight from RULES.md 2.1–2.3."""
+    values = parse_suit_order(rules.suit_order)
+    jokers = [c for c in group if c < 2]
+    real = sorted((c for c in group if c >= 2), key=lambda c: (_rank(c), values[SUIT[c]]), reverse=True)
+    ranks = [_rank(c) for c in real]
+    counts = Counter(ranks)
+    if len(jokers) == 2:  # BJ + RJ: the lowest pair, the real card its kicker
+        return (GroupType.PAIR * 4096 + 0 * 256 + ranks[0] * 16) * 4 + values[SUIT[real[0]]] * (rules.pair_tiebreak == "kicker_suit")
+    if not jokers and len(counts) == 1:
+        return (GroupType.TRIPS * 4096 + ranks[0] * 256) * 4
+    if 2 in counts.values():  # a pair of real cards, the kicker real or a joker
+        pair_rank = next(r for r, n in counts.items() if n == 2)
+        pair_cards = [c for c in real if _rank(c) == pair_rank]
+        kicker = jokers[0] if jokers else next(c for c in real if _rank(c) != pair_rank)
+        if rules.pair_tiebreak == "kicker_suit":
+            suit = 0 if kicker < 2 else values[SUIT[kicker]]
+        else:
+            suit = max(values[SUIT[c]] for c in pair_cards)
+        return (GroupType.PAIR * 4096 + pair_rank * 256 + _rank(kicker) * 16) * 4 + suit
+    suits = {int(SUIT[c]) for c in real}
+    flush = len(suits) == 1 and (not jokers or next(iter(suits)) in _joker_suits(jokers[0]))
+    straight = not jokers and (ranks[0] - ranks[2] == 2 or ranks == [14, 3, 2])
+    top = real[1] if ranks == [14, 3, 2] else real[0]  # A-2-3: the 3 is the highest card
+    top_suit = values[SUIT[top]]
+    if straight:
+        kind = GroupType.STRAIGHT_FLUSH if flush else GroupType.STRAIGHT
+        return (kind * 4096 + _rank(top) * 256) * 4 + top_suit
+    digits = ranks + [_rank(j) for j in jokers]
+    if flush and rules.flush_compare == "top_card":
+        return (GroupType.FLUSH * 4096 + digits[0] * 256) * 4 + top_suit
+    kind = GroupType.FLUSH if flush else GroupType.HIGH_CARD
+    return (kind * 4096 + digits[0] * 256 + digits[1] * 16 + digits[2]) * 4 + top_suit
+
+
+def _combo_index(groups: np.ndarray) -> np.ndarray:
+    """Position of sorted card-id triples among all 3-subsets of the 54 ids (combinatorial number system)."""
+    a, b, c = groups[..., 0], groups[..., 1], groups[..., 2]
+    return a + b * (b - 1) // 2 + c * (c - 1) * (c - 2) // 6
+
+
+@cache
+def _table(rules: BijiRules) -> np.ndarray:
+    groups = np.array(list(combinations(range(N_IDS), 3)), dtype=np.int64)
+    table = np.empty(comb(N_IDS, 3), dtype=np.int64)
+    table[_combo_index(groups)] = [_scalar_strength((int(a), int(b), int(c)), rules) for a, b, c in groups]
+    return table
+
+
+def group_strengths(groups: np.ndarray, rules: BijiRules) -> np.ndarray:
+    """Strengths of a batch of groups, shape ``(N, 3)`` card ids each sorted ascending → ``(N,)`` int64."""
+    return _table(rules)[_combo_index(np.asarray(groups, dtype=np.int64))]
+
+
+def strength_type(strength: np.ndarray | int) -> np.ndarray | int:
+    """The :class:`GroupType` value of a strength."""
+    return np.asarray(strength) // 4 // 4096
+
+
+def _check_group(cards: Sequence[int], rules: BijiRules, what: str = "group") -> np.ndarray:
+    check_hand(cards, 3, jokers=rules.has_jokers, what=f"{what} {format_cards(cards)!r}")
+    if len(set(cards)) != 3:
+        raise ValueError(f"{what} {format_cards(cards)!r} holds a card twice")
+    return np.sort(np.asarray(cards, dtype=np.int64))
+
+
+def group_strength(cards: Sequence[int], rules: BijiRules) -> int:
+    return int(group_strengths(_check_group(cards, rules)[None], rules)[0])
+
+
+def group_type(cards: Sequence[int], rules: BijiRules) -> GroupType:
+    return GroupType(int(strength_type(group_strength(cards, rules))))
+
+
+def compare_groups(a: Sequence[int], b: Sequence[int], rules: BijiRules) -> int:
+    """1 when group ``a`` is stronger, -1 when ``b`` is, 0 when equal."""
+    sa, sb = group_strength(a, rules), group_strength(b, rules)
+    return (sa > sb) - (sa < sb)
+
+
+# ----------------------------------------------------------------------------- arrangements
+
+def hand_slots(hand: Sequence[int], rules: BijiRules, what: str = "hand") -> np.ndarray:
+    check_hand(hand, HAND_SIZE, jokers=rules.has_jokers, what=what)
+    if len(set(hand)) != len(hand):
+        dup = next(c for c in hand if list(hand).count(c) > 1)
+        raise ValueError(f"{what} holds {format_card(dup)} twice")
+    return np.sort(np.asarray(hand, dtype=np.intp))
+
+
+def check_arrangement(rows: Sequence[Sequence[int]], rules: BijiRules, what: str = "hand") -> list[np.ndarray]:
+    """Validate three pots of three cards; return each pot sorted."""
+    if len(rows) != 3 or any(len(r) != 3 for r in rows):
+        sizes = "/".join(str(len(r)) for r in rows)
+        raise ValueError(f"{what} has pots of {sizes} cards; a Biji arrangement is 3 | 3 | 3 cards")
+    hand_slots([c for r in rows for c in r], rules, what)
+    return [np.sort(np.asarray(r, dtype=np.int64)) for r in rows]
+
+
+def is_valid(rows: Sequence[Sequence[int]], rules: BijiRules) -> bool:
+    """True when pot 1 < pot 2 < pot 3 strictly."""
+    s = group_strengths(np.stack(check_arrangement(rows, rules)), rules)
+    return bool(s[0] < s[1] < s[2])
+
+
+def split_strengths(hand: Sequence[int], rules: BijiRules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Strengths of the three pots of every one of the 1,680 splits (84 group strengths gathered)."""
+    per_subset = subset_strengths(hand_slots(hand, rules), BIJI, lambda groups: group_strengths(groups, rules))
+    return gather_rows(per_subset, BIJI)
+
+
+def valid_mask(hand: Sequence[int], rules: BijiRules) -> np.ndarray:
+    """Boolean mask over the 1,680 splits: True where pot 1 < pot 2 < pot 3."""
+    first, second, third = split_strengths(hand, rules)
+    return (first < second) & (second < third)
+
+
+# ----------------------------------------------------------------------------- scoring
+
+def xi_bonuses(rows: Sequence[np.ndarray], strengths: np.ndarray, first_everywhere: bool,
+               rules: BijiRules) -> dict[str, int]:
+    """The 喜 bonuses a seat holds (name → 喜 count, only the non-zero ones)."""
+    cards = [int(c) for r in rows for c in r]
+    real = [c for c in cards if c >= 2]
+    suits = {int(SUIT[c]) for c in real}
+    ranks = sorted(int(RANK[c]) for c in real)
+    types = [int(t) for t in strength_type(strengths)]
+    low_ace = sorted(-1 if r == 12 else r for r in ranks)
+    straight9 = len(real) == 9 and len(set(ranks)) == 9 and (ranks[-1] - ranks[0] == 8 or low_ace[-1] - low_ace[0] == 8)
+    held = {
+        "all_black": suits <= {0, 3} and RED_JOKER not in cards,
+        "all_red": suits <= {1, 2} and BLACK_JOKER not in cards,
+        "nine_straight": straight9,
+        "four_of_a_kind": sum(1 for n in Counter(ranks).values() if n == 4),
+        "sweep": first_everywhere,
+        "straight_flush_head": types[0] == GroupType.STRAIGHT_FLUSH,
+        "three_trips": all(t == GroupType.TRIPS for t in types),
+    }
+    values = rules.xi_values()
+    return {name: int(held[name]) * values[name] for name in XI_NAMES if int(held[name]) * values[name]}
+
+
+@dataclasses.dataclass
+class BijiScore:
+    """Payoffs of a table and their breakdown."""
+
+    payoffs: np.ndarray
+    xi: list[int]
+    bonuses: list[dict[str, int]]
+    places: np.ndarray  # (players, 3)
+    pot_payoffs: np.ndarray  # (players, 3)
+    strengths: np.ndarray  # (players, 3)
+
+    def to_dict(self) -> dict[str, Any]:
+        n = len(self.payoffs)
+        unit = n - 1
+        return {
+            "payoffs": [float(p) for p in self.payoffs],
+            "xi": self.xi,
+            "pots": [{"pot": k + 1, "places": [int(p) for p in self.places[:, k]],
+                      "payoffs": [float(p) for p in self.pot_payoffs[:, k]]} for k in range(3)],
+            "bonuses": [{"seat": s, "xi": b, "payoff": float(self.xi[s] * unit * (n - 1) - unit * (sum(self.xi) - self.xi[s]))}
+                        for s, b in enumerate(self.bonuses)],
+        }
+
+
+def pot_payments(strengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Places and payments in each pot: ``strengths`` (players, pots) → (places, payoffs).
+    Each player pays the winner (place − 1); shared first places split the payments."""
+    stronger = (strengths[None, :, :] > strengths[:, None, :]).sum(axis=1)
+    places = 1 + stronger
+    paid = (places - 1).astype(float)
+    winners = places == 1
+    payoffs = np.where(winners, paid.sum(axis=0) / winners.sum(axis=0), -paid)
+    return places, payoffs
+
+
+def score_table(arrangements: Sequence[Sequence[Sequence[int]]], rules: BijiRules) -> BijiScore:
+    """Score 2–5 arrangements (pot 1, pot 2, pot 3 per seat, seat order) into payoffs.
+    Each seat's pots must be strictly increasing (a ValueError names the seat)."""
+    n = len(arrangements)
+    if not PLAYERS[0] <= n <= PLAYERS[1]:
+        raise ValueError(f"a Biji table has 2 to 5 players, got {n} hands")
+    rows = [check_arrangement(a, rules, what=f"seat {s} hand") for s, a in enumerate(arrangements)]
+    seen: dict[int, int] = {}
+    for seat, hand_rows in enumerate(rows):
+        for card in np.concatenate(hand_rows):
+            if int(card) in seen:
+                raise ValueError(f"card {format_card(int(card))} is in the hands of seats {seen[int(card)]} and {seat}")
+            seen[int(card)] = seat
+    strengths = group_strengths(np.stack([g for r in rows for g in r]), rules).reshape(n, 3)
+    for seat, s in enumerate(strengths):
+        if not s[0] < s[1] < s[2]:
+            raise ValueError(f"seat {seat} pots {' | '.join(format_cards(g) for g in rows[seat])} are not "
+                             "strictly increasing (pot 1 < pot 2 < pot 3)")
+    places, pot_payoffs = pot_payments(strengths)
+    bonuses = [xi_bonuses(rows[s], strengths[s], bool((places[s] == 1).all()), rules) for s in range(n)]
+    xi = [sum(b.values()) for b in bonuses]
+    unit = n - 1
+    xi_payoffs = np.array([x * unit * n for x in xi]) - unit * sum(xi)
+    payoffs = pot_payoffs.sum(axis=1) + xi_payoffs
+    return BijiScore(payoffs=payoffs, xi=xi, bonuses=bonuses, places=places, pot_payoffs=pot_payoffs, strengths=strengths)
+
+
+def parse_arrangement(text: str | Sequence[Any], rules: BijiRules) -> list[list[int]]:
+    """Read ``"pot 1 | pot 2 | pot 3"`` into three groups of card ids (validated)."""
+    from ..cards import parse_rows
+
+    rows = parse_rows(text)
+    check_arrangement(rows, rules, what=f"hand {text!r}" if isinstance(text, str) else "hand")
+    return rows

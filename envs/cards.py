@@ -1,0 +1,144 @@
+"""Cards, notation, decks and the canonical slot order (RULES.md section 1).
+
+A card is an integer id whose natural order *is* the canonical slot order: the jokers
+first (``BJ`` = 0, ``RJ`` = 1), then ``2c 2d 2h 2s 3c ... As`` (2 … 53): rank ascending,
+ties broken clubs < diamonds < hearts < spades. Sorting ids sorts a hand into slots.
+
+>>> format_cards(parse_cards("10h sA ♠2 bj"))
+'Th As 2s BJ'
+>>> format_cards(canonical_slots(parse_cards("As Td 2c")))
+'2c Td As'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+RANK_CHARS = "23456789TJQKA"
+SUIT_CHARS = "cdhs"  # the canonical suit order of slots: clubs < diamonds < hearts < spades
+SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+SUIT_SYMBOLS = "♣♦♥♠"
+JOKERS = ("BJ", "RJ")
+BLACK_JOKER, RED_JOKER = 0, 1
+N_IDS = 54
+
+_SUIT_ALIASES = {"c": 0, "d": 1, "h": 2, "s": 3, "♣": 0, "♦": 1, "♥": 2, "♠": 3,
+                 "♧": 0, "♢": 1, "♡": 2, "♤": 3}
+_RANK_ALIASES = {c: i for i, c in enumerate(RANK_CHARS.lower())} | {"10": 8}
+_RANK_RE = "10|[2-9tjqka]"
+_SUIT_RE = "[cdhs♣♦♥♠♧♢♡♤]"
+_CARD_RE = re.compile(rf"(?P<rs>(?:{_RANK_RE})(?:{_SUIT_RE}))|(?P<sr>(?:{_SUIT_RE})(?:{_RANK_RE}))|(?P<j>bj|rj)")
+
+#: rank index 0..12 (2..A) of every id; -1 for the jokers
+RANK = np.array([-1, -1] + [r for r in range(13) for _ in range(4)], dtype=np.int8)
+#: suit index 0..3 (c, d, h, s) of every id; -1 for the jokers
+SUIT = np.array([-1, -1] + [s for _ in range(13) for s in range(4)], dtype=np.int8)
+
+
+def card_id(rank: int, suit: int) -> int:
+    """Id of the card of rank index ``rank`` (0 = '2' … 12 = 'A') and suit index ``suit``."""
+    return 2 + 4 * rank + suit
+
+
+def is_joker(card: int) -> bool:
+    return card < 2
+
+
+def format_card(card: int) -> str:
+    """Canonical text of one card id: ``'As'``, ``'Td'``, ``'BJ'``."""
+    if not 0 <= card < N_IDS:
+        raise ValueError(f"card id {card!r} is out of range 0..{N_IDS - 1}")
+    if card < 2:
+        return JOKERS[card]
+    return RANK_CHARS[RANK[card]] + SUIT_CHARS[SUIT[card]]
+
+
+def format_cards(cards: Iterable[int]) -> str:
+    """Canonical text of several cards, separated by single spaces."""
+    return " ".join(format_card(int(c)) for c in cards)
+
+
+def pretty_card(card: int) -> str:
+    """One card with its suit symbol (``A♠``), for rendering."""
+    if card < 2:
+        return JOKERS[card]
+    return RANK_CHARS[RANK[card]] + SUIT_SYMBOLS[SUIT[card]]
+
+
+def _parse_token(token: str) -> list[int]:
+    text = token.lower()
+    cards: list[int] = []
+    pos = 0
+    while pos < len(text):
+        match = _CARD_RE.match(text, pos)
+        if match is None:
+            raise ValueError(
+                f"cannot read card {token!r}: expected a rank of {' '.join(RANK_CHARS)} "
+                f"(or 10) with a suit of c d h s (or ♣ ♦ ♥ ♠), in either order, or a joker BJ/RJ"
+            )
+        if match.group("j"):
+            cards.append(BLACK_JOKER if match.group("j") == "bj" else RED_JOKER)
+        else:
+            part = match.group("rs") or match.group("sr")
+            suit_char = next(ch for ch in part if ch in _SUIT_ALIASES)
+            rank_text = part.replace(suit_char, "", 1)
+            cards.append(card_id(_RANK_ALIASES[rank_text], _SUIT_ALIASES[suit_char]))
+        pos = match.end()
+    return cards
+
+
+def parse_cards(text: str | Sequence[str]) -> list[int]:
+    """Read cards in any accepted notation: a string (``"As 10h ♠2"``, ``"AsKd"``) or a
+    sequence of card strings. Duplicates are an error naming the card."""
+    tokens = text.replace(",", " ").split() if isinstance(text, str) else list(text)
+    cards: list[int] = []
+    for token in tokens:
+        if not isinstance(token, str):
+            raise ValueError(f"cannot read card {token!r}: expected a card string such as 'As'")
+        cards.extend(_parse_token(token.strip()))
+    seen: set[int] = set()
+    for card in cards:
+        if card in seen:
+            raise ValueError(f"duplicate card {format_card(card)} in {_show(text)}")
+        seen.add(card)
+    return cards
+
+
+def parse_rows(text: str | Sequence[str | Sequence[str]]) -> list[list[int]]:
+    """Read an arrangement written as ``"front | middle | back"`` (or a sequence of rows).
+    Duplicates across rows are an error."""
+    rows_text = text.split("|") if isinstance(text, str) else list(text)
+    rows = [parse_cards(row) for row in rows_text]
+    flat = [c for row in rows for c in row]
+    if len(set(flat)) != len(flat):
+        dup = next(c for c in flat if flat.count(c) > 1)
+        raise ValueError(f"duplicate card {format_card(dup)} in {_show(text)}")
+    return rows
+
+
+def _show(text: object) -> str:
+    return repr(text if isinstance(text, str) else " ".join(map(str, text)))  # type: ignore[call-overload]
+
+
+def canonical_slots(cards: Iterable[int]) -> list[int]:
+    """The hand sorted into canonical slots (rank ascending, jokers first, then c<d<h<s)."""
+    return sorted(int(c) for c in cards)
+
+
+def deck(jokers: bool = False) -> np.ndarray:
+    """The card ids of a 52-card deck, or 54 with ``jokers``, in canonical order."""
+    return np.arange(0 if jokers else 2, N_IDS, dtype=np.int16)
+
+
+def check_hand(cards: Sequence[int], size: int, *, jokers: bool, what: str = "hand") -> None:
+    """Raise a ValueError naming the problem when ``cards`` is not a hand of ``size`` cards
+    of the game's deck."""
+    if len(cards) != size:
+        raise ValueError(f"{what} has {len(cards)} cards ({format_cards(cards)}); expected {size}")
+    if not jokers:
+        bad = [c for c in cards if c < 2]
+        if bad:
+            raise ValueError(f"{what} holds joker {format_card(bad[0])}, which this deck does not have")

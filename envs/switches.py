@@ -1,0 +1,131 @@
+"""Rule switches: frozen dataclasses of named choices, presets, and validated overrides.
+
+Each game declares its switches once as dataclass fields whose metadata lists the allowed
+values; presets are named bundles of overrides. :class:`RuleSwitches` gives both games the
+same ``preset`` / ``replace`` / ``from_mapping`` / ``to_dict`` behaviour and the same
+errors: an unknown preset, switch or value is a ``ValueError`` that names it and lists what
+is allowed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any, ClassVar, TypeVar
+
+T = TypeVar("T", bound="RuleSwitches")
+
+_TRUE = {"true", "on", "yes", "1"}
+_FALSE = {"false", "off", "no", "0"}
+SUIT_WORDS = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
+
+
+def choice(default: Any, allowed: tuple[Any, ...] | None = None, doc: str = "") -> Any:
+    """A switch field with a default, its allowed values (None: any value of the type) and a doc line."""
+    return dataclasses.field(default=default, metadata={"allowed": allowed, "doc": doc})
+
+
+def parse_suit_order(value: str) -> tuple[int, ...]:
+    """``"spades>hearts>clubs>diamonds"`` (or ``"s>h>c>d"``) → suit values indexed by suit
+    id (c, d, h, s), strongest 3. Raises ValueError unless it names each suit once."""
+    parts = [p.strip().lower() for p in str(value).split(">")]
+    names = [SUIT_WORDS.get(p, p) for p in parts]
+    if sorted(names) != sorted(SUIT_WORDS.values()):
+        raise ValueError(
+            f"suit_order {value!r} must name each of clubs, diamonds, hearts, spades once, "
+            "strongest first, separated by '>' (e.g. 'spades>hearts>clubs>diamonds')"
+        )
+    order = ["clubs", "diamonds", "hearts", "spades"]
+    return tuple(3 - names.index(name) for name in order)
+
+
+@dataclasses.dataclass(frozen=True)
+class RuleSwitches:
+    """Base of a game's frozen rules configuration."""
+
+    GAME: ClassVar[str] = ""
+    PRESETS: ClassVar[dict[str, dict[str, Any]]] = {}
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            value = self._coerce(f, getattr(self, f.name))
+            object.__setattr__(self, f.name, value)
+        self._check()
+
+    def _check(self) -> None:
+        """Cross-switch checks of a game; raise ValueError."""
+
+    @classmethod
+    def switch_names(cls) -> list[str]:
+        return [f.name for f in dataclasses.fields(cls)]
+
+    @classmethod
+    def _coerce(cls, f: dataclasses.Field[Any], value: Any) -> Any:
+        allowed = f.metadata.get("allowed")
+        kind = type(f.default)
+        if kind is bool:
+            if isinstance(value, str) and value.lower() in _TRUE | _FALSE:
+                value = value.lower() in _TRUE
+            if not isinstance(value, bool):
+                raise ValueError(f"{cls.GAME} switch {f.name}={value!r} is not allowed; use true or false")
+        elif kind is int:
+            try:
+                if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+                    raise ValueError
+                value = int(value)
+            except (TypeError, ValueError):
+                raise ValueError(f"{cls.GAME} switch {f.name}={value!r} is not allowed; use an integer") from None
+            if allowed is not None and value not in allowed:
+                raise ValueError(f"{cls.GAME} switch {f.name}={value!r} is not allowed; allowed: {', '.join(map(str, allowed))}")
+        elif f.name == "suit_order":
+            parse_suit_order(value)
+            value = ">".join(SUIT_WORDS.get(p.strip().lower(), p.strip().lower()) for p in str(value).split(">"))
+        elif allowed is not None and value not in allowed:
+            raise ValueError(f"{cls.GAME} switch {f.name}={value!r} is not allowed; allowed: {', '.join(map(str, allowed))}")
+        return value
+
+    @classmethod
+    def _check_names(cls, names: Mapping[str, Any]) -> None:
+        known = cls.switch_names()
+        for name in names:
+            if name not in known:
+                raise ValueError(f"unknown {cls.GAME} switch {name!r}; switches: {', '.join(known)}")
+
+    @classmethod
+    def preset(cls: type[T], name: str = "classic", **overrides: Any) -> T:
+        """The rules of preset ``name`` with single switches overridden."""
+        if name not in cls.PRESETS:
+            raise ValueError(f"unknown {cls.GAME} preset {name!r}; presets: {', '.join(cls.PRESETS)}")
+        cls._check_names(overrides)
+        return cls(**{**cls.PRESETS[name], **overrides})
+
+    @classmethod
+    def from_mapping(cls: type[T], mapping: Mapping[str, Any] | None) -> T:
+        """Rules from a mapping (e.g. YAML): an optional ``preset`` key plus switches."""
+        values = dict(mapping or {})
+        return cls.preset(str(values.pop("preset", "classic")), **values)
+
+    def replace(self: T, **overrides: Any) -> T:
+        """A copy with some switches changed (validated)."""
+        self._check_names(overrides)
+        return dataclasses.replace(self, **overrides)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def describe(cls) -> dict[str, dict[str, Any]]:
+        """Every switch with its default, allowed values and doc line."""
+        return {f.name: {"default": f.default, "allowed": f.metadata.get("allowed"), "doc": f.metadata.get("doc", "")}
+                for f in dataclasses.fields(cls)}
+
+
+def parse_assignments(items: list[str] | None) -> dict[str, str]:
+    """``["wheel=lowest", "scoop=double"]`` → ``{"wheel": "lowest", "scoop": "double"}``."""
+    out: dict[str, str] = {}
+    for item in items or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"cannot read --set {item!r}; expected switch=value")
+        out[name.strip()] = value.strip()
+    return out
