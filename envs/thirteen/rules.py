@@ -242,7 +242,8 @@ def arrangement_strengths(rows: Sequence[Sequence[int]], rules: ThirteenRules) -
     return np.concatenate([row_strengths(front[None], rules), row_strengths(np.stack([middle, back]), rules)])
 
 
-def _valid(front: np.ndarray | int, middle: np.ndarray | int, back: np.ndarray | int) -> Any:
+def valid_strengths(front: np.ndarray | int, middle: np.ndarray | int, back: np.ndarray | int) -> Any:
+    """No foul: front ≤ middle ≤ back by rank-only strength (vectorised over arrangements)."""
     f, m, b = rank_only(front), rank_only(middle), rank_only(back)
     return (f <= m) & (m <= b)
 
@@ -250,7 +251,7 @@ def _valid(front: np.ndarray | int, middle: np.ndarray | int, back: np.ndarray |
 def is_valid(rows: Sequence[Sequence[int]], rules: ThirteenRules) -> bool:
     """True when the arrangement does not foul: front ≤ middle ≤ back by types and ranks."""
     s = arrangement_strengths(rows, rules)
-    return bool(_valid(s[0], s[1], s[2]))
+    return bool(valid_strengths(s[0], s[1], s[2]))
 
 
 def hand_slots(hand: Sequence[int]) -> np.ndarray:
@@ -475,7 +476,7 @@ def score_table(arrangements: Sequence[Sequence[Sequence[int]]], rules: Thirteen
     backs = row_strengths(np.stack([r[k] for r in rows for k in (1, 2)]), rules).reshape(n, 2)
     strengths = np.column_stack([fronts, backs])
     values = row_values(strengths, rules)
-    fouled = [not bool(_valid(*s)) for s in strengths]
+    fouled = [not bool(valid_strengths(*s)) for s in strengths]
     specials = [special_hand(np.concatenate(r).tolist(), rules) for r in rows]
     special_value = [v for _, v in specials]
     pairs = compared_pairs(n, rules)
@@ -534,5 +535,4 @@ def parse_arrangement(text: str | Sequence[Any]) -> list[list[int]]:
 
 __all__ += ["parse_arrangement", "K5", "ROW_SIZES", "ROW_NAMES", "HAND_SIZE", "PLAYERS", "SPECIAL_VALUES",
             "strength_type", "is_valid", "check_arrangement", "arrangement_strengths", "compared_pairs",
-            "royalty_table", "hand_slots"]
-_ = parse_cards
+            "royalty_table", "hand_slots", "valid_strengths"]

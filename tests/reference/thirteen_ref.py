@@ -1,0 +1,603 @@
+"""Slow, plain reference implementation of Thirteen (RULES.md section 3).
+
+Written straight from the rule text, independent of the project's engine, for tests that
+compare the fast engine against it. Clarity over speed: strengths are tuples compared
+lexicographically, higher is stronger.
+
+Cards are ``(rank, suit)`` with rank 2..14 (A = 14) and suit one of ``"cdhs"``.
+
+>>> r = rules("classic")
+>>> compare(parse("Ks Kd Ac"), parse("Kh Kc Ad"), r)
+1
+>>> row_type(parse("As 2d 3c 4s 5h"), r)
+'straight'
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+Card = tuple[int, str]
+Rules = dict[str, Any]
+
+RANK_CHARS = "23456789TJQKA"
+SUIT_NAMES = {"s": "spades", "h": "hearts", "d": "diamonds", "c": "clubs"}
+SUIT_SYMBOLS = {"♠": "s", "♤": "s", "♥": "h", "♡": "h", "♦": "d", "♢": "d", "♣": "c", "♧": "c"}
+CANONICAL_SUIT_ORDER = "cdhs"  # slot order of section 1: clubs < diamonds < hearts < spades
+
+TYPES = (
+    "high_card",
+    "pair",
+    "two_pair",
+    "trips",
+    "straight",
+    "flush",
+    "full_house",
+    "four_of_a_kind",
+    "straight_flush",
+)
+TYPE_INDEX = {name: i for i, name in enumerate(TYPES)}
+
+# ---------------------------------------------------------------------------- cards
+
+
+def parse_card(token: str) -> Card:
+    """One card from text: ``As``, ``sA``, ``♠A``, ``A♠``, ``10h`` (case-insensitive)."""
+    text = token.strip()
+    for symbol, letter in SUIT_SYMBOLS.items():
+        text = text.replace(symbol, letter)
+    text = text.upper().replace("10", "T")
+    if len(text) != 2:
+        raise ValueError(f"not a card: {token!r}")
+    for rank_char, suit_char in (text, text[::-1]):
+        if rank_char in RANK_CHARS and suit_char.lower() in SUIT_NAMES:
+            return (RANK_CHARS.index(rank_char) + 2, suit_char.lower())
+    raise ValueError(f"not a card: {token!r}")
+
+
+def parse(text: str) -> list[Card]:
+    """Cards from whitespace-separated text, e.g. ``"As Td 2c"``."""
+    return [parse_card(token) for token in text.split()]
+
+
+def card_str(card: Card) -> str:
+    """Canonical notation of one card, e.g. ``As``."""
+    rank, suit = card
+    return RANK_CHARS[rank - 2] + suit
+
+
+def fmt(cards: Sequence[Card]) -> str:
+    """Canonical notation of several cards, in the given order."""
+    return " ".join(card_str(c) for c in cards)
+
+
+def canonical_slots(cards: Sequence[Card]) -> list[Card]:
+    """Section 1 slot order: rank ascending, ties by suit clubs < diamonds < hearts < spades."""
+    return sorted(cards, key=lambda c: (c[0], CANONICAL_SUIT_ORDER.index(c[1])))
+
+
+# ---------------------------------------------------------------------------- switches
+
+PRESETS: dict[str, Rules] = {
+    "classic": dict(
+        wheel="second",
+        flush_compare="rank_first",
+        suit_tiebreak=True,
+        suit_order="spades>hearts>clubs>diamonds",
+        scoring="pairwise",
+        banker_seat=0,
+        royalties="classic",
+        scoop="none",
+        home_run=False,
+        specials="classic",
+    ),
+    "shisanshui": dict(
+        wheel="second",
+        flush_compare="rank_first",
+        suit_tiebreak=True,
+        suit_order="spades>hearts>clubs>diamonds",
+        scoring="pairwise",
+        banker_seat=0,
+        royalties="classic",
+        scoop="double",
+        home_run=True,
+        specials="shisanshui",
+    ),
+    "banker": dict(
+        wheel="ace_equal",
+        flush_compare="suit_first",
+        suit_tiebreak=True,
+        suit_order="spades>hearts>clubs>diamonds",
+        scoring="banker",
+        banker_seat=0,
+        royalties="none",
+        scoop="none",
+        home_run=False,
+        specials="banker",
+    ),
+    "western": dict(
+        wheel="lowest",
+        flush_compare="rank_first",
+        suit_tiebreak=False,
+        suit_order="spades>hearts>clubs>diamonds",
+        scoring="two_four",
+        banker_seat=0,
+        royalties="none",
+        scoop="none",
+        home_run=False,
+        specials="off",
+    ),
+}
+
+ALLOWED: dict[str, tuple[Any, ...]] = {
+    "wheel": ("second", "lowest", "ace_equal", "none"),
+    "flush_compare": ("rank_first", "suit_first"),
+    "suit_tiebreak": (True, False),
+    "scoring": ("pairwise", "banker", "two_four"),
+    "royalties": ("classic", "none"),
+    "scoop": ("none", "double"),
+    "home_run": (True, False),
+    "specials": ("classic", "shisanshui", "banker", "off"),
+}
+
+
+def rules(preset: str = "classic", **overrides: Any) -> Rules:
+    """The switch dict of a preset (section 3.6) with single switches overridden."""
+    if preset not in PRESETS:
+        raise ValueError(f"unknown preset {preset!r}")
+    result = dict(PRESETS[preset])
+    for name, value in overrides.items():
+        if name not in result:
+            raise ValueError(f"unknown switch {name!r}")
+        if name in ALLOWED and value not in ALLOWED[name]:
+            raise ValueError(f"bad value {value!r} for switch {name!r}")
+        result[name] = value
+    suit_strength(result)  # validates suit_order
+    if not isinstance(result["banker_seat"], int) or result["banker_seat"] < 0:
+        raise ValueError("banker_seat must be a non-negative int")
+    return result
+
+
+def suit_strength(r: Rules) -> dict[str, int]:
+    """Suit letter -> strength (higher is stronger) from ``suit_order``, strongest first."""
+    names = [name.strip() for name in r["suit_order"].split(">")]
+    letters = {name: letter for letter, name in SUIT_NAMES.items()}
+    if sorted(names) != sorted(letters):
+        raise ValueError(f"bad suit_order {r['suit_order']!r}")
+    return {letters[name]: len(names) - i for i, name in enumerate(names)}
+
+
+# ---------------------------------------------------------------------------- row types (3.1)
+
+
+def rank_counts(cards: Sequence[Card]) -> Counter[int]:
+    """How many cards of each rank."""
+    return Counter(rank for rank, _ in cards)
+
+
+def is_wheel(cards: Sequence[Card]) -> bool:
+    """A-2-3-4-5 ranks (regardless of the ``wheel`` switch)."""
+    return sorted(rank for rank, _ in cards) == [2, 3, 4, 5, 14]
+
+
+def straight_value(cards: Sequence[Card], r: Rules) -> float | None:
+    """Strength of a 5-card straight by its top card, or None if the ranks are no straight.
+
+    Normal straights score their top rank (6..14). The wheel A-2-3-4-5 per ``wheel``:
+    ``second`` 13.5 (between 9-T-J-Q-K and T-J-Q-K-A), ``lowest`` 5, ``ace_equal`` 14
+    (equal to T-J-Q-K-A), ``none`` no straight.
+    """
+    if len(cards) != 5:
+        return None
+    ranks = sorted(rank for rank, _ in cards)
+    if len(set(ranks)) == 5 and ranks[4] - ranks[0] == 4:
+        return ranks[4]
+    if is_wheel(cards):
+        return {"second": 13.5, "lowest": 5, "ace_equal": 14, "none": None}[r["wheel"]]
+    return None
+
+
+def is_flush(cards: Sequence[Card]) -> bool:
+    """Five cards of one suit (3-card rows are never flushes)."""
+    return len(cards) == 5 and len({suit for _, suit in cards}) == 1
+
+
+def row_type(cards: Sequence[Card], r: Rules) -> str:
+    """Hand type of a 3-card or 5-card row (a 3-card row: high_card, pair or trips)."""
+    if len(cards) not in (3, 5):
+        raise ValueError("a row has 3 or 5 cards")
+    counts = sorted(rank_counts(cards).values(), reverse=True)
+    straight = straight_value(cards, r) is not None
+    flush = is_flush(cards)
+    if straight and flush:
+        return "straight_flush"
+    if counts[0] == 4:
+        return "four_of_a_kind"
+    if counts[:2] == [3, 2]:
+        return "full_house"
+    if flush:
+        return "flush"
+    if straight:
+        return "straight"
+    if counts[0] == 3:
+        return "trips"
+    if counts[:2] == [2, 2]:
+        return "two_pair"
+    if counts[0] == 2:
+        return "pair"
+    return "high_card"
+
+
+def ranks_by_group(cards: Sequence[Card]) -> list[int]:
+    """Distinct ranks ordered by group size, then rank, both descending."""
+    counts = rank_counts(cards)
+    return sorted(counts, key=lambda rank: (counts[rank], rank), reverse=True)
+
+
+def rank_key(cards: Sequence[Card], r: Rules) -> tuple[float, ...]:
+    """Type and ranks only, no suits (3.2 without suit rules; the yardstick of 3.3).
+
+    After the type index: high card and flush all ranks from the top; pair the pair then
+    kickers from the top; two pair high pair, low pair, kicker; trips, full house and four of
+    a kind the rank of the three / four; straight and straight flush the straight value.
+    """
+    kind = row_type(cards, r)
+    index = TYPE_INDEX[kind]
+    if kind in ("straight", "straight_flush"):
+        value = straight_value(cards, r)
+        assert value is not None
+        return (index, value)
+    if kind in ("trips", "full_house", "four_of_a_kind"):
+        return (index, ranks_by_group(cards)[0])
+    # high card, pair, two pair, flush: groups first, then ranks, all descending
+    return (index, *ranks_by_group(cards))
+
+
+def full_key(cards: Sequence[Card], r: Rules) -> tuple[float, ...]:
+    """``rank_key`` with ``flush_compare: suit_first`` applied (flush suit right after type)."""
+    key = rank_key(cards, r)
+    kind = row_type(cards, r)
+    if r["flush_compare"] == "suit_first" and kind in ("flush", "straight_flush"):
+        flush_suit = cards[0][1]
+        return (key[0], suit_strength(r)[flush_suit], *key[1:])
+    return key
+
+
+def most_significant_card(cards: Sequence[Card], r: Rules) -> Card:
+    """First card by rank-group size, then rank (A high, also in a wheel), then suit strength."""
+    counts = rank_counts(cards)
+    strength = suit_strength(r)
+    return max(cards, key=lambda c: (counts[c[0]], c[0], strength[c[1]]))
+
+
+def sign(x: float) -> int:
+    """-1, 0 or 1."""
+    return (x > 0) - (x < 0)
+
+
+def compare_tuples(a: tuple[float, ...], b: tuple[float, ...]) -> int:
+    """Lexicographic comparison as -1 / 0 / 1."""
+    return (a > b) - (a < b)
+
+
+def compare(a: Sequence[Card], b: Sequence[Card], r: Rules) -> int:
+    """Full comparison of two rows of one size (3.2): 1 if ``a`` is stronger, -1 if ``b``, 0 tie."""
+    if len(a) != len(b):
+        raise ValueError("rows of different sizes")
+    result = compare_tuples(full_key(a, r), full_key(b, r))
+    if result != 0 or not r["suit_tiebreak"]:
+        return result
+    strength = suit_strength(r)
+    return sign(
+        strength[most_significant_card(a, r)[1]] - strength[most_significant_card(b, r)[1]]
+    )
+
+
+# ---------------------------------------------------------------------------- fouls (3.3)
+
+
+def compare_front_with_row(front: Sequence[Card], row: Sequence[Card], r: Rules) -> int:
+    """A 3-card front against a 5-card row by types and ranks only (3.3).
+
+    Different types: the type decides. Same type: a high-card front's 3 ranks against the
+    row's top three ranks; a pair front's pair and kicker against the row's pair and highest
+    kicker; trips front against the row's trips rank.
+    """
+    front_key = rank_key(front, r)
+    row_key = rank_key(row, r)
+    if front_key[0] != row_key[0]:
+        return sign(front_key[0] - row_key[0])
+    length = len(front_key)  # high card 1+3, pair 1+2, trips 1+1
+    return compare_tuples(front_key, row_key[:length])
+
+
+def is_valid(
+    front: Sequence[Card], middle: Sequence[Card], back: Sequence[Card], r: Rules
+) -> bool:
+    """Front <= middle <= back by types and ranks only; suits never foul (3.3)."""
+    if (len(front), len(middle), len(back)) != (3, 5, 5):
+        raise ValueError("rows of 3, 5 and 5 cards")
+    front_ok = compare_front_with_row(front, middle, r) <= 0
+    middle_ok = compare_tuples(rank_key(middle, r), rank_key(back, r)) <= 0
+    return front_ok and middle_ok
+
+
+# ---------------------------------------------------------------------------- specials (3.5)
+
+SPECIAL_VALUES: dict[str, dict[str, int]] = {
+    "classic": dict(
+        dragon=13, clean_dragon=13, six_pairs=3, three_flushes=3, three_straights=3
+    ),
+    "shisanshui": dict(
+        dragon=36,
+        clean_dragon=108,
+        six_pairs=4,
+        three_flushes=3,
+        three_straights=4,
+        four_trips=6,
+        one_colour=10,
+        all_small=10,
+        all_big=10,
+        three_fours=20,
+        three_straight_flushes=20,
+        royals=24,
+    ),
+    "banker": dict(dragon=13),
+    "off": {},
+}
+
+
+def is_dragon(hand: Sequence[Card]) -> bool:
+    """13 different ranks."""
+    return len(rank_counts(hand)) == 13
+
+
+def is_clean_dragon(hand: Sequence[Card]) -> bool:
+    """A dragon in one suit."""
+    return is_dragon(hand) and len({suit for _, suit in hand}) == 1
+
+
+def is_six_pairs(hand: Sequence[Card]) -> bool:
+    """Six pairs + one card; a four counts as two pairs (and trips as a pair + the card)."""
+    return sum(n // 2 for n in rank_counts(hand).values()) == 6
+
+
+def is_three_flushes(hand: Sequence[Card]) -> bool:
+    """Can be set as a one-suit 3-card front and two 5-card flushes.
+
+    Tries every suit for front, middle and back and checks the suit counts match.
+    """
+    counts = Counter(suit for _, suit in hand)
+    for front_suit, middle_suit, back_suit in itertools.product("cdhs", repeat=3):
+        needed = Counter({front_suit: 0, middle_suit: 0, back_suit: 0})
+        needed[front_suit] += 3
+        needed[middle_suit] += 5
+        needed[back_suit] += 5
+        if all(counts[s] == needed[s] for s in "cdhs"):
+            return True
+    return False
+
+
+def runs(length: int) -> list[list[int]]:
+    """All runs of consecutive ranks of a length, ace low (A-2-3..) through ace high (..K-A)."""
+    result = []
+    for low in range(1, 16 - length):  # 1 stands for the ace played low
+        result.append([14 if rank == 1 else rank for rank in range(low, low + length)])
+    return result
+
+
+def is_three_straights(hand: Sequence[Card]) -> bool:
+    """Can be set as a 3-card straight front (A-2-3 .. Q-K-A) and two 5-card straights.
+
+    A-2-3-4-5 counts whatever the ``wheel`` switch. Searches over rank multisets.
+    """
+    counts = rank_counts(hand)
+    for front in runs(3):
+        for middle, back in itertools.combinations_with_replacement(runs(5), 2):
+            if Counter(front + middle + back) == counts:
+                return True
+    return False
+
+
+def is_three_straight_flushes(hand: Sequence[Card]) -> bool:
+    """Can be set as a 3-card straight-flush front and two 5-card straight flushes."""
+    cards = set(hand)
+    candidates3 = [
+        {(rank, suit) for rank in run} for run in runs(3) for suit in "cdhs"
+    ]
+    candidates5 = [
+        {(rank, suit) for rank in run} for run in runs(5) for suit in "cdhs"
+    ]
+    fronts = [c for c in candidates3 if c <= cards]
+    fives = [c for c in candidates5 if c <= cards]
+    for front in fronts:
+        for middle, back in itertools.combinations(fives, 2):
+            if front | middle | back == cards and len(front) + len(middle) + len(back) == 13:
+                return True
+    return False
+
+
+def is_four_trips(hand: Sequence[Card]) -> bool:
+    """Four trips + one card (a four counts as trips + the card)."""
+    return sum(1 for n in rank_counts(hand).values() if n >= 3) == 4
+
+
+def is_one_colour(hand: Sequence[Card]) -> bool:
+    """All red or all black."""
+    suits = {suit for _, suit in hand}
+    return suits <= {"h", "d"} or suits <= {"s", "c"}
+
+
+def is_all_small(hand: Sequence[Card]) -> bool:
+    """All ranks 2-8."""
+    return all(2 <= rank <= 8 for rank, _ in hand)
+
+
+def is_all_big(hand: Sequence[Card]) -> bool:
+    """All ranks 8-A."""
+    return all(8 <= rank <= 14 for rank, _ in hand)
+
+
+def is_three_fours(hand: Sequence[Card]) -> bool:
+    """Three fours of a kind."""
+    return sum(1 for n in rank_counts(hand).values() if n == 4) == 3
+
+
+def is_royals(hand: Sequence[Card]) -> bool:
+    """All 13 cards J, Q, K or A."""
+    return all(rank >= 11 for rank, _ in hand)
+
+
+SPECIAL_TESTS = {
+    "dragon": is_dragon,
+    "clean_dragon": is_clean_dragon,
+    "six_pairs": is_six_pairs,
+    "three_flushes": is_three_flushes,
+    "three_straights": is_three_straights,
+    "four_trips": is_four_trips,
+    "one_colour": is_one_colour,
+    "all_small": is_all_small,
+    "all_big": is_all_big,
+    "three_fours": is_three_fours,
+    "three_straight_flushes": is_three_straight_flushes,
+    "royals": is_royals,
+}
+
+
+def specials_held(hand13: Sequence[Card], r: Rules) -> list[str]:
+    """Names of all specials of the active table that the 13 cards qualify for."""
+    if len(hand13) != 13:
+        raise ValueError("a special needs the 13 cards")
+    table = SPECIAL_VALUES[r["specials"]]
+    return [name for name in table if SPECIAL_TESTS[name](hand13)]
+
+
+def special(hand13: Sequence[Card], r: Rules) -> int:
+    """Value of the hand's special under ``specials`` (highest if several), 0 if none."""
+    table = SPECIAL_VALUES[r["specials"]]
+    return max((table[name] for name in specials_held(hand13, r)), default=0)
+
+
+# ---------------------------------------------------------------------------- scoring (3.4)
+
+ROW_NAMES = ("front", "middle", "back")
+
+
+def row_value(cards: Sequence[Card], row: int, r: Rules) -> int:
+    """What a winning row is worth (``royalties``); row 0 front, 1 middle, 2 back."""
+    if r["royalties"] == "none":
+        return 1
+    kind = row_type(cards, r)
+    table = {
+        ("front", "trips"): 3,
+        ("middle", "full_house"): 2,
+        ("middle", "four_of_a_kind"): 8,
+        ("back", "four_of_a_kind"): 4,
+        ("middle", "straight_flush"): 10,
+        ("back", "straight_flush"): 5,
+    }
+    return table.get((ROW_NAMES[row], kind), 1)
+
+
+Hand = tuple[Sequence[Card], Sequence[Card], Sequence[Card]]
+
+
+def row_results(hand_a: Hand, hand_b: Hand, fouled_a: bool, fouled_b: bool, r: Rules) -> list[int]:
+    """Per row, 1 if ``a`` wins it, -1 if ``b`` does, 0 if neither (tie, or both fouled)."""
+    if fouled_a and fouled_b:
+        return [0, 0, 0]
+    if fouled_a:
+        return [-1, -1, -1]
+    if fouled_b:
+        return [1, 1, 1]
+    return [compare(hand_a[row], hand_b[row], r) for row in range(3)]
+
+
+def row_total(hand_a: Hand, hand_b: Hand, results: list[int], r: Rules) -> int:
+    """Points ``a`` gets from ``b`` for the rows: the winner's row value per row won."""
+    total = 0
+    for row, result in enumerate(results):
+        if result > 0:
+            total += row_value(hand_a[row], row, r)
+        elif result < 0:
+            total -= row_value(hand_b[row], row, r)
+    return total
+
+
+def two_four_total(results: list[int]) -> int:
+    """``two_four``: one point per row won, plus one to whoever won more rows."""
+    won_a = results.count(1)
+    won_b = results.count(-1)
+    return won_a - won_b + sign(won_a - won_b)
+
+
+def special_total(seat_a: int, seat_b: int, value_a: int, value_b: int, r: Rules) -> int:
+    """Points ``a`` gets from ``b`` when at least one of them holds a special (3.5)."""
+    if value_a != value_b:
+        return value_a if value_a > value_b else -value_b
+    # equal values (both hold one): 0, except the `banker` table where the banker pays
+    if r["specials"] == "banker" and value_a > 0:
+        if seat_a == r["banker_seat"]:
+            return -value_b
+        if seat_b == r["banker_seat"]:
+            return value_a
+    return 0
+
+
+def pairs_to_compare(n: int, r: Rules) -> list[tuple[int, int]]:
+    """Seat pairs that settle with each other: all pairs, or banker against each player."""
+    if r["scoring"] == "banker":
+        banker = r["banker_seat"]
+        if banker >= n:
+            raise ValueError("banker_seat outside the table")
+        return [(banker, seat) for seat in range(n) if seat != banker]
+    return list(itertools.combinations(range(n), 2))
+
+
+def score(hands: Sequence[Hand], r: Rules) -> dict[str, list[Any]]:
+    """Payoffs of one deal (3.3-3.5) with the fouled flags and special values per seat.
+
+    A hand holding a special is never fouled (its arrangement is ignored). ``two_four``
+    ignores royalties, specials, scoop and home run.
+    """
+    n = len(hands)
+    two_four = r["scoring"] == "two_four"
+    specials_on = r["specials"] != "off" and not two_four
+    specials = [special([*h[0], *h[1], *h[2]], r) if specials_on else 0 for h in hands]
+    fouled = [specials[s] == 0 and not is_valid(*hands[s], r) for s in range(n)]
+
+    totals: dict[tuple[int, int], int] = {}  # (a, b) -> points a gets from b
+    scooped: set[tuple[int, int]] = set()  # (a, b): a scooped b
+    for a, b in pairs_to_compare(n, r):
+        if specials[a] or specials[b]:
+            totals[(a, b)] = special_total(a, b, specials[a], specials[b], r)
+            continue
+        results = row_results(hands[a], hands[b], fouled[a], fouled[b], r)
+        if two_four:
+            totals[(a, b)] = two_four_total(results)
+            continue
+        total = row_total(hands[a], hands[b], results, r)
+        if results == [1, 1, 1]:
+            scooped.add((a, b))
+        if results == [-1, -1, -1]:
+            scooped.add((b, a))
+        if r["scoop"] == "double" and results in ([1, 1, 1], [-1, -1, -1]):
+            total *= 2
+        totals[(a, b)] = total
+
+    if r["home_run"] and not two_four and r["scoring"] == "pairwise" and n == 4:
+        for seat in range(n):
+            opponents = [o for o in range(n) if o != seat]
+            if all((seat, o) in scooped for o in opponents):
+                for o in opponents:
+                    key = (seat, o) if (seat, o) in totals else (o, seat)
+                    totals[key] *= 2
+
+    payoffs = [0.0] * n
+    for (a, b), points in totals.items():
+        payoffs[a] += points
+        payoffs[b] -= points
+    return dict(payoffs=payoffs, fouled=fouled, specials=specials)
