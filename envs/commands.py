@@ -1,0 +1,161 @@
+"""Subcommands of the rules engines: ``rules``, ``compare``, ``score`` and ``splits``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+GAME_CHOICES = ("thirteen", "biji")
+
+
+def add_rules_options(parser: argparse.ArgumentParser) -> None:
+    """``--preset`` and ``--set switch=value`` (repeatable)."""
+    parser.add_argument("--preset", default="classic", help="rules preset (default: classic); "
+                        "thirteen: classic, shisanshui, banker, western; biji: classic, no-jokers")
+    parser.add_argument("--set", dest="switches", action="append", default=[], metavar="SWITCH=VALUE",
+                        help="override one rule switch (repeatable), e.g. --set wheel=lowest")
+
+
+def add_game_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", choices=GAME_CHOICES, help="the game")
+
+
+def game_from_args(args: argparse.Namespace) -> Any:
+    from .games import make_game
+    from .switches import parse_assignments
+
+    return make_game(args.game, args.preset, **parse_assignments(args.switches))
+
+
+def emit(args: argparse.Namespace, document: dict[str, Any], text: str) -> None:
+    """Print the JSON document with ``--json``, else the readable text."""
+    print(json.dumps(document, ensure_ascii=False) if args.json else text)
+
+
+def _rules(args: argparse.Namespace) -> None:
+    game = game_from_args(args)
+    document = game.rules.to_dict()
+    width = max(map(len, document))
+    emit(args, document, "\n".join(f"{k:<{width}}  {v}" for k, v in document.items()))
+
+
+def _compare(args: argparse.Namespace) -> None:
+    import numpy as np
+
+    from .cards import check_hand, format_cards, parse_cards
+
+    game = game_from_args(args)
+    entries = {}
+    rows = []
+    for name, text in (("a", args.row_a), ("b", args.row_b)):
+        cards = parse_cards(text)
+        sizes = (3, 5) if game.name == "thirteen" else (3,)
+        if len(cards) not in sizes:
+            raise ValueError(f"row {name} {text!r} has {len(cards)} cards; a {game.name} row has "
+                             f"{' or '.join(map(str, sizes))}")
+        check_hand(cards, len(cards), jokers=game.jokers, what=f"row {name} {text!r}")
+        rows.append(cards)
+        strength = int(game.row_strengths(np.sort(np.asarray(cards, dtype=np.intp))[None])[0])
+        entries[name] = {"cards": format_cards(cards), "type": game.type_name(strength), "strength": strength}
+    if len(rows[0]) != len(rows[1]):
+        raise ValueError(f"rows {args.row_a!r} and {args.row_b!r} differ in size; compare rows of one size")
+    if set(rows[0]) & set(rows[1]):
+        raise ValueError(f"rows {args.row_a!r} and {args.row_b!r} share a card")
+    sa, sb = entries["a"]["strength"], entries["b"]["strength"]
+    result = (sa > sb) - (sa < sb)
+    document = {"result": result, "a": entries["a"], "b": entries["b"]}
+    verdict = {1: "A is stronger", -1: "B is stronger", 0: "equal"}[result]
+    text = "\n".join(f"{k.upper()}: {v['cards']:<16} {v['type']}" for k, v in entries.items()) + f"\n{verdict}"
+    emit(args, document, text)
+
+
+def _score(args: argparse.Namespace) -> None:
+    from .cards import format_cards
+
+    game = game_from_args(args)
+    if not args.hand:
+        raise ValueError("give the hands with --hand \"row | row | row\" (one per seat)")
+    arrangements = []
+    for seat, text in enumerate(args.hand):
+        rows = game.parse_arrangement(text)
+        if game.name == "biji" and args.sort:
+            import numpy as np
+
+            strengths = [int(game.row_strengths(np.sort(np.asarray(r, dtype=np.intp))[None])[0]) for r in rows]
+            rows = [rows[k] for k in np.argsort(strengths)]
+        arrangements.append(rows)
+        del seat
+    score = game.score(arrangements)
+    document = score.to_dict()
+    lines = []
+    for seat, rows in enumerate(arrangements):
+        described = "  |  ".join(f"{format_cards(r)} ({t})" for r, t in zip(rows, game.describe_rows(rows)))
+        lines.append(f"seat {seat}: {described}  ->  {document['payoffs'][seat]:+g}")
+    emit(args, document, "\n".join(lines))
+
+
+def _splits(args: argparse.Namespace) -> None:
+    import numpy as np
+
+    from .cards import format_cards, parse_cards
+
+    game = game_from_args(args)
+    slots = game.slots(parse_cards(args.cards))
+    if args.decode is not None:
+        rows = game.arrangement(slots, args.decode)
+        valid = bool(game.valid_mask(slots)[args.decode])
+        document = {"index": args.decode, "arrangement": [format_cards(r) for r in rows],
+                    "types": game.describe_rows(rows), "valid": valid}
+        text = " | ".join(document["arrangement"]) + f"   ({', '.join(document['types'])}; " \
+               f"{'valid' if valid else 'invalid'})"
+        emit(args, document, text)
+        return
+    valid = np.flatnonzero(game.valid_mask(slots)).tolist()
+    document = {"slots": format_cards(slots).split(), "actions": game.n_actions, "valid": valid}
+    emit(args, document, f"slots: {format_cards(slots)}\n{len(valid)} of {game.n_actions} splits are valid")
+
+
+def _decode_index(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"split index {text!r} is not an integer") from None
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("rules", help="print the resolved rules of a game", description="Print the resolved rule "
+                       "switches of a game: a preset with --set overrides.")
+    add_game_argument(p)
+    add_rules_options(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=_rules)
+
+    p = sub.add_parser("compare", help="compare two rows", description="Compare two rows (Thirteen: 3 or 5 "
+                       "cards; Biji: 3 cards). Result 1 means A is stronger.")
+    add_game_argument(p)
+    p.add_argument("row_a", help='row A, e.g. "As Kd Qc"')
+    p.add_argument("row_b", help="row B, of the same size")
+    add_rules_options(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=_compare)
+
+    p = sub.add_parser("score", help="score a table of arrangements", description="Score a table: one --hand "
+                       "per seat, in seat order (Thirteen 2-4, Biji 2-5).")
+    add_game_argument(p)
+    p.add_argument("--hand", action="append", default=[], metavar='"ROW | ROW | ROW"',
+                   help="a seat's arrangement, weakest row first (repeat per seat)")
+    p.add_argument("--sort", action="store_true", help="Biji: sort each seat's pots instead of rejecting "
+                   "an arrangement that is not strictly increasing")
+    add_rules_options(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=_score)
+
+    p = sub.add_parser("splits", help="list the valid splits of a hand", description="The canonical slots of a "
+                       "hand and the indices of its valid splits, or the arrangement of one index.")
+    add_game_argument(p)
+    p.add_argument("cards", help='the hand, e.g. "As Kd ..." (13 cards for thirteen, 9 for biji)')
+    p.add_argument("--decode", type=_decode_index, metavar="N", help="print the arrangement of split index N")
+    add_rules_options(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=_splits)

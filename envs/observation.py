@@ -1,0 +1,85 @@
+"""The observation vector of a seat: its hand slot by slot, the seat, the table size and the
+rule switches that change play. Shared by the environments and by agents that rebuild an
+observation (the solver's opponent model). Pure: NumPy only.
+
+Layout (``n`` = hand size, ``P`` = the game's most players)::
+
+    [slot 0 … slot n-1]   per slot: rank one-hot (13, 2 … A), suit one-hot (4, c d h s),
+                          joker one-hot (2, BJ RJ)             19 values a slot
+    seat one-hot                                               P values
+    players one-hot (2 … P)                                    P - 1 values
+    rule features: one value per allowed choice of each categorical switch that changes
+                   play (one-hot), booleans as 0/1, integer switches as given
+
+:func:`observation_labels` names every index.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .cards import RANK, RANK_CHARS, SUIT, SUIT_CHARS
+from .games import Game
+from .switches import parse_suit_order
+
+SLOT_FEATURES = 19
+#: switches that do not change what a seat should play
+_IGNORED = {"banker_seat"}
+
+
+def _rule_features(game: Game) -> list[tuple[str, float]]:
+    out: list[tuple[str, float]] = []
+    for f in dataclasses.fields(game.rules):
+        if f.name in _IGNORED:
+            continue
+        value = getattr(game.rules, f.name)
+        allowed = f.metadata.get("allowed")
+        if f.name == "suit_order":
+            values = parse_suit_order(value)
+            out += [(f"suit_value_{SUIT_CHARS[s]}", values[s] / 3) for s in range(4)]
+        elif isinstance(value, bool):
+            out.append((f.name, float(value)))
+        elif isinstance(value, int):
+            out.append((f.name, float(value)))
+        elif allowed is not None:
+            out += [(f"{f.name}={choice}", float(value == choice)) for choice in allowed]
+    return out
+
+
+def observation_labels(game: Game) -> list[str]:
+    """The name of every index of the observation vector."""
+    labels = []
+    for slot in range(game.hand_size):
+        labels += [f"slot{slot}_rank_{r}" for r in RANK_CHARS]
+        labels += [f"slot{slot}_suit_{s}" for s in SUIT_CHARS]
+        labels += [f"slot{slot}_joker_{j}" for j in ("BJ", "RJ")]
+    labels += [f"seat_{s}" for s in range(game.players[1])]
+    labels += [f"players_{n}" for n in range(2, game.players[1] + 1)]
+    labels += [name for name, _ in _rule_features(game)]
+    return labels
+
+
+def observation_size(game: Game) -> int:
+    return game.hand_size * SLOT_FEATURES + 2 * game.players[1] - 1 + len(_rule_features(game))
+
+
+def encode_observation(game: Game, slots: np.ndarray, seat: int, num_players: int) -> np.ndarray:
+    """The float32 observation of a seat holding ``slots`` (card ids in slot order)."""
+    n = game.hand_size
+    obs = np.zeros(observation_size(game), dtype=np.float32)
+    per_slot = obs[: n * SLOT_FEATURES].reshape(n, SLOT_FEATURES)
+    slots = np.asarray(slots, dtype=np.intp)
+    real = slots >= 2
+    rows = np.arange(n)
+    per_slot[rows[real], RANK[slots[real]]] = 1.0
+    per_slot[rows[real], 13 + SUIT[slots[real]]] = 1.0
+    per_slot[rows[~real], 17 + slots[~real]] = 1.0
+    base = n * SLOT_FEATURES
+    obs[base + seat] = 1.0
+    base += game.players[1]
+    obs[base + num_players - 2] = 1.0
+    base += game.players[1] - 1
+    obs[base:] = [value for _, value in _rule_features(game)]
+    return obs

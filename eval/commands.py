@@ -1,0 +1,9 @@
+"""Subcommands of splitpoker.eval."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add this package's subcommands."""
