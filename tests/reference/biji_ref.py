@@ -47,7 +47,7 @@ def parse_card(token: str) -> Card:
         return (0, text)
     if len(text) != 2:
         raise ValueError(f"not a card: {token!r}")
-    for rank_char, suit_char in (text, text[::-1]):
+    for rank_char, suit_char in ((text[0], text[1]), (text[1], text[0])):
         if rank_char in RANK_CHARS and suit_char.lower() in SUIT_NAMES:
             return (RANK_CHARS.index(rank_char) + 2, suit_char.lower())
     raise ValueError(f"not a card: {token!r}")
@@ -278,9 +278,7 @@ Hand = tuple[Sequence[Card], Sequence[Card], Sequence[Card]]
 
 def places(groups: Sequence[Sequence[Card]], r: Rules) -> list[int]:
     """Place per player in one pot: 1 + number of players with a stronger group."""
-    return [
-        1 + sum(1 for other in groups if compare(other, mine, r) > 0) for mine in groups
-    ]
+    return [1 + sum(1 for other in groups if compare(other, mine, r) > 0) for mine in groups]
 
 
 def pot_payments(groups: Sequence[Sequence[Card]], r: Rules) -> list[float]:
@@ -312,9 +310,7 @@ def is_nine_straight(cards: Sequence[Card]) -> bool:
         return False
     ranks = sorted(c[0] for c in cards)
     ace_low = sorted(1 if rank == 14 else rank for rank in ranks)
-    return any(
-        len(set(rs)) == 9 and rs[-1] - rs[0] == 8 for rs in (ranks, ace_low)
-    )
+    return any(len(set(rs)) == 9 and rs[-1] - rs[0] == 8 for rs in (ranks, ace_low))
 
 
 def fours_count(cards: Sequence[Card]) -> int:
@@ -328,18 +324,18 @@ def xi_count(hand: Hand, swept: bool, r: Rules) -> int:
     cards = [*hand[0], *hand[1], *hand[2]]
     total = 0
     if is_all_black(cards):
-        total += r["xi_all_black"]
+        total += int(r["xi_all_black"])
     if is_all_red(cards):
-        total += r["xi_all_red"]
+        total += int(r["xi_all_red"])
     if is_nine_straight(cards):
-        total += r["xi_nine_straight"]
-    total += fours_count(cards) * r["xi_four_of_a_kind"]
+        total += int(r["xi_nine_straight"])
+    total += fours_count(cards) * int(r["xi_four_of_a_kind"])
     if swept:
-        total += r["xi_sweep"]
+        total += int(r["xi_sweep"])
     if group_type(hand[0], r) == "straight_flush":
-        total += r["xi_straight_flush_head"]
+        total += int(r["xi_straight_flush_head"])
     if all(group_type(group, r) == "trips" for group in hand):
-        total += r["xi_three_trips"]
+        total += int(r["xi_three_trips"])
     return total
 
 

@@ -116,7 +116,9 @@ def run(directory: Path, out: Callable[[str], None] = print) -> int:
                 if problems:
                     failed[tag] += 1
                     failures += 1
-                    out(f"MISMATCH {path.name}:{line_number} {json.dumps(vector, ensure_ascii=False)[:300]}")
+                    out(
+                        f"MISMATCH {path.name}:{line_number} {json.dumps(vector, ensure_ascii=False)[:300]}"
+                    )
                     for problem in problems:
                         out(f"    {problem}")
                 else:

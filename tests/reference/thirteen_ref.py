@@ -52,7 +52,7 @@ def parse_card(token: str) -> Card:
     text = text.upper().replace("10", "T")
     if len(text) != 2:
         raise ValueError(f"not a card: {token!r}")
-    for rank_char, suit_char in (text, text[::-1]):
+    for rank_char, suit_char in ((text[0], text[1]), (text[1], text[0])):
         if rank_char in RANK_CHARS and suit_char.lower() in SUIT_NAMES:
             return (RANK_CHARS.index(rank_char) + 2, suit_char.lower())
     raise ValueError(f"not a card: {token!r}")
@@ -284,16 +284,18 @@ def compare_tuples(a: tuple[float, ...], b: tuple[float, ...]) -> int:
 
 
 def compare(a: Sequence[Card], b: Sequence[Card], r: Rules) -> int:
-    """Full comparison of two rows of one size (3.2): 1 if ``a`` is stronger, -1 if ``b``, 0 tie."""
+    """Full comparison of two rows of one size (3.2): 1 if ``a`` is stronger, -1 if ``b``, 0 tie.
+
+    Meant for rows from one deck (no card in both): trips, full house and four of a kind are
+    compared by the three / four only, as RULES.md says, which is complete for such rows.
+    """
     if len(a) != len(b):
         raise ValueError("rows of different sizes")
     result = compare_tuples(full_key(a, r), full_key(b, r))
     if result != 0 or not r["suit_tiebreak"]:
         return result
     strength = suit_strength(r)
-    return sign(
-        strength[most_significant_card(a, r)[1]] - strength[most_significant_card(b, r)[1]]
-    )
+    return sign(strength[most_significant_card(a, r)[1]] - strength[most_significant_card(b, r)[1]])
 
 
 # ---------------------------------------------------------------------------- fouls (3.3)
@@ -314,9 +316,7 @@ def compare_front_with_row(front: Sequence[Card], row: Sequence[Card], r: Rules)
     return compare_tuples(front_key, row_key[:length])
 
 
-def is_valid(
-    front: Sequence[Card], middle: Sequence[Card], back: Sequence[Card], r: Rules
-) -> bool:
+def is_valid(front: Sequence[Card], middle: Sequence[Card], back: Sequence[Card], r: Rules) -> bool:
     """Front <= middle <= back by types and ranks only; suits never foul (3.3)."""
     if (len(front), len(middle), len(back)) != (3, 5, 5):
         raise ValueError("rows of 3, 5 and 5 cards")
@@ -328,9 +328,7 @@ def is_valid(
 # ---------------------------------------------------------------------------- specials (3.5)
 
 SPECIAL_VALUES: dict[str, dict[str, int]] = {
-    "classic": dict(
-        dragon=13, clean_dragon=13, six_pairs=3, three_flushes=3, three_straights=3
-    ),
+    "classic": dict(dragon=13, clean_dragon=13, six_pairs=3, three_flushes=3, three_straights=3),
     "shisanshui": dict(
         dragon=36,
         clean_dragon=108,
@@ -405,12 +403,8 @@ def is_three_straights(hand: Sequence[Card]) -> bool:
 def is_three_straight_flushes(hand: Sequence[Card]) -> bool:
     """Can be set as a 3-card straight-flush front and two 5-card straight flushes."""
     cards = set(hand)
-    candidates3 = [
-        {(rank, suit) for rank in run} for run in runs(3) for suit in "cdhs"
-    ]
-    candidates5 = [
-        {(rank, suit) for rank in run} for run in runs(5) for suit in "cdhs"
-    ]
+    candidates3 = [{(rank, suit) for rank in run} for run in runs(3) for suit in "cdhs"]
+    candidates5 = [{(rank, suit) for rank in run} for run in runs(5) for suit in "cdhs"]
     fronts = [c for c in candidates3 if c <= cards]
     fives = [c for c in candidates5 if c <= cards]
     for front in fronts:
