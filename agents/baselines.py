@@ -20,6 +20,10 @@ class RandomAgent:
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
 
+    def seed(self, value: int | None) -> None:
+        """Restart the generator (matches reseed agents per deal for reproducible sharding)."""
+        self.rng = np.random.default_rng(value)
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
         valid = np.flatnonzero(action_mask)
         if len(valid) == 0:

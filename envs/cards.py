@@ -142,3 +142,16 @@ def check_hand(cards: Sequence[int], size: int, *, jokers: bool, what: str = "ha
         bad = [c for c in cards if c < 2]
         if bad:
             raise ValueError(f"{what} holds joker {format_card(bad[0])}, which this deck does not have")
+
+
+def check_table_cards(hands: Sequence[Sequence[int]]) -> None:
+    """Raise a ValueError naming the first card that appears twice at a table (within one
+    seat's hand or in two seats' hands)."""
+    seen: dict[int, int] = {}
+    for seat, hand in enumerate(hands):
+        for card in hand:
+            card = int(card)
+            if card in seen:
+                where = f"seat {seat} hand" if seen[card] == seat else f"the hands of seats {seen[card]} and {seat}"
+                raise ValueError(f"card {format_card(card)} is in {where}")
+            seen[card] = seat

@@ -17,35 +17,47 @@ Layout (``n`` = hand size, ``P`` = the game's most players)::
 from __future__ import annotations
 
 import dataclasses
+from functools import lru_cache
 
 import numpy as np
 
 from .cards import RANK, RANK_CHARS, SUIT, SUIT_CHARS
 from .games import Game
-from .switches import parse_suit_order
+from .switches import RuleSwitches, parse_suit_order
 
 SLOT_FEATURES = 19
 #: switches that do not change what a seat should play
 _IGNORED = {"banker_seat"}
 
 
-def _rule_features(game: Game) -> list[tuple[str, float]]:
+def _rule_features(game: Game) -> tuple[tuple[str, float], ...]:
+    return _features_of(game.rules)
+
+
+@lru_cache(maxsize=256)
+def _features_of(rules: RuleSwitches) -> tuple[tuple[str, float], ...]:
+    """The rule features of a rules configuration (computed once per configuration)."""
     out: list[tuple[str, float]] = []
-    for f in dataclasses.fields(game.rules):
+    for f in dataclasses.fields(rules):
         if f.name in _IGNORED:
             continue
-        value = getattr(game.rules, f.name)
+        value = getattr(rules, f.name)
         allowed = f.metadata.get("allowed")
         if f.name == "suit_order":
             values = parse_suit_order(value)
             out += [(f"suit_value_{SUIT_CHARS[s]}", values[s] / 3) for s in range(4)]
-        elif isinstance(value, bool):
-            out.append((f.name, float(value)))
-        elif isinstance(value, int):
+        elif isinstance(value, int):  # booleans as 0/1, integers as given
             out.append((f.name, float(value)))
         elif allowed is not None:
             out += [(f"{f.name}={choice}", float(value == choice)) for choice in allowed]
-    return out
+    return tuple(out)
+
+
+@lru_cache(maxsize=256)
+def _rule_values(rules: RuleSwitches) -> np.ndarray:
+    values = np.array([value for _, value in _features_of(rules)], dtype=np.float32)
+    values.flags.writeable = False
+    return values
 
 
 def observation_labels(game: Game) -> list[str]:
@@ -68,7 +80,8 @@ def observation_size(game: Game) -> int:
 def encode_observation(game: Game, slots: np.ndarray, seat: int, num_players: int) -> np.ndarray:
     """The float32 observation of a seat holding ``slots`` (card ids in slot order)."""
     n = game.hand_size
-    obs = np.zeros(observation_size(game), dtype=np.float32)
+    rule_values = _rule_values(game.rules)
+    obs = np.zeros(n * SLOT_FEATURES + 2 * game.players[1] - 1 + len(rule_values), dtype=np.float32)
     per_slot = obs[: n * SLOT_FEATURES].reshape(n, SLOT_FEATURES)
     slots = np.asarray(slots, dtype=np.intp)
     real = slots >= 2
@@ -81,5 +94,5 @@ def encode_observation(game: Game, slots: np.ndarray, seat: int, num_players: in
     base += game.players[1]
     obs[base + num_players - 2] = 1.0
     base += game.players[1] - 1
-    obs[base:] = [value for _, value in _rule_features(game)]
+    obs[base:] = rule_values
     return obs

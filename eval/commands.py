@@ -1,9 +1,136 @@
-"""Subcommands of splitpoker.eval."""
+"""Subcommands of evaluation: ``eval`` (duplicate matches with solver regret) and ``bench``."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from ..envs.commands import GAME_CHOICES
+
+_OPTION = re.compile(r"^[A-Za-z_]\w*=")
+
+
+def split_agent_specs(text: str) -> list[str]:
+    """``"checkpoint:a.zip,solver:samples=256,opponent=greedy,greedy"`` → three specs: a piece
+    that reads ``key=value`` continues the options of the spec before it."""
+    specs: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if not piece:
+            continue
+        if _OPTION.match(piece) and specs and ":" in specs[-1]:
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    return specs
+
+
+_FLAGS = {"agents": None, "hands": None, "players": None, "preset": None, "seed": None, "workers": None,
+          "backend": None, "address": None, "out": None, "regret_samples": None, "regret_opponent": None}
+
+
+def _settings(args: argparse.Namespace) -> Any:
+    from ..envs.switches import parse_assignments
+    from .runner import EvalSettings
+
+    values: dict[str, Any] = {}
+    if args.config:
+        import yaml
+
+        path = Path(args.config)
+        if not path.is_file():
+            raise ValueError(f"eval config {args.config!r} does not exist")
+        loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        if not isinstance(loaded, dict):
+            raise ValueError(f"eval config {args.config!r} must be a mapping of settings")
+        known = {f for f in EvalSettings.__dataclass_fields__}
+        unknown = sorted(set(loaded) - known)
+        if unknown:
+            raise ValueError(f"unknown key {unknown[0]!r} in {args.config}; keys: {', '.join(sorted(known))}")
+        values.update(loaded)
+        if isinstance(values.get("agents"), str):
+            values["agents"] = split_agent_specs(values["agents"])
+    if args.game:
+        values["game"] = args.game
+    if "game" not in values:
+        raise ValueError("give the game (thirteen or biji) or --config FILE")
+    for name in _FLAGS:
+        value = getattr(args, name)
+        if value is not None:
+            values[name] = split_agent_specs(value) if name == "agents" else value
+    if args.switches:
+        values["switches"] = {**values.get("switches", {}), **parse_assignments(args.switches)}
+    if args.no_regret:
+        values["regret"] = False
+    if "agents" not in values:
+        raise ValueError("give the agents with --agents A,B,... (load_agent specs)")
+    try:
+        return EvalSettings(**values)
+    except TypeError as error:
+        raise ValueError(str(error)) from None
+
+
+def _eval(args: argparse.Namespace) -> None:
+    from .report import results_table, write_report
+    from .runner import default_out, run
+
+    settings = _settings(args)
+    summary, decisions = run(settings, progress=not args.json)
+    out = Path(settings.out) if settings.out else default_out(settings)
+    write_report(summary, decisions, out, plots=not args.no_plots)
+    if args.json:
+        print(json.dumps(summary, ensure_ascii=False))
+        return
+    print(results_table(summary["agents"]))
+    if summary["regret_model"]:
+        print(f"regret relative to {summary['regret_model']}")
+    print(f"report: {out}/summary.md")
+
+
+def _bench(args: argparse.Namespace) -> None:
+    from .bench import print_table, run_bench
+
+    report = run_bench(quick=args.quick, only=args.only, progress=not args.json)
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False))
+    else:
+        print_table(report)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add this package's subcommands."""
+    p = sub.add_parser("eval", help="duplicate-deal evaluation of agents, with solver regret",
+                       description="Play agents against each other on duplicate deals (every deal replayed with "
+                       "the agents rotated through the seats) and report mean payoff with a 95%% CI, solver regret "
+                       "and agreement, foul, special and 喜 rates and decision time.")
+    p.add_argument("game", nargs="?", choices=GAME_CHOICES, help="the game (or give --config)")
+    p.add_argument("--config", metavar="FILE", help="YAML file with the settings (flags override it)")
+    p.add_argument("--agents", metavar="A,B,...", help="agent specs, e.g. checkpoint:runs/x/final.zip,"
+                   "solver:samples=256,greedy (random, greedy, solver[:opts], checkpoint:PATH, pretrained:NAME, "
+                   "package.module:attr)")
+    p.add_argument("--hands", type=int, help="number of deals (default 200); each is played in every rotation")
+    p.add_argument("--players", type=int, help="players at the table (default 4)")
+    p.add_argument("--preset", help="rules preset (default classic)")
+    p.add_argument("--set", dest="switches", action="append", default=[], metavar="SWITCH=VALUE",
+                   help="override one rule switch (repeatable)")
+    p.add_argument("--seed", type=int, help="seed of deals, agents and regret samples (default 0)")
+    p.add_argument("--workers", type=int, help="worker processes or Ray tasks in flight (default 1)")
+    p.add_argument("--backend", choices=("local", "ray"), help="local processes (default) or Ray tasks")
+    p.add_argument("--address", help="Ray cluster address (default: start a local Ray instance)")
+    p.add_argument("--out", help="report folder (default runs/eval/<game>__<players>p__<seed>__<time>)")
+    p.add_argument("--regret-samples", dest="regret_samples", type=int,
+                   help="samples of the regret solver (default 64)")
+    p.add_argument("--regret-opponent", dest="regret_opponent", metavar="SPEC",
+                   help="opponent model of the regret solver (default greedy)")
+    p.add_argument("--no-regret", action="store_true", help="skip solver regret")
+    p.add_argument("--no-plots", action="store_true", help="do not draw PNG plots")
+    p.add_argument("--json", action="store_true", help="print summary.json")
+    p.set_defaults(run=_eval)
+
+    p = sub.add_parser("bench", help="speed figures of engines, envs, agents and policies",
+                       description="Speed figures, each the median, min and max over repeated runs on one core.")
+    p.add_argument("--quick", action="store_true", help="fewer repeats: about a minute")
+    p.add_argument("--only", metavar="PREFIX", help="only figures whose name starts with PREFIX (e.g. biji.)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(run=_bench)

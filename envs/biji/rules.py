@@ -30,7 +30,18 @@ from typing import Any
 
 import numpy as np
 
-from ..cards import BLACK_JOKER, N_IDS, RANK, RED_JOKER, SUIT, check_hand, format_card, format_cards, parse_cards
+from ..cards import (
+    BLACK_JOKER,
+    N_IDS,
+    RANK,
+    RED_JOKER,
+    SUIT,
+    check_hand,
+    check_table_cards,
+    format_card,
+    format_cards,
+    parse_cards,
+)
 from ..splits import BIJI
 from ..strength import gather_rows, subset_strengths
 from ..switches import RuleSwitches, choice, parse_suit_order
@@ -44,7 +55,7 @@ XI_NAMES = ("all_black", "all_red", "nine_straight", "four_of_a_kind", "sweep", 
 __all__ = ["GroupType", "BijiRules", "BijiScore", "group_strengths", "group_strength", "group_type",
            "compare_groups", "is_valid", "valid_mask", "split_strengths", "score_table", "parse_cards",
            "parse_arrangement", "HAND_SIZE", "ROW_SIZES", "ROW_NAMES", "PLAYERS", "XI_NAMES", "hand_slots",
-           "check_arrangement", "xi_bonuses", "strength_type"]
+           "check_arrangement", "xi_table", "check_table", "strength_type"]
 
 
 class GroupType(IntEnum):
@@ -224,27 +235,33 @@ def valid_mask(hand: Sequence[int], rules: BijiRules) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- scoring
 
-def xi_bonuses(rows: Sequence[np.ndarray], strengths: np.ndarray, first_everywhere: bool,
-               rules: BijiRules) -> dict[str, int]:
-    """The 喜 bonuses a seat holds (name → 喜 count, only the non-zero ones)."""
-    cards = [int(c) for r in rows for c in r]
-    real = [c for c in cards if c >= 2]
-    suits = {int(SUIT[c]) for c in real}
-    ranks = sorted(int(RANK[c]) for c in real)
-    types = [int(t) for t in strength_type(strengths)]
-    low_ace = sorted(-1 if r == 12 else r for r in ranks)
-    straight9 = len(real) == 9 and len(set(ranks)) == 9 and (ranks[-1] - ranks[0] == 8 or low_ace[-1] - low_ace[0] == 8)
-    held = {
-        "all_black": suits <= {0, 3} and RED_JOKER not in cards,
-        "all_red": suits <= {1, 2} and BLACK_JOKER not in cards,
-        "nine_straight": straight9,
-        "four_of_a_kind": sum(1 for n in Counter(ranks).values() if n == 4),
-        "sweep": first_everywhere,
-        "straight_flush_head": types[0] == GroupType.STRAIGHT_FLUSH,
-        "three_trips": all(t == GroupType.TRIPS for t in types),
-    }
-    values = rules.xi_values()
-    return {name: int(held[name]) * values[name] for name in XI_NAMES if int(held[name]) * values[name]}
+_IDS = np.arange(N_IDS)
+_BLACK_CARD = (_IDS == BLACK_JOKER) | ((_IDS >= 2) & np.isin(SUIT, (0, 3)))
+_RED_CARD = (_IDS == RED_JOKER) | ((_IDS >= 2) & np.isin(SUIT, (1, 2)))
+_RANK_BIT = np.where(_IDS >= 2, 1 << RANK.astype(np.int64), 1 << 13)  # jokers: a bit of their own
+#: the rank sets of nine consecutive ranks: 2…T up to 6…A, and A-2…9 (ace low)
+_NINE_RUNS = np.array([0b111111111 << r for r in range(5)] + [(1 << 12) | 0b11111111], dtype=np.int64)
+_RANK13 = np.where(_IDS >= 2, RANK, 13)
+_STRAIGHT_FLUSH, _TRIPS = int(GroupType.STRAIGHT_FLUSH), int(GroupType.TRIPS)
+
+
+@cache
+def _xi_values(rules: BijiRules) -> np.ndarray:
+    return np.array([getattr(rules, f"xi_{name}") for name in XI_NAMES], dtype=np.int64)
+
+
+def xi_table(cards: np.ndarray, strengths: np.ndarray, places: np.ndarray, rules: BijiRules) -> np.ndarray:
+    """喜 held by each seat, bonus by bonus: ``cards`` (players, 9) ids, ``strengths`` and
+    ``places`` (players, 3) → int array (players, 7) in the order of :data:`XI_NAMES`."""
+    cards = np.sort(cards, axis=1)
+    ranks = _RANK13[cards]
+    bits = np.bitwise_or.reduce(_RANK_BIT[cards], axis=1)
+    four = ((ranks[:, :6] == ranks[:, 3:]) & (ranks[:, :6] < 13)).sum(axis=1)
+    types = strength_type(strengths)
+    held = np.stack([_BLACK_CARD[cards].all(axis=1), _RED_CARD[cards].all(axis=1), (bits[:, None] == _NINE_RUNS).any(axis=1),
+                     four, (places == 1).all(axis=1), types[:, 0] == _STRAIGHT_FLUSH,
+                     (types == _TRIPS).all(axis=1)], axis=1)
+    return held * _xi_values(rules)
 
 
 @dataclasses.dataclass
@@ -252,21 +269,31 @@ class BijiScore:
     """Payoffs of a table and their breakdown."""
 
     payoffs: np.ndarray
-    xi: list[int]
-    bonuses: list[dict[str, int]]
+    xi_held: np.ndarray  # (players, 7): 喜 per bonus, in the order of XI_NAMES
     places: np.ndarray  # (players, 3)
     pot_payoffs: np.ndarray  # (players, 3)
     strengths: np.ndarray  # (players, 3)
 
+    @property
+    def xi(self) -> list[int]:
+        """喜 count of each seat."""
+        return [int(x) for x in self.xi_held.sum(axis=1)]
+
+    @property
+    def bonuses(self) -> list[dict[str, int]]:
+        """The non-zero 喜 bonuses of each seat, by name."""
+        return [{name: int(v) for name, v in zip(XI_NAMES, row) if v} for row in self.xi_held]
+
     def to_dict(self) -> dict[str, Any]:
         n = len(self.payoffs)
+        xi = self.xi
         unit = n - 1
         return {
             "payoffs": [float(p) for p in self.payoffs],
-            "xi": self.xi,
+            "xi": xi,
             "pots": [{"pot": k + 1, "places": [int(p) for p in self.places[:, k]],
                       "payoffs": [float(p) for p in self.pot_payoffs[:, k]]} for k in range(3)],
-            "bonuses": [{"seat": s, "xi": b, "payoff": float(self.xi[s] * unit * (n - 1) - unit * (sum(self.xi) - self.xi[s]))}
+            "bonuses": [{"seat": s, "xi": b, "payoff": float(xi[s] * unit * n - unit * sum(xi))}
                         for s, b in enumerate(self.bonuses)],
         }
 
@@ -282,31 +309,41 @@ def pot_payments(strengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return places, payoffs
 
 
-def score_table(arrangements: Sequence[Sequence[Sequence[int]]], rules: BijiRules) -> BijiScore:
-    """Score 2–5 arrangements (pot 1, pot 2, pot 3 per seat, seat order) into payoffs.
-    Each seat's pots must be strictly increasing (a ValueError names the seat)."""
+def check_table(arrangements: Sequence[Sequence[Sequence[int]]], rules: BijiRules) -> np.ndarray:
+    """Validate a table of arrangements; return card ids of shape (players, 3, 3), each pot sorted."""
     n = len(arrangements)
     if not PLAYERS[0] <= n <= PLAYERS[1]:
         raise ValueError(f"a Biji table has 2 to 5 players, got {n} hands")
-    rows = [check_arrangement(a, rules, what=f"seat {s} hand") for s, a in enumerate(arrangements)]
-    seen: dict[int, int] = {}
-    for seat, hand_rows in enumerate(rows):
-        for card in np.concatenate(hand_rows):
-            if int(card) in seen:
-                raise ValueError(f"card {format_card(int(card))} is in the hands of seats {seen[int(card)]} and {seat}")
-            seen[int(card)] = seat
-    strengths = group_strengths(np.stack([g for r in rows for g in r]), rules).reshape(n, 3)
-    for seat, s in enumerate(strengths):
-        if not s[0] < s[1] < s[2]:
-            raise ValueError(f"seat {seat} pots {' | '.join(format_cards(g) for g in rows[seat])} are not "
-                             "strictly increasing (pot 1 < pot 2 < pot 3)")
+    try:
+        table = np.asarray(arrangements, dtype=np.int64)
+        counts = np.bincount(table.reshape(-1), minlength=N_IDS) if table.shape == (n, 3, 3) else None
+    except ValueError:  # ragged rows or negative ids
+        table, counts = np.empty(0), None
+    if counts is None or len(counts) > N_IDS or (not rules.has_jokers and counts[:2].any()):
+        for seat, rows in enumerate(arrangements):  # find and name the bad seat
+            check_arrangement(rows, rules, what=f"seat {seat} hand")
+    if counts is not None and counts.max() > 1:
+        check_table_cards(table.reshape(n, -1))
+    return np.sort(table, axis=2)
+
+
+def score_table(arrangements: Sequence[Sequence[Sequence[int]]], rules: BijiRules) -> BijiScore:
+    """Score 2–5 arrangements (pot 1, pot 2, pot 3 per seat, seat order) into payoffs.
+    Each seat's pots must be strictly increasing (a ValueError names the seat)."""
+    table = check_table(arrangements, rules)
+    n = len(table)
+    strengths = group_strengths(table.reshape(-1, 3), rules).reshape(n, 3)
+    increasing = (strengths[:, 0] < strengths[:, 1]) & (strengths[:, 1] < strengths[:, 2])
+    if not increasing.all():
+        seat = int(np.flatnonzero(~increasing)[0])
+        raise ValueError(f"seat {seat} pots {' | '.join(format_cards(g) for g in table[seat])} are not "
+                         "strictly increasing (pot 1 < pot 2 < pot 3)")
     places, pot_payoffs = pot_payments(strengths)
-    bonuses = [xi_bonuses(rows[s], strengths[s], bool((places[s] == 1).all()), rules) for s in range(n)]
-    xi = [sum(b.values()) for b in bonuses]
+    held = xi_table(table.reshape(n, 9), strengths, places, rules)
+    xi = held.sum(axis=1)
     unit = n - 1
-    xi_payoffs = np.array([x * unit * n for x in xi]) - unit * sum(xi)
-    payoffs = pot_payoffs.sum(axis=1) + xi_payoffs
-    return BijiScore(payoffs=payoffs, xi=xi, bonuses=bonuses, places=places, pot_payoffs=pot_payoffs, strengths=strengths)
+    payoffs = pot_payoffs.sum(axis=1) + unit * (n * xi - xi.sum())
+    return BijiScore(payoffs=payoffs, xi_held=held, places=places, pot_payoffs=pot_payoffs, strengths=strengths)
 
 
 def parse_arrangement(text: str | Sequence[Any], rules: BijiRules) -> list[list[int]]:

@@ -29,7 +29,16 @@ from typing import Any
 
 import numpy as np
 
-from ..cards import RANK, SUIT, check_hand, format_card, format_cards, parse_cards
+from ..cards import (
+    N_IDS,
+    RANK,
+    SUIT,
+    check_hand,
+    check_table_cards,
+    format_card,
+    format_cards,
+    parse_cards,
+)
 from ..splits import THIRTEEN
 from ..strength import gather_rows, subset_strengths
 from ..switches import RuleSwitches, choice, parse_suit_order
@@ -155,6 +164,13 @@ def _tables(wheel: str) -> dict[str, np.ndarray]:
         plain3[key] = kind * K5 + _key(digits)
         top3[key] = digits[0]
     return {"plain5": plain5, "flush5": flush5, "top5": top5, "plain3": plain3, "top3": top3}
+
+
+def rank_tables(wheel: str) -> dict[str, np.ndarray]:
+    """The tables behind :func:`row_strengths` (``plain5``, ``flush5``, ``top5``, ``plain3``,
+    ``top3``), indexed by the row's ranks in ascending order read as base-13 digits; for
+    kernels that evaluate many rows with the same result."""
+    return _tables(wheel)
 
 
 _POW = {5: 13 ** np.arange(4, -1, -1, dtype=np.int64), 3: 13 ** np.arange(2, -1, -1, dtype=np.int64)}
@@ -291,36 +307,37 @@ _STRAIGHTS3 = [(12, 0, 1)] + [(r, r + 1, r + 2) for r in range(11)]
 _STRAIGHTS5 = [(12, 0, 1, 2, 3)] + [tuple(range(r, r + 5)) for r in range(9)]
 
 
-@lru_cache(maxsize=65536)
+@cache
+def _three_straight_counts() -> frozenset[tuple[int, ...]]:
+    """Every rank multiset (counts per rank) that can be set as a 3-card straight and two
+    5-card straights: at most 12 × 55 of them, enumerated once."""
+    out = set()
+    for s3 in _STRAIGHTS3:
+        for i, s5 in enumerate(_STRAIGHTS5):
+            for t5 in _STRAIGHTS5[i:]:
+                counts = [0] * 13
+                for r in (*s3, *s5, *t5):
+                    counts[r] += 1
+                out.add(tuple(counts))
+    return frozenset(out)
+
+
 def _three_straights(counts: tuple[int, ...]) -> bool:
     """Can a rank multiset (counts per rank) be set as a 3-card straight and two 5-card straights?"""
-    def take(c: tuple[int, ...], ranks: Sequence[int]) -> tuple[int, ...] | None:
-        out = list(c)
-        for r in ranks:
-            if out[r] == 0:
-                return None
-            out[r] -= 1
-        return tuple(out)
+    return counts in _three_straight_counts()
 
-    for s3 in _STRAIGHTS3:
-        rest = take(counts, s3)
-        if rest is None:
-            continue
-        for i, s5 in enumerate(_STRAIGHTS5):
-            rest2 = take(rest, s5)
-            if rest2 is None:
-                continue
-            if any(take(rest2, t) is not None for t in _STRAIGHTS5[i:]):
-                return True
-    return False
+
+def _one_colour(suits: np.ndarray) -> bool:
+    black = (suits == 0) | (suits == 3)
+    return bool(black.all() or not black.any())
 
 
 def _qualifying(hand: Sequence[int]) -> list[str]:
-    ranks = [int(RANK[c]) for c in hand]
-    suits = [int(SUIT[c]) for c in hand]
-    counts = Counter(ranks)
-    per_rank = tuple(counts.get(r, 0) for r in range(13))
-    suit_counts = sorted((n for n in Counter(suits).values()), reverse=True)
+    cards = np.asarray(hand, dtype=np.intp)
+    ranks, suits = RANK[cards], SUIT[cards]
+    per_rank = tuple(np.bincount(ranks, minlength=13).tolist())
+    counts = {r: n for r, n in enumerate(per_rank) if n}
+    suit_counts = sorted((n for n in np.bincount(suits, minlength=4).tolist() if n), reverse=True)
     names = []
     if len(counts) == 13:
         names.append("clean_dragon" if len(suit_counts) == 1 else "dragon")
@@ -335,15 +352,15 @@ def _qualifying(hand: Sequence[int]) -> list[str]:
         names.append("three_straights")
     if sum(n // 3 for n in counts.values()) == 4:
         names.append("four_trips")
-    if all(s in (0, 3) for s in suits) or all(s in (1, 2) for s in suits):
+    if len(suit_counts) <= 2 and _one_colour(suits):
         names.append("one_colour")
-    if max(ranks) <= 6:
+    if ranks.max() <= 6:
         names.append("all_small")
-    if min(ranks) >= 6:
+    if ranks.min() >= 6:
         names.append("all_big")
     if sum(n // 4 for n in counts.values()) == 3:
         names.append("three_fours")
-    if min(ranks) >= 9:
+    if ranks.min() >= 9:
         names.append("royals")
     return names
 
@@ -437,7 +454,8 @@ def compared_pairs(n: int, rules: ThirteenRules) -> list[tuple[int, int]]:
     return list(combinations(range(n), 2))
 
 
-def _pair_rows(i: int, j: int, strengths: np.ndarray, values: np.ndarray, fouled: Sequence[bool],
+def _pair_rows(i: int, j: int, strengths: Sequence[Sequence[int]], values: Sequence[Sequence[int]],
+               fouled: Sequence[bool],
                rules: ThirteenRules) -> tuple[list[int], int]:
     """Per-row points to seat i against seat j (no specials), and who won more rows (+1, -1, 0)."""
     if fouled[i] and fouled[j]:
@@ -445,19 +463,43 @@ def _pair_rows(i: int, j: int, strengths: np.ndarray, values: np.ndarray, fouled
     if fouled[i] or fouled[j]:
         sign = -1 if fouled[i] else 1
         winner = j if fouled[i] else i
-        points = [1] * 3 if rules.scoring == "two_four" else [int(v) for v in values[winner]]
+        points = [1] * 3 if rules.scoring == "two_four" else list(values[winner])
         return [sign * p for p in points], sign
     rows = []
     for k in range(3):
-        a, b = strengths[i, k], strengths[j, k]
+        a, b = strengths[i][k], strengths[j][k]
         if a == b:
             rows.append(0)
         elif rules.scoring == "two_four":
             rows.append(1 if a > b else -1)
         else:
-            rows.append(int(values[i, k]) if a > b else -int(values[j, k]))
+            rows.append(values[i][k] if a > b else -values[j][k])
     wins = sum(r > 0 for r in rows) - sum(r < 0 for r in rows)
     return rows, (wins > 0) - (wins < 0)
+
+
+def check_table(arrangements: Sequence[Sequence[Sequence[int]]]) -> np.ndarray:
+    """Validate a table of 2–4 arrangements; return card ids (players, 13): front, middle
+    and back, each row sorted."""
+    n = len(arrangements)
+    if not PLAYERS[0] <= n <= PLAYERS[1]:
+        raise ValueError(f"a Thirteen table has 2 to 4 players, got {n} hands")
+    try:
+        rows = [np.asarray(r, dtype=np.int64) for a in arrangements for r in a]
+        table = np.concatenate(rows).reshape(n, HAND_SIZE) if [len(r) for r in rows] == [3, 5, 5] * n else None
+    except ValueError:
+        table = None
+    counts = np.bincount(table.reshape(-1), minlength=N_IDS) if table is not None and table.min() >= 0 else None
+    if counts is None or len(counts) > N_IDS or counts[:2].any():
+        for seat, a in enumerate(arrangements):  # find and name the bad seat
+            check_arrangement(a, what=f"seat {seat} hand")
+    assert table is not None and counts is not None
+    if counts.max() > 1:
+        check_table_cards(table.reshape(n, -1))
+    table[:, :3].sort(axis=1)
+    table[:, 3:8].sort(axis=1)
+    table[:, 8:].sort(axis=1)
+    return table
 
 
 def score_table(arrangements: Sequence[Sequence[Sequence[int]]], rules: ThirteenRules) -> ThirteenScore:
@@ -465,21 +507,16 @@ def score_table(arrangements: Sequence[Sequence[Sequence[int]]], rules: Thirteen
     n = len(arrangements)
     if not PLAYERS[0] <= n <= PLAYERS[1]:
         raise ValueError(f"a Thirteen table has 2 to 4 players, got {n} hands")
-    rows = [check_arrangement(a, what=f"seat {s} hand") for s, a in enumerate(arrangements)]
-    seen: dict[int, int] = {}
-    for seat, hand_rows in enumerate(rows):
-        for card in np.concatenate(hand_rows):
-            if int(card) in seen:
-                raise ValueError(f"card {format_card(int(card))} is in the hands of seats {seen[int(card)]} and {seat}")
-            seen[int(card)] = seat
-    fronts = row_strengths(np.stack([r[0] for r in rows]), rules)
-    backs = row_strengths(np.stack([r[k] for r in rows for k in (1, 2)]), rules).reshape(n, 2)
-    strengths = np.column_stack([fronts, backs])
-    values = row_values(strengths, rules)
-    fouled = [not bool(valid_strengths(*s)) for s in strengths]
-    specials = [special_hand(np.concatenate(r).tolist(), rules) for r in rows]
+    table = check_table(arrangements)
+    strengths = np.empty((n, 3), dtype=np.int64)
+    strengths[:, 0] = row_strengths(table[:, :3], rules)
+    strengths[:, 1:] = row_strengths(table[:, 3:].reshape(2 * n, 5), rules).reshape(n, 2)
+    values = row_values(strengths, rules).tolist()
+    fouled = (~valid_strengths(strengths[:, 0], strengths[:, 1], strengths[:, 2])).tolist()
+    specials = [special_hand(hand, rules) for hand in table] if rules.specials != "off" else [("", 0)] * n
     special_value = [v for _, v in specials]
     pairs = compared_pairs(n, rules)
+    strength_rows = strengths.tolist()
     totals: dict[tuple[int, int], float] = {}
     details: dict[tuple[int, int], dict[str, Any]] = {}
     scooped: dict[int, int] = {i: 0 for i in range(n)}
@@ -493,7 +530,7 @@ def score_table(arrangements: Sequence[Sequence[Sequence[int]]], rules: Thirteen
                 total = vi if vi > vj else (-vj if vj > vi else 0)
             detail["special"] = total
         else:
-            row_points, winner = _pair_rows(i, j, strengths, values, fouled, rules)
+            row_points, winner = _pair_rows(i, j, strength_rows, values, fouled, rules)
             detail["rows"] = row_points
             total = sum(row_points)
             if rules.scoring == "two_four":

@@ -1,0 +1,41 @@
+# Set-up and main jobs. `make demo` and `make test` work on a fresh machine.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test test-slow test-all lint bench install clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# The CPU build of torch goes in first, so that nothing pulls a multi-gigabyte GPU build.
+$(STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/splitpoker train configs/quickstart.yaml
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q -n 2
+
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest -q -n 2 -m slow
+
+test-all: $(STAMP)
+	$(BIN)/python -m pytest -q -n 2 -m "slow or not slow"
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+bench: $(STAMP)
+	$(BIN)/splitpoker bench
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .mypy_cache

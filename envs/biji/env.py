@@ -1,0 +1,132 @@
+"""
+# Biji (比机 / 比鸡)
+
+| Creation           | `biji_v0.env()` or `make("aec", "splitpoker/biji_v0")`               |
+|--------------------|-----------------------------------------------------------------------|
+| Import             | `from splitpoker.envs import biji_v0`                                |
+| Actions            | Discrete                                                              |
+| Parallel API       | Yes                                                                   |
+| Manual Control     | No                                                                    |
+| Agents             | `agents= ['player_0', 'player_1', 'player_2', 'player_3']`            |
+| Agents             | 2 to 5 (`num_players`, default 4)                                     |
+| Action Shape       | Discrete(1680)                                                        |
+| Action Values      | [0, 1679]                                                             |
+| Observation Shape  | (197,), with an action mask of shape (1680,)                          |
+| Observation Values | [0, 1], the 喜 values (indices 190 - 196) as configured (integers ≥ 0) |
+
+Each seat is dealt 9 cards (54-card deck with two jokers, or 52 under `no-jokers`) and
+splits them into three pots (锅) of 3 cards with pot 1 < pot 2 < pot 3 strictly. Each pot
+is compared across the whole table; the losers pay the winner by place, and 喜 bonuses
+are paid by every other seat (RULES.md section 2).
+
+One hand is one episode and one decision per seat, taken simultaneously as in
+rock-paper-scissors: the seats act in order `player_0 … player_{n-1}` and no seat sees
+another's choice. After the last seat has acted the table is scored once and every seat
+terminates.
+
+### Arguments
+
+```python
+from splitpoker.envs import biji_v0
+
+biji_v0.env(num_players=4, preset="classic", render_mode=None, **switches)
+```
+
+`num_players`: 2 to 5.
+
+`preset`: `classic` (default, 54 cards) or `no-jokers` (RULES.md 2.6).
+
+`switches`: any rule switch overriding the preset: `jokers`, `suit_order`,
+`pair_tiebreak`, `flush_compare`, and the 喜 values `xi_all_black`, `xi_all_red`,
+`xi_nine_straight`, `xi_four_of_a_kind`, `xi_sweep`, `xi_straight_flush_head`,
+`xi_three_trips`. An unknown keyword, switch or value is a `ValueError` naming it.
+
+`render_mode`: `None`, `"ansi"` (``render()`` returns the table as text) or `"human"`
+(prints it).
+
+`reset(seed=None, options=None)`: a seed makes the deals reproducible (a NumPy
+generator of the environment's own; the global random state is never touched; the first
+reset without a seed draws fresh entropy, later ones continue the stream).
+`options={"hands": [...]}` deals the given hands, one per seat, each a string of 9 cards
+(`"BJ As 10h ..."`) or a list of card strings.
+
+### Observation Space
+
+The observation is a dictionary with an `'observation'` element, the float32 vector
+below (`splitpoker.envs.observation`), and an `'action_mask'` element (Legal Actions Mask).
+
+| Index     | Description                                                               |
+|-----------|---------------------------------------------------------------------------|
+| 0 - 170   | the hand in canonical slot order, 19 values per slot (slot k from 19k):   |
+|           | rank one-hot 2 … A (13), suit one-hot c d h s (4), joker one-hot BJ RJ (2) |
+| 171 - 175 | seat one-hot (`player_0` … `player_4`)                                    |
+| 176 - 179 | number of players one-hot (2, 3, 4, 5)                                    |
+| 180 - 181 | `jokers` one-hot: rank0, none                                             |
+| 182 - 185 | suit value of c, d, h, s under `suit_order` (weakest 0 … strongest 1)     |
+| 186 - 187 | `pair_tiebreak` one-hot: kicker_suit, pair_suit                           |
+| 188 - 189 | `flush_compare` one-hot: top_card, all_ranks                              |
+| 190 - 196 | 喜 values: all_black, all_red, nine_straight, four_of_a_kind, sweep,      |
+|           | straight_flush_head, three_trips                                          |
+
+`observation_labels(game)` names every index.
+
+#### Legal Actions Mask
+
+`action_mask` (int8, 1,680 values) is 1 exactly where pot 1 < pot 2 < pot 3 (about 280
+splits a hand: each partition of the 9 cards in its one increasing order). Every seat
+holds its real mask from the deal to the end of the hand (it is computed once per seat
+and hand). Playing a split outside the mask through `env()` ends the hand with a reward
+of −1 for that seat and 0 for the others; `raw_env` raises a `ValueError` naming the split.
+
+### Action Space
+
+A split index (RULES.md 4): `index = P1 * 20 + P2`, where `P1` is the position of pot 1's
+slots among the 84 3-subsets of `range(9)` in `itertools.combinations` order and `P2` the
+position of pot 2's slots among the 20 3-subsets of the 6 remaining slots; pot 3 is the
+rest. `splitpoker.envs.splits.BIJI` encodes and decodes it.
+
+### Rewards
+
+At the end of the hand every seat receives its payoff from the rules engine
+(`Game.score`): in each pot every seat pays the winner (place − 1), and a seat holding
+bonuses worth h 喜 receives h × (players − 1) from every other seat. The payoffs sum to
+zero. Before the end all rewards are 0.
+
+`infos[agent]` holds `"hand"` (canonical card strings in slot order), `"seat"` and
+`"num_players"`; after the hand also `"arrangement"` (pots 1 - 3 as card strings),
+`"types"` (the pots' types), `"payoff"` and `"score"`: the seat's part of the scoring
+breakdown (`places` and `pot_payoffs` per pot, `xi`, `bonuses`, `bonus_payoff`, and
+`payoff`).
+
+### Version History
+
+* v0: Initial release.
+
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..arrange_env import ArrangeEnv, make_env_fns
+
+
+def seat_score(table: Mapping[str, Any], seat: int) -> dict[str, Any]:
+    """The seat's part of ``BijiScore.to_dict()``."""
+    bonus = table["bonuses"][seat]
+    return {"places": [pot["places"][seat] for pot in table["pots"]],
+            "pot_payoffs": [pot["payoffs"][seat] for pot in table["pots"]],
+            "xi": table["xi"][seat], "bonuses": bonus["xi"], "bonus_payoff": bonus["payoff"]}
+
+
+class raw_env(ArrangeEnv):  # noqa: N801 - PettingZoo's name
+    """Biji without wrappers (an invalid split raises ValueError)."""
+
+    game_name = "biji"
+    invalid_reason = "is not strictly increasing (pot 1 < pot 2 < pot 3)"
+    metadata = {**ArrangeEnv.metadata, "name": "biji_v0"}
+    seat_score = staticmethod(seat_score)
+
+
+env, parallel_env = make_env_fns(raw_env)

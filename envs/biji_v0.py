@@ -1,0 +1,9 @@
+# Biji (比机), version 0: ``env``, ``raw_env`` and ``parallel_env``. The documentation (PettingZoo
+# classic style) is the docstring of splitpoker.envs.biji.env, which this module shares.
+from __future__ import annotations
+
+from .biji import env as _env_module
+from .biji.env import env, parallel_env, raw_env
+
+__doc__ = _env_module.__doc__
+__all__ = ["env", "parallel_env", "raw_env"]

@@ -1,0 +1,138 @@
+"""
+# Thirteen (十三张 / 十三水, Chinese poker)
+
+| Creation           | `thirteen_v0.env()` or `make("aec", "splitpoker/thirteen_v0")` |
+|--------------------|-----------------------------------------------------------------|
+| Import             | `from splitpoker.envs import thirteen_v0`                      |
+| Actions            | Discrete                                                        |
+| Parallel API       | Yes                                                             |
+| Manual Control     | No                                                              |
+| Agents             | `agents= ['player_0', 'player_1', 'player_2', 'player_3']`      |
+| Agents             | 2 to 4 (`num_players`, default 4)                               |
+| Action Shape       | Discrete(72072)                                                 |
+| Action Values      | [0, 72071]                                                      |
+| Observation Shape  | (277,), with an action mask of shape (72072,)                   |
+| Observation Values | [0, 1]                                                          |
+
+Each seat is dealt 13 of 52 cards and splits them into a front row of 3 cards, a middle
+row of 5 and a back row of 5, with front ≤ middle ≤ back (otherwise the hand fouls).
+The rows are compared seat against seat and paid by the rules of RULES.md section 3.
+
+One hand is one episode and one decision per seat, taken simultaneously as in
+rock-paper-scissors: the seats act in order `player_0 … player_{n-1}` and no seat sees
+another's choice. After the last seat has acted the table is scored once and every seat
+terminates. Special hands (报到) are detected automatically: a seat whose hand is a special
+still receives its real mask and must choose a valid split, but that choice does not
+change the scoring (its rows are not compared).
+
+### Arguments
+
+```python
+from splitpoker.envs import thirteen_v0
+
+thirteen_v0.env(num_players=4, preset="classic", render_mode=None, **switches)
+```
+
+`num_players`: 2, 3 or 4.
+
+`preset`: `classic` (default), `shisanshui`, `banker` or `western` (RULES.md 3.6).
+
+`switches`: any rule switch overriding the preset: `wheel`, `flush_compare`,
+`suit_tiebreak`, `suit_order`, `scoring`, `banker_seat`, `royalties`, `scoop`,
+`home_run`, `specials`. An unknown keyword, switch or value is a `ValueError` naming it.
+
+`render_mode`: `None`, `"ansi"` (``render()`` returns the table as text) or `"human"`
+(prints it).
+
+`reset(seed=None, options=None)`: a seed makes the deals reproducible (a NumPy
+generator of the environment's own; the global random state is never touched; the first
+reset without a seed draws fresh entropy, later ones continue the stream).
+`options={"hands": [...]}` deals the given hands, one per seat, each a string of 13
+cards (`"As Kd 10h ..."`) or a list of card strings.
+
+### Observation Space
+
+The observation is a dictionary with an `'observation'` element, the float32 vector
+below (`splitpoker.envs.observation`), and an `'action_mask'` element (Legal Actions Mask).
+
+| Index     | Description                                                                |
+|-----------|----------------------------------------------------------------------------|
+| 0 - 246   | the hand in canonical slot order, 19 values per slot (slot k from 19k):    |
+|           | rank one-hot 2 … A (13), suit one-hot c d h s (4), joker one-hot (2, unused) |
+| 247 - 250 | seat one-hot (`player_0` … `player_3`)                                     |
+| 251 - 253 | number of players one-hot (2, 3, 4)                                        |
+| 254 - 257 | `wheel` one-hot: second, lowest, ace_equal, none                           |
+| 258 - 259 | `flush_compare` one-hot: rank_first, suit_first                            |
+| 260       | `suit_tiebreak` (0/1)                                                      |
+| 261 - 264 | suit value of c, d, h, s under `suit_order` (weakest 0 … strongest 1)      |
+| 265 - 267 | `scoring` one-hot: pairwise, banker, two_four                              |
+| 268 - 269 | `royalties` one-hot: classic, none                                         |
+| 270 - 271 | `scoop` one-hot: none, double                                              |
+| 272       | `home_run` (0/1)                                                           |
+| 273 - 276 | `specials` one-hot: classic, shisanshui, banker, off                       |
+
+`observation_labels(game)` names every index.
+
+#### Legal Actions Mask
+
+`action_mask` (int8, 72,072 values) is 1 exactly where the split does not foul. Every seat
+holds its real mask from the deal to the end of the hand (it is computed once per seat and
+hand). Playing a split outside the mask through `env()` ends the hand with a reward of −1
+for that seat and 0 for the others; `raw_env` raises a `ValueError` naming the split.
+
+### Action Space
+
+A split index (RULES.md 4): `index = F * 252 + M`, where `F` is the position of the
+front's 3 slots among the 286 3-subsets of `range(13)` in `itertools.combinations` order
+and `M` the position of the middle's 5 slots among the 252 5-subsets of the 10 remaining
+slots; the back is the rest. `splitpoker.envs.splits.THIRTEEN` encodes and decodes it.
+
+### Rewards
+
+At the end of the hand every seat receives its payoff from the rules engine
+(`Game.score`): the sum over the compared pairs of seats of the row points (row values
+with `royalties`), fouls, special hands, `scoop` and `home_run` doubling, or the 2-4
+points under `scoring=two_four`. The payoffs sum to zero. Before the end all rewards are 0.
+
+`infos[agent]` holds `"hand"` (canonical card strings in slot order), `"seat"` and
+`"num_players"`; after the hand also `"arrangement"` (front, middle, back as card
+strings), `"types"` (the rows' types), `"payoff"` and `"score"`: the seat's part of the
+scoring breakdown (`fouled`, `special`, `special_value`, the compared `pairs` holding the
+seat, and `payoff`).
+
+### Version History
+
+* v0: Initial release.
+
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..arrange_env import ArrangeEnv, make_env_fns
+from ..games import Game
+from . import rules
+
+
+def seat_score(table: Mapping[str, Any], seat: int) -> dict[str, Any]:
+    """The seat's part of ``ThirteenScore.to_dict()``."""
+    return {"fouled": table["fouled"][seat], "special": table["special_names"][seat],
+            "special_value": table["specials"][seat], "pairs": [p for p in table["pairs"] if seat in p["seats"]]}
+
+
+class raw_env(ArrangeEnv):  # noqa: N801 - PettingZoo's name
+    """Thirteen without wrappers (an invalid split raises ValueError)."""
+
+    game_name = "thirteen"
+    invalid_reason = "fouls"
+    metadata = {**ArrangeEnv.metadata, "name": "thirteen_v0"}
+    seat_score = staticmethod(seat_score)
+
+    @staticmethod
+    def check_table(game: Game, num_players: int) -> None:
+        rules.compared_pairs(num_players, game.rules)  # type: ignore[arg-type]
+
+
+env, parallel_env = make_env_fns(raw_env)

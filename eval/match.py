@@ -1,0 +1,183 @@
+"""Duplicate matches: every deal is replayed with the agents rotated through the seats.
+
+The agents fill the table in turn (lineup ``A B A B`` for two agents at four seats) and the
+lineup is rotated through all ``n`` seats, so every hand of a deal is played once by each
+lineup position and the luck of the cards cancels. A *deal group* (one deal, ``n``
+rotations) depends only on ``(seed, group)``: results do not depend on how groups are shared
+among workers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..agents.base import Agent
+from ..envs.cards import format_cards
+from ..envs.games import Game
+from ..envs.observation import encode_observation
+from .stats import mean_ci
+
+#: a function returning (best EV, EVs indexed by split) for a seat's hand, or None without regret
+RegretOracle = Callable[[np.ndarray, int, int], tuple[int, np.ndarray]]
+
+
+@dataclasses.dataclass
+class Decision:
+    """One seat's decision in one rotation of one deal group (a row of ``decisions.csv``)."""
+
+    group: int
+    rotation: int
+    seat: int
+    agent: int
+    action: int
+    payoff: float
+    ms: float
+    fouled: bool
+    special: int
+    xi: int
+    rows_won: tuple[float, float, float]
+    regret: float = float("nan")
+    agreement: float = float("nan")
+
+    def to_row(self) -> dict[str, Any]:
+        row = dataclasses.asdict(self)
+        row["rows_won"] = " ".join(f"{x:.4g}" for x in self.rows_won)
+        return row
+
+
+@dataclasses.dataclass
+class AgentResult:
+    """One agent's figures over a match."""
+
+    spec: str
+    name: str
+    hands: int
+    mean: float
+    ci95: tuple[float, float]
+    row_win_rate: list[float]
+    foul_rate: float
+    special_rate: float
+    xi_rate: float
+    ms_per_decision: float
+    regret: dict[str, float] | None = None
+    agreement: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self) | {"ci95": list(self.ci95)}
+
+
+def lineup(num_agents: int, num_players: int) -> list[int]:
+    """Agent index by lineup position: the agents fill the table in turn."""
+    return [i % num_agents for i in range(num_players)]
+
+
+def seating(num_agents: int, num_players: int, rotation: int) -> list[int]:
+    """Agent index by seat in one rotation of the lineup."""
+    order = lineup(num_agents, num_players)
+    return [order[(seat + rotation) % num_players] for seat in range(num_players)]
+
+
+def deal(game: Game, num_players: int, seed: int, group: int) -> list[np.ndarray]:
+    """The hands (slots) of deal group ``group``: a fresh Generator seeded by ``(seed, group)``."""
+    rng = np.random.default_rng([seed, group])
+    cards = rng.permutation(game.deck())[: num_players * game.hand_size]
+    return [np.sort(cards[s * game.hand_size:(s + 1) * game.hand_size]).astype(np.intp) for s in range(num_players)]
+
+
+def _seat_outcome(game: Game, score: Any, seat: int) -> tuple[bool, int, int, tuple[float, float, float]]:
+    """(fouled, special value, 喜 count, share of opponents beaten in each row) of a seat."""
+    n = len(score.payoffs)
+    if game.name == "biji":
+        won = tuple(float(score.places[seat, k] == 1) for k in range(3))
+        return False, 0, int(score.xi[seat]), won  # type: ignore[return-value]
+    strengths, fouled, specials = score.strengths, score.fouled, score.specials
+    wins = np.zeros(3)
+    for other in range(n):
+        if other == seat or specials[seat] or specials[other] or fouled[seat]:
+            continue
+        wins += 1.0 if fouled[other] else (strengths[seat] > strengths[other])
+    return bool(fouled[seat]), int(specials[seat]), 0, tuple(wins / (n - 1))  # type: ignore[return-value]
+
+
+def play_group(game: Game, agents: Sequence[Agent], num_players: int, seed: int, group: int,
+               regret: RegretOracle | None = None) -> list[Decision]:
+    """Play deal group ``group``: the same deal under every rotation of the lineup."""
+    hands = deal(game, num_players, seed, group)
+    observations = [encode_observation(game, hand, seat, num_players) for seat, hand in enumerate(hands)]
+    masks = [game.valid_mask(hand).astype(np.int8) for hand in hands]
+    infos = [{"hand": format_cards(hand).split(), "seat": seat, "num_players": num_players}
+             for seat, hand in enumerate(hands)]
+    oracle = [regret(hand, seat, group) if regret else None for seat, hand in enumerate(hands)]
+    decisions = []
+    for rotation in range(num_players):
+        seats = seating(len(agents), num_players, rotation)
+        for index, agent in enumerate(agents):
+            if hasattr(agent, "seed"):
+                agent.seed(int(np.random.SeedSequence([seed, group, rotation, index]).generate_state(1)[0]))
+        actions, times = [], []
+        for seat, index in enumerate(seats):
+            start = time.perf_counter()
+            action = agents[index].act(observations[seat], masks[seat].copy(), dict(infos[seat]))
+            times.append(time.perf_counter() - start)
+            if not (isinstance(action, (int, np.integer)) and 0 <= action < game.n_actions and masks[seat][action]):
+                raise ValueError(f"agent {agents[index].name!r} chose {action!r}, not a valid split of seat {seat}'s "
+                                 f"hand {format_cards(hands[seat])}")
+            actions.append(int(action))
+        score = game.score([game.arrangement(hands[s], actions[s]) for s in range(num_players)])
+        for seat, index in enumerate(seats):
+            fouled, special, xi, won = _seat_outcome(game, score, seat)
+            decision = Decision(group, rotation, seat, index, actions[seat], float(score.payoffs[seat]),
+                                times[seat] * 1e3, fouled, special, xi, won)
+            if oracle[seat] is not None:
+                best, evs = oracle[seat]
+                decision.regret = float(evs[best] - evs[actions[seat]])
+                decision.agreement = float(actions[seat] == best)
+            decisions.append(decision)
+    return decisions
+
+
+def summarise(specs: Sequence[str], names: Sequence[str], decisions: Sequence[Decision]) -> list[AgentResult]:
+    """Per-agent figures; the CI of the mean is over deal groups (each group's mean payoff per hand)."""
+    results = []
+    for index, (spec, name) in enumerate(zip(specs, names)):
+        mine = [d for d in decisions if d.agent == index]
+        if not mine:
+            raise ValueError("no decisions to summarise: play at least one deal group")
+        groups = sorted({d.group for d in mine})
+        per_group = np.array([np.mean([d.payoff for d in mine if d.group == g]) for g in groups])
+        regrets = np.array([d.regret for d in mine])
+        has_regret = not np.isnan(regrets).all()
+        results.append(AgentResult(
+            spec=spec, name=name, hands=len(mine), mean=float(per_group.mean()), ci95=mean_ci(per_group),
+            row_win_rate=[float(np.mean([d.rows_won[k] for d in mine])) for k in range(3)],
+            foul_rate=float(np.mean([d.fouled for d in mine])),
+            special_rate=float(np.mean([d.special > 0 for d in mine])),
+            xi_rate=float(np.mean([d.xi > 0 for d in mine])),
+            ms_per_decision=float(np.mean([d.ms for d in mine])),
+            regret={"mean": float(np.mean(regrets)), "median": float(np.median(regrets)),
+                    "p90": float(np.quantile(regrets, 0.9))} if has_regret else None,
+            agreement=float(np.mean([d.agreement for d in mine])) if has_regret else None,
+        ))
+    return results
+
+
+def evaluate(game: Game, agents: Sequence[Agent], num_players: int, hands: int, seed: int,
+             progress: bool = False, specs: Sequence[str] | None = None) -> list[AgentResult]:
+    """A duplicate match of agent objects in this process: ``hands`` deal groups."""
+    game.check_players(num_players)
+    if hands < 1:
+        raise ValueError(f"hands={hands} must be at least 1")
+    decisions: list[Decision] = []
+    groups = range(hands)
+    if progress:
+        from .progress import track
+
+        groups = track(groups, description="evaluating")  # type: ignore[assignment]
+    for group in groups:
+        decisions += play_group(game, agents, num_players, seed, group)
+    return summarise(specs or [a.name for a in agents], [a.name for a in agents], decisions)

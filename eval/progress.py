@@ -1,0 +1,33 @@
+"""Rich progress bars with ETA for long work (on stderr, so ``--json`` stdout stays clean)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import TypeVar
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+T = TypeVar("T")
+
+
+def progress_bar(transient: bool = False) -> Progress:
+    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                    console=Console(stderr=True), transient=transient)
+
+
+def track(items: Iterable[T], description: str, total: int | None = None) -> Iterator[T]:
+    """Iterate with a progress bar."""
+    with progress_bar() as bar:
+        task = bar.add_task(description, total=total if total is not None else len(items))  # type: ignore[arg-type]
+        for item in items:
+            yield item
+            bar.advance(task)

@@ -1,0 +1,156 @@
+"""``splitpoker eval``: a duplicate match of agent specs, sharded over worker processes or
+Ray tasks, with solver regret, written as a report.
+
+Deal groups are cut into chunks; each chunk is played by a worker that builds the game and
+the agents from their specs. A group's numbers depend only on the seed and the group index,
+so one worker, many workers and Ray give the same figures.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import multiprocessing
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..agents.base import load_agent
+from ..envs.games import make_game
+from .match import Decision, play_group, summarise
+
+
+@dataclasses.dataclass
+class EvalSettings:
+    """Everything that fixes a match."""
+
+    game: str
+    agents: list[str]
+    hands: int = 200
+    players: int = 4
+    preset: str = "classic"
+    switches: dict[str, Any] = dataclasses.field(default_factory=dict)
+    seed: int = 0
+    workers: int = 1
+    backend: str = "local"
+    address: str | None = None
+    regret: bool = True
+    regret_samples: int = 64
+    regret_opponent: str = "greedy"
+    out: str | None = None
+
+    def __post_init__(self) -> None:
+        game = make_game(self.game, self.preset, **self.switches)
+        game.check_players(self.players)
+        if not self.agents:
+            raise ValueError("give at least one agent with --agents A,B,...")
+        for name, value, least in (("hands", self.hands, 1), ("workers", self.workers, 1),
+                                   ("regret_samples", self.regret_samples, 1)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < least:
+                raise ValueError(f"{name}={value!r} must be an integer of at least {least}")
+        if self.backend not in ("local", "ray"):
+            raise ValueError(f"backend {self.backend!r} is not allowed; backends: local, ray")
+        for spec in self.agents:  # fail fast, with the spec named, before any worker starts
+            load_agent(spec, game, num_players=self.players, seed=self.seed)
+
+    @property
+    def regret_spec(self) -> str:
+        return f"solver:samples={self.regret_samples},opponent={self.regret_opponent}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _oracle(settings: EvalSettings, game: Any) -> Any:
+    if not settings.regret:
+        return None
+    solver = load_agent(settings.regret_spec, game, num_players=settings.players, seed=settings.seed)
+
+    def regret(hand: np.ndarray, seat: int, group: int) -> tuple[int, np.ndarray]:
+        result = solver.solve(hand, seat=seat, seed=[settings.seed, group, seat, 7919])  # type: ignore[attr-defined]
+        return result.action, result.all_evs(game.n_actions)
+
+    return regret
+
+
+def play_chunk(settings_dict: dict[str, Any], groups: Sequence[int]) -> list[Decision]:
+    """Play some deal groups in this process (the unit of work of both backends)."""
+    settings = EvalSettings(**settings_dict)
+    game = make_game(settings.game, settings.preset, **settings.switches)
+    agents = [load_agent(spec, game, num_players=settings.players, seed=settings.seed) for spec in settings.agents]
+    oracle = _oracle(settings, game)
+    out: list[Decision] = []
+    for group in groups:
+        out += play_group(game, agents, settings.players, settings.seed, group, oracle)
+    return out
+
+
+def chunks(hands: int, workers: int) -> list[list[int]]:
+    """Deal groups cut into chunks (several per worker, for progress and balance)."""
+    size = max(1, min(25, hands // (workers * 4) or 1))
+    return [list(range(start, min(start + size, hands))) for start in range(0, hands, size)]
+
+
+def _local(settings: EvalSettings, work: list[list[int]]) -> Iterator[list[Decision]]:
+    payload = settings.to_dict()
+    if settings.workers == 1:
+        for chunk in work:
+            yield play_chunk(payload, chunk)
+        return
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(settings.workers) as pool:
+        yield from pool.imap_unordered(_play_star, [(payload, chunk) for chunk in work])
+
+
+def _play_star(args: tuple[dict[str, Any], list[int]]) -> list[Decision]:
+    return play_chunk(*args)
+
+
+def _ray(settings: EvalSettings, work: list[list[int]]) -> Iterator[list[Decision]]:
+    from .distributed import ray_chunks
+
+    yield from ray_chunks(settings, work)
+
+
+def run(settings: EvalSettings, progress: bool = True) -> tuple[dict[str, Any], list[Decision]]:
+    """Play the match; on Ctrl-C keep what was played. Returns (summary, decisions)."""
+    work = chunks(settings.hands, settings.workers)
+    decisions: list[Decision] = []
+    partial = False
+    source = _ray(settings, work) if settings.backend == "ray" else _local(settings, work)
+    start = time.perf_counter()
+    try:
+        if progress:
+            from .progress import progress_bar
+
+            with progress_bar() as bar:
+                task = bar.add_task(f"{settings.game} eval", total=settings.hands)
+                for part in source:
+                    decisions += part
+                    bar.advance(task, len({d.group for d in part}))
+        else:
+            for part in source:
+                decisions += part
+    except KeyboardInterrupt:
+        partial = True
+    decisions.sort(key=lambda d: (d.group, d.rotation, d.seat))
+    if not decisions:
+        raise ValueError("interrupted before any deal group finished; nothing to report")
+    game = make_game(settings.game, settings.preset, **settings.switches)
+    names = [load_agent(spec, game, num_players=settings.players, seed=settings.seed).name for spec in settings.agents]
+    results = summarise(settings.agents, names, decisions)
+    summary = {
+        "game": settings.game, "players": settings.players, "preset": settings.preset,
+        "switches": game.rules.to_dict(), "hands": len({d.group for d in decisions}), "seed": settings.seed,
+        "agents": [r.to_dict() for r in results],
+        "regret_model": settings.regret_spec if settings.regret else None,
+        "partial": partial, "elapsed_s": round(time.perf_counter() - start, 3),
+    }
+    return summary, decisions
+
+
+def default_out(settings: EvalSettings) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return Path("runs") / "eval" / f"{settings.game}__{settings.players}p__{settings.seed}__{stamp}"
