@@ -144,7 +144,7 @@ def check_hand(cards: Sequence[int], size: int, *, jokers: bool, what: str = "ha
             raise ValueError(f"{what} holds joker {format_card(bad[0])}, which this deck does not have")
 
 
-def check_table_cards(hands: Sequence[Sequence[int]]) -> None:
+def check_table_cards(hands: Iterable[Iterable[int]]) -> None:
     """Raise a ValueError naming the first card that appears twice at a table (within one
     seat's hand or in two seats' hands)."""
     seen: dict[int, int] = {}

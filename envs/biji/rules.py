@@ -170,7 +170,7 @@ def group_strengths(groups: np.ndarray, rules: BijiRules) -> np.ndarray:
     return _table(rules)[_combo_index(np.asarray(groups, dtype=np.int64))]
 
 
-def strength_type(strength: np.ndarray | int) -> np.ndarray | int:
+def strength_type(strength: Any) -> Any:
     """The :class:`GroupType` value of a strength."""
     return np.asarray(strength) // 4 // 4096
 
@@ -318,7 +318,7 @@ def check_table(arrangements: Sequence[Sequence[Sequence[int]]], rules: BijiRule
         table = np.asarray(arrangements, dtype=np.int64)
         counts = np.bincount(table.reshape(-1), minlength=N_IDS) if table.shape == (n, 3, 3) else None
     except ValueError:  # ragged rows or negative ids
-        table, counts = np.empty(0), None
+        table, counts = np.empty(0, dtype=np.int64), None
     if counts is None or len(counts) > N_IDS or (not rules.has_jokers and counts[:2].any()):
         for seat, rows in enumerate(arrangements):  # find and name the bad seat
             check_arrangement(rows, rules, what=f"seat {seat} hand")

@@ -157,9 +157,9 @@ def _tables(wheel: str) -> dict[str, np.ndarray]:
         flush5[key] = HandType.FLUSH * K5 + _key(digits)
     plain3 = np.zeros(13**3, dtype=np.int64)
     top3 = np.zeros(13**3, dtype=np.int64)
-    for ranks in combinations_with_replacement(range(13), 3):
-        key = sum(r * 13 ** (2 - i) for i, r in enumerate(ranks))
-        digits = _digits(ranks)
+    for triple in combinations_with_replacement(range(13), 3):
+        key = sum(r * 13 ** (2 - i) for i, r in enumerate(triple))
+        digits = _digits(triple)
         kind = {3: HandType.HIGH_CARD, 2: HandType.PAIR, 1: HandType.TRIPS}[len(digits)]
         plain3[key] = kind * K5 + _key(digits)
         top3[key] = digits[0]
@@ -202,13 +202,13 @@ def row_strengths(rows: np.ndarray, rules: ThirteenRules) -> np.ndarray:
     return ((kind * 4 + flush_suit) * K5 + rank_key) * 4 + top_suit
 
 
-def rank_only(strength: np.ndarray | int) -> np.ndarray | int:
+def rank_only(strength: Any) -> Any:
     """The rank-only part of a strength (types and ranks, no suits), for fouls."""
     kind_suit, rest = np.divmod(np.asarray(strength) // 4, K5)
     return (kind_suit // 4) * K5 + rest
 
 
-def strength_type(strength: np.ndarray | int) -> np.ndarray | int:
+def strength_type(strength: Any) -> Any:
     """The :class:`HandType` value of a strength."""
     return np.asarray(strength) // 4 // K5 // 4
 
@@ -518,6 +518,7 @@ def score_table(arrangements: Sequence[Sequence[Sequence[int]]], rules: Thirteen
     pairs = compared_pairs(n, rules)
     strength_rows = strengths.tolist()
     totals: dict[tuple[int, int], float] = {}
+    total: float
     details: dict[tuple[int, int], dict[str, Any]] = {}
     scooped: dict[int, int] = {i: 0 for i in range(n)}
     for i, j in pairs:
