@@ -1,0 +1,128 @@
+"""Evaluation: duplicate deals, confidence intervals, reports, bench and the eval command."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from splitpoker.agents import load_agent
+from splitpoker.envs.games import make_game
+from splitpoker.eval.match import deal, evaluate, play_group, seating
+from splitpoker.eval.runner import EvalSettings, run
+from splitpoker.eval.stats import mean_ci, t_quantile_975
+from splitpoker.train.cli import main
+
+
+class Recorder:
+    """An agent that plays greedy and records the hands it saw."""
+
+    def __init__(self, game, name="recorder"):
+        self.name = name
+        self.inner = load_agent("greedy", game)
+        self.seen = []
+
+    def act(self, observation, action_mask, info):
+        self.seen.append((info["seat"], tuple(info["hand"])))
+        return self.inner.act(observation, action_mask, info)
+
+
+def test_seating_rotates_the_lineup_through_every_seat():
+    assert seating(2, 4, 0) == [0, 1, 0, 1]
+    assert seating(2, 4, 1) == [1, 0, 1, 0]
+    assert seating(3, 5, 0) == [0, 1, 2, 0, 1]
+    for agents, players in [(2, 4), (3, 5), (4, 4), (2, 3), (5, 5)]:
+        tables = [seating(agents, players, r) for r in range(players)]
+        for agent in range(agents):
+            share = seating(agents, players, 0).count(agent)
+            # over the rotations, every agent sits in every seat equally often
+            assert all([t[seat] for t in tables].count(agent) == share for seat in range(players))
+
+
+@pytest.mark.parametrize("name,players", [("biji", 4), ("biji", 5), ("thirteen", 3)])
+def test_duplicate_rotation_replays_identical_deals(name, players):
+    game = make_game(name)
+    a, b = Recorder(game, "a"), Recorder(game, "b")
+    decisions = play_group(game, [a, b], players, seed=11, group=3)
+    hands = deal(game, players, 11, 3)
+    assert len(decisions) == players * players
+    # every seat's hand is the same in every rotation, and each agent plays it in turn
+    seen = a.seen + b.seen
+    for seat in range(players):
+        played = [h for s, h in seen if s == seat]
+        assert len(played) == players and len(set(played)) == 1
+    assert sorted(int(c) for h in hands for c in h) == sorted(set(int(c) for h in hands for c in h))
+    # identical deal under a new call with the same seed and group; a different group differs
+    assert all((x == y).all() for x, y in zip(hands, deal(game, players, 11, 3)))
+    assert not all((x == y).all() for x, y in zip(hands, deal(game, players, 11, 4)))
+    # zero-sum within every rotation
+    for rotation in range(players):
+        assert sum(d.payoff for d in decisions if d.rotation == rotation) == pytest.approx(0)
+
+
+def test_same_agent_everywhere_scores_exactly_zero():
+    game = make_game("biji")
+    results = evaluate(game, [load_agent("greedy", game), load_agent("greedy", game)], 4, hands=10, seed=0)
+    assert results[0].mean == pytest.approx(0) and results[1].mean == pytest.approx(0)
+
+
+def test_t_quantiles_and_ci_on_a_known_distribution():
+    assert t_quantile_975(1) == pytest.approx(12.706)
+    assert t_quantile_975(1000) == pytest.approx(1.962, abs=2e-3)
+    lo, hi = mean_ci([1.0, 2.0, 3.0, 4.0])
+    assert (lo, hi) == pytest.approx((2.5 - 3.182 * np.std([1, 2, 3, 4], ddof=1) / 2,
+                                      2.5 + 3.182 * np.std([1, 2, 3, 4], ddof=1) / 2))
+    # coverage: the 95% interval of 20 normal draws holds the true mean about 95% of the time
+    rng = np.random.default_rng(0)
+    covered = [lo <= 3.0 <= hi for lo, hi in (mean_ci(rng.normal(3.0, 2.0, 20)) for _ in range(2000))]
+    assert 0.93 < np.mean(covered) < 0.97
+    with pytest.raises(ValueError):
+        mean_ci([])
+
+
+def test_workers_give_the_same_numbers(tmp_path):
+    base = dict(game="biji", agents=["greedy", "random"], hands=12, players=4, seed=5, regret=False)
+    one, _ = run(EvalSettings(**base, workers=1), progress=False)
+    two, _ = run(EvalSettings(**base, workers=2), progress=False)
+    assert [a["mean"] for a in one["agents"]] == [a["mean"] for a in two["agents"]]
+    assert [a["ci95"] for a in one["agents"]] == [a["ci95"] for a in two["agents"]]
+
+
+def test_eval_command_writes_the_report(tmp_path, capsys):
+    out = tmp_path / "report"
+    code = main(["eval", "biji", "--agents", "greedy,random", "--hands", "6", "--players", "3", "--seed", "2",
+                 "--no-regret", "--out", str(out), "--json", "--no-plots"])
+    assert code == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["game"] == "biji" and summary["players"] == 3 and summary["hands"] == 6
+    assert [a["spec"] for a in summary["agents"]] == ["greedy", "random"]
+    for key in ("mean", "ci95", "regret", "agreement", "foul_rate", "ms_per_decision"):
+        assert key in summary["agents"][0]
+    assert summary["agents"][0]["mean"] > 0 > summary["agents"][1]["mean"]
+    assert (out / "summary.md").read_text().startswith("# biji evaluation")
+    assert len((out / "decisions.csv").read_text().splitlines()) == 1 + 6 * 3 * 3
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["eval", "biji", "--agents", "greedy,wizard", "--hands", "2"], "wizard"),
+    (["eval", "biji", "--agents", "greedy", "--players", "6", "--hands", "2"], "num_players=6"),
+    (["eval", "poker", "--agents", "greedy"], "poker"),
+    (["eval", "biji", "--agents", "greedy", "--hands", "0"], "hands=0"),
+    (["eval", "biji", "--agents", "greedy", "--backend", "spark"], "spark"),
+])
+def test_eval_bad_input_is_one_clear_line(argv, needle, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        code = main(argv)
+        raise SystemExit(code)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and needle in err
+
+
+def test_agent_spec_splitting():
+    from splitpoker.eval.commands import split_agent_specs
+
+    assert split_agent_specs("checkpoint:runs/x/final.zip,solver:samples=256,greedy") == [
+        "checkpoint:runs/x/final.zip", "solver:samples=256", "greedy"]
+    assert split_agent_specs("solver:samples=64,opponent=greedy,random") == ["solver:samples=64,opponent=greedy", "random"]
