@@ -24,10 +24,13 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2
 
+# the slow tests include the Ray backend, so they install the [ray] extra
 test-slow: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[dev,ray]"
 	$(BIN)/python -m pytest -q -n 2 -m slow
 
 test-all: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[dev,ray]"
 	$(BIN)/python -m pytest -q -n 2 -m "slow or not slow"
 
 lint: $(STAMP)

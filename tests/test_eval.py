@@ -126,3 +126,14 @@ def test_agent_spec_splitting():
     assert split_agent_specs("checkpoint:runs/x/final.zip,solver:samples=256,greedy") == [
         "checkpoint:runs/x/final.zip", "solver:samples=256", "greedy"]
     assert split_agent_specs("solver:samples=64,opponent=greedy,random") == ["solver:samples=64,opponent=greedy", "random"]
+
+
+@pytest.mark.slow
+@pytest.mark.ray
+def test_ray_backend_gives_the_local_numbers():
+    pytest.importorskip("ray")
+    base = dict(game="biji", agents=["greedy", "random"], hands=8, players=4, seed=9, regret=False, workers=2)
+    local, _ = run(EvalSettings(**base, backend="local"), progress=False)
+    remote, _ = run(EvalSettings(**base, backend="ray"), progress=False)
+    assert [a["mean"] for a in local["agents"]] == [a["mean"] for a in remote["agents"]]
+    assert [a["ci95"] for a in local["agents"]] == [a["ci95"] for a in remote["agents"]]
