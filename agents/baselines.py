@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..envs.games import Game
+from ..envs.strength import gather_rows
 from .base import hand_of
 
 
@@ -32,24 +33,27 @@ class RandomAgent:
 
 
 def greedy_index(game: Game, slots: np.ndarray) -> int:
-    """The split with the strongest last row, then the strongest middle row of the rest.
+    """The valid split with the strongest last row, then the strongest middle row.
 
-    Works on the per-subset strengths (no pass over all splits); such a split never fouls
-    and is strictly increasing in Biji, which is checked."""
+    Taking the strongest last row of the hand, then the strongest middle row of the rest,
+    works on the per-subset strengths alone and is valid, except under Thirteen's
+    ``flush_compare=suit_first``, where a flush of a stronger suit can be weaker by ranks
+    than the middle row (a foul); then the best valid split is searched among all splits."""
     index = game.split_index
     per_subset = game.subset_strengths(slots)
     sizes = index.row_sizes
     last_subsets, middle_subsets = index.subsets(sizes[2]), index.subsets(sizes[1])
     last = last_subsets[int(np.argmax(per_subset[sizes[2]]))]
     free = ~np.isin(middle_subsets, last).any(axis=1)
-    middle_id = np.flatnonzero(free)[int(np.argmax(per_subset[sizes[1]][free]))]
-    middle = middle_subsets[middle_id]
+    middle = middle_subsets[np.flatnonzero(free)[int(np.argmax(per_subset[sizes[1]][free]))]]
     first = [s for s in range(index.n_slots) if s not in set(last) | set(middle)]
     rows = [slots[first], slots[middle], slots[last]]
     strengths = [game.row_strengths(np.asarray(r)[None])[0] for r in rows]
-    if not game.valid_rows(*strengths):
-        raise AssertionError(f"greedy arrangement {rows} of {game.name} is not valid")
-    return index.encode([first, middle.tolist(), last.tolist()])
+    if game.valid_rows(*strengths):
+        return index.encode([first, middle.tolist(), last.tolist()])
+    first_s, middle_s, last_s = gather_rows(per_subset, index)
+    valid = np.flatnonzero(game.valid_rows(first_s, middle_s, last_s))
+    return int(valid[np.lexsort((-valid, middle_s[valid], last_s[valid]))[-1]])
 
 
 class GreedyAgent:
