@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 import pytest
+
 from splitpoker.agents.base import load_agent
 from splitpoker.agents.baselines import greedy_index
 from splitpoker.agents.solver import (
@@ -198,11 +199,11 @@ def _random_tables(game: Game, hand: np.ndarray, players: int, samples: int, rng
 THIRTEEN_VARIANTS = [
     ("classic", {}), ("shisanshui", {}), ("banker", {}), ("western", {}),
     ("classic", {"scoop": "double", "home_run": True}),
-    ("western", {"scoop": "double", "home_run": True}),
+    ("classic", {"scoop": "double", "suit_tiebreak": False}),
     ("western", {"suit_tiebreak": False, "scoring": "pairwise"}),
-    ("banker", {"scoop": "double", "home_run": True, "banker_seat": 2, "royalties": "classic"}),
-    ("classic", {"scoring": "banker", "specials": "banker", "banker_seat": 1, "scoop": "double", "home_run": True}),
-    ("shisanshui", {"scoring": "banker", "banker_seat": 3}),
+    ("banker", {"scoop": "double", "banker_seat": 2, "royalties": "classic"}),
+    ("classic", {"scoring": "banker", "specials": "banker", "banker_seat": 1, "scoop": "double"}),
+    ("shisanshui", {"scoring": "banker", "banker_seat": 3, "home_run": False}),
 ]
 
 

@@ -99,9 +99,14 @@ class ThirteenRules(RuleSwitches):
     }
 
     def _check(self) -> None:
-        if self.scoring == "two_four" and (self.royalties != "none" or self.specials != "off"):
-            raise ValueError("thirteen scoring=two_four has no royalties or specials; "
-                             f"set royalties=none and specials=off (got royalties={self.royalties}, specials={self.specials})")
+        """Switch combinations without a meaning are errors, not silently ignored."""
+        if self.scoring == "two_four" and (self.royalties != "none" or self.specials != "off" or self.scoop != "none"):
+            raise ValueError("thirteen scoring=two_four has no royalties, specials or scoop; set royalties=none, "
+                             f"specials=off and scoop=none (got royalties={self.royalties}, specials={self.specials}, "
+                             f"scoop={self.scoop})")
+        if self.home_run and (self.scoop != "double" or self.scoring != "pairwise"):
+            raise ValueError("thirteen home_run=true needs scoop=double and scoring=pairwise "
+                             f"(got scoop={self.scoop}, scoring={self.scoring})")
 
     @property
     def suit_values(self) -> np.ndarray:
@@ -202,6 +207,17 @@ def row_strengths(rows: np.ndarray, rules: ThirteenRules) -> np.ndarray:
     return ((kind * 4 + flush_suit) * K5 + rank_key) * 4 + top_suit
 
 
+def rank_only_strengths(rows: np.ndarray, rules: ThirteenRules) -> np.ndarray:
+    """``rank_only(row_strengths(rows, rules))`` without computing the suit parts: the
+    type-and-rank strength of a batch of rows of one size, for the valid mask."""
+    tables = _tables(rules.wheel)
+    key = RANK[rows].astype(np.int64) @ _POW[rows.shape[-1]]
+    if rows.shape[-1] == 5:
+        suits = SUIT[rows]
+        return np.where((suits == suits[:, :1]).all(axis=1), tables["flush5"][key], tables["plain5"][key])
+    return tables["plain3"][key]
+
+
 def rank_only(strength: Any) -> Any:
     """The rank-only part of a strength (types and ranks, no suits), for fouls."""
     kind_suit, rest = np.divmod(np.asarray(strength) // 4, K5)
@@ -287,7 +303,7 @@ def split_strengths(hand: Sequence[int], rules: ThirteenRules) -> tuple[np.ndarr
 
 def valid_mask(hand: Sequence[int], rules: ThirteenRules) -> np.ndarray:
     """Boolean mask over the 72,072 splits: True where the split does not foul."""
-    per_subset = subset_strengths(hand_slots(hand), THIRTEEN, lambda rows: rank_only(row_strengths(rows, rules)))
+    per_subset = subset_strengths(hand_slots(hand), THIRTEEN, lambda rows: rank_only_strengths(rows, rules))
     front, middle, back = gather_rows(per_subset, THIRTEEN)
     return (front <= middle) & (middle <= back)
 
@@ -544,7 +560,7 @@ def score_table(arrangements: Sequence[Sequence[Sequence[int]]], rules: Thirteen
                 scooped[i if total > 0 else j] += 1
         totals[(i, j)] = total
         details[(i, j)] = detail
-    if rules.home_run and rules.scoop == "double" and n == 4:
+    if rules.home_run and n == 4:
         for seat, count in scooped.items():
             if count == n - 1:
                 for (i, j), total in totals.items():
@@ -571,6 +587,6 @@ def parse_arrangement(text: str | Sequence[Any]) -> list[list[int]]:
     return rows
 
 
-__all__ += ["parse_arrangement", "K5", "ROW_SIZES", "ROW_NAMES", "HAND_SIZE", "PLAYERS", "SPECIAL_VALUES",
+__all__ += ["parse_arrangement", "rank_only_strengths", "K5", "ROW_SIZES", "ROW_NAMES", "HAND_SIZE", "PLAYERS", "SPECIAL_VALUES",
             "strength_type", "is_valid", "check_arrangement", "arrangement_strengths", "compared_pairs",
             "royalty_table", "hand_slots", "valid_strengths"]
