@@ -10,9 +10,12 @@ last seat has acted the rules engine scores the table (``Game.score``) once, eve
 receives its payoff as reward and every seat terminates.
 
 The hot path of a hand: one deal (or the given hands), each seat's valid mask computed
-once (``Game.valid_mask``, on the seat's first observation or action), its observation
-encoded once (``encode_observation``), the spaces built once per environment, and one
-scoring at the end. :func:`hands_per_second` measures it.
+once, on first use (``Game.valid_mask``; Biji computes the whole table's masks in one pass,
+:class:`TableMasks`), each observation encoded once (``encode_observation``), the spaces
+built once per environment, and one scoring at the end. :func:`hands_per_second`
+measures it. The standard PettingZoo wrappers of ``env()`` are subclassed to read the
+per-hand state straight from the raw environment (:func:`_direct`), which they otherwise
+forward through three ``__getattr__`` levels on every read.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import parallel_wrapper_fn
+from pettingzoo.utils.wrappers import BaseWrapper
 
 from .cards import N_IDS, format_card, parse_cards
 from .games import RULES_CLASSES, Game, make_game
@@ -41,9 +45,8 @@ RENDER_MODES = ("ansi", "human")
 #: keyword arguments of every environment besides the rule switches
 ENV_KEYWORDS = ("num_players", "preset", "render_mode")
 _CARD_TEXT = tuple(format_card(c) for c in range(N_IDS))
-
-SeatScore = Callable[[Mapping[str, Any], int], dict[str, Any]]
-
+#: the per-hand state of an AEC environment, which wrappers read from the raw environment
+_STATE = ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos", "_cumulative_rewards")
 
 def _seat_breakdown(table: Mapping[str, Any], seat: int) -> dict[str, Any]:
     """Default seat view of a score dict: every per-seat list reduced to the seat's entry."""
@@ -59,6 +62,9 @@ class ArrangeEnv(AECEnv, EzPickle):
     game_name: ClassVar[str] = ""
     #: why a split outside the mask is invalid, for error messages
     invalid_reason: ClassVar[str] = "is not valid"
+    #: compute every seat's mask in one pass (:class:`TableMasks`) instead of one
+    #: ``Game.valid_mask`` per seat: faster where the per-seat call is mostly fixed cost
+    batch_masks: ClassVar[bool] = False
     metadata: ClassVar[dict[str, Any]] = {
         "render_modes": list(RENDER_MODES), "name": "arrange_v0", "is_parallelizable": True, "render_fps": 1,
     }
@@ -84,7 +90,6 @@ class ArrangeEnv(AECEnv, EzPickle):
         self.render_mode = render_mode
 
         self.possible_agents = [f"player_{seat}" for seat in range(self.num_players)]
-        self.agents = self.possible_agents[:]
         self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         n_actions = self.game.n_actions
         labels = observation_labels(self.game)
@@ -102,9 +107,15 @@ class ArrangeEnv(AECEnv, EzPickle):
         self._slot_table = split_index.slot_table
         self._row_cuts = np.cumsum(split_index.row_sizes)[:-1].tolist()
         self._deck = self.game.deck()
+        self._table_masks = TableMasks(self.game) if self.batch_masks else None
         self._rng: np.random.Generator | None = None
         self._slots: list[np.ndarray] = []
         self._score: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _STATE or name == "num_agents":  # the per-hand state exists from the first reset on
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # ------------------------------------------------------------------ game hooks
 
@@ -112,7 +123,16 @@ class ArrangeEnv(AECEnv, EzPickle):
     def check_table(game: Game, num_players: int) -> None:
         """Raise ValueError when the rules do not fit a table of ``num_players``."""
 
-    seat_score: ClassVar[SeatScore] = staticmethod(_seat_breakdown)
+    @staticmethod
+    def seat_score(table: Mapping[str, Any], seat: int) -> dict[str, Any]:
+        """The seat's part of ``score.to_dict()``: by default every per-seat list reduced to
+        the seat's entry."""
+        return _seat_breakdown(table, seat)
+
+    @staticmethod
+    def strength_type(strength: Any) -> Any:
+        """The type (an index of ``Game.type_names``) of every row strength, vectorised."""
+        raise NotImplementedError("each game's environment names its rules' strength_type")
 
     # ------------------------------------------------------------------ spaces
 
@@ -137,11 +157,12 @@ class ArrangeEnv(AECEnv, EzPickle):
             raise ValueError(f"options must be a mapping such as {{'hands': [...]}}, got {options!r}")
         given = options.get("hands") if options else None
         if given is not None:
-            self._slots = self._parse_hands(given)
+            self._slot_array = np.stack(self._parse_hands(given))
         else:
             n, size = self.num_players, self.game.hand_size
             cards = self._rng.permutation(self._deck)[: n * size].reshape(n, size)
-            self._slots = list(np.sort(cards, axis=1).astype(np.intp))
+            self._slot_array = np.sort(cards, axis=1).astype(np.intp)
+        self._slots = list(self._slot_array)
         n = self.num_players
         self._masks: list[np.ndarray | None] = [None] * n
         self._observations: list[dict[str, np.ndarray] | None] = [None] * n
@@ -163,7 +184,8 @@ class ArrangeEnv(AECEnv, EzPickle):
                              f"got {hands!r}")
         if len(hands) != self.num_players:
             raise ValueError(f"options['hands'] has {len(hands)} hands; this table has {self.num_players} seats")
-        slots, owner = [], {}
+        slots: list[np.ndarray] = []
+        owner: dict[int, int] = {}
         for seat, hand in enumerate(hands):
             try:
                 seat_slots = self.game.slots(parse_cards(hand))
@@ -178,9 +200,15 @@ class ArrangeEnv(AECEnv, EzPickle):
         return slots
 
     def _mask(self, seat: int) -> np.ndarray:
+        """The seat's valid mask, computed on first use (every seat's at once with ``batch_masks``)."""
         mask = self._masks[seat]
         if mask is None:
-            mask = self._masks[seat] = self.game.valid_mask(self._slots[seat])
+            if self._table_masks is not None:
+                masks = list(self._table_masks(self._slot_array))
+                self._masks = list(masks)
+                mask = masks[seat]
+            else:
+                mask = self._masks[seat] = self.game.valid_mask(self._slots[seat])
         return mask
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -240,17 +268,19 @@ class ArrangeEnv(AECEnv, EzPickle):
         arrangements = [self._rows(seat, index) for seat, index in enumerate(self._actions)]  # type: ignore[arg-type]
         score = self._score = self.game.score(arrangements)
         table = score.to_dict()
-        type_name = self.game.type_name
+        names = self.game.type_names
+        types = [[names[t] for t in row] for row in self.strength_type(np.asarray(score.strengths)).tolist()]
         for seat, agent in enumerate(self.possible_agents):
-            payoff = float(score.payoffs[seat])
+            payoff = table["payoffs"][seat]
             self.rewards[agent] = payoff
             self.terminations[agent] = True
             info = self.infos[agent]
-            info["arrangement"] = [" ".join(_CARD_TEXT[c] for c in row) for row in arrangements[seat]]
-            info["types"] = [type_name(s) for s in score.strengths[seat].tolist()]
+            info["arrangement"] = [" ".join([_CARD_TEXT[c] for c in row]) for row in arrangements[seat]]
+            info["types"] = types[seat]
             info["score"] = {**self.seat_score(table, seat), "payoff": payoff}
             info["payoff"] = payoff
         self._arrangements = arrangements
+        self._types = types
 
     # ------------------------------------------------------------------ rendering
 
@@ -264,23 +294,14 @@ class ArrangeEnv(AECEnv, EzPickle):
         elif self._score is None:
             text = render_table(self.game, self._slots, title=self.title, acted=[a is not None for a in self._actions])
         else:
-            infos = [self._final_info(seat) for seat in range(self.num_players)]
+            table = self._score.to_dict()
             text = render_table(self.game, self._slots, title=self.title, arrangements=self._arrangements,
-                                types=[i["types"] for i in infos], breakdowns=[i["score"] for i in infos],
-                                payoffs=[i["payoff"] for i in infos])
+                                types=self._types, payoffs=table["payoffs"],
+                                breakdowns=[self.seat_score(table, seat) for seat in range(self.num_players)])
         if self.render_mode == "ansi":
             return text
         print(text)
         return None
-
-    def _final_info(self, seat: int) -> dict[str, Any]:
-        agent = self.possible_agents[seat]
-        if agent in self.infos:
-            return self.infos[agent]
-        table = self._score.to_dict()
-        payoff = float(self._score.payoffs[seat])
-        return {"types": [self.game.type_name(s) for s in self._score.strengths[seat].tolist()],
-                "score": {**self.seat_score(table, seat), "payoff": payoff}, "payoff": payoff}
 
     @property
     def title(self) -> str:
@@ -290,33 +311,116 @@ class ArrangeEnv(AECEnv, EzPickle):
         """Nothing to release (text rendering only)."""
 
 
+# ---------------------------------------------------------------------- masks of a table
+
+class TableMasks:
+    """The valid masks of every seat of a table in one pass of the one data flow: the
+    strengths of every subset of all hands (one ``Game.row_strengths`` call per row size),
+    gathered into every split, then ``Game.valid_rows``. Equal to ``Game.valid_mask`` seat
+    by seat; for games whose per-seat call is mostly fixed cost (Biji: 84 subsets)."""
+
+    def __init__(self, game: Game) -> None:
+        index = game.split_index
+        self.game = game
+        self.sizes = index.row_sizes
+        self.subsets = {size: index.subsets(size).astype(np.intp) for size in set(self.sizes)}
+        self.columns = [np.ascontiguousarray(index.table[:, k], dtype=np.intp) for k in (1, 2)]
+        # the first row's subset is index // n_second (RULES.md section 4): a repeat, not a gather
+        self.repeats = index.n_actions // len(self.subsets[self.sizes[0]])
+        self._flat: dict[int, tuple[dict[int, np.ndarray], list[np.ndarray]]] = {}
+
+    def _flat_indices(self, n: int) -> tuple[dict[int, np.ndarray], list[np.ndarray]]:
+        """Flat take-indices for a table of ``n`` hands: each row size's subsets of every hand,
+        and the middle and last row columns of every hand's per-subset strengths."""
+        if n not in self._flat:
+            hand_size = self.game.hand_size
+            rows = {size: (np.arange(n)[:, None, None] * hand_size + ids).reshape(-1)
+                    for size, ids in self.subsets.items()}
+            columns = [(np.arange(n)[:, None] * len(self.subsets[size]) + column).reshape(-1)
+                       for size, column in zip(self.sizes[1:], self.columns, strict=True)]
+            self._flat[n] = rows, columns
+        return self._flat[n]
+
+    def __call__(self, slots: np.ndarray) -> np.ndarray:
+        """Masks of hands ``slots`` (players, hand size), card ids in slot order → (players, n_actions) bool."""
+        n = len(slots)
+        rows, columns = self._flat_indices(n)
+        flat_slots = slots.ravel()
+        per_subset = {size: self.game.row_strengths(flat_slots.take(ids).reshape(-1, size)).reshape(n, -1)
+                      for size, ids in rows.items()}
+        first = np.repeat(per_subset[self.sizes[0]], self.repeats, axis=1)
+        middle = per_subset[self.sizes[1]].ravel().take(columns[0]).reshape(n, -1)
+        last = per_subset[self.sizes[2]].ravel().take(columns[1]).reshape(n, -1)
+        return self.game.valid_rows(first, middle, last)
+
+
+# ---------------------------------------------------------------------- wrappers
+
+def _direct(wrapper: type[BaseWrapper]) -> type[BaseWrapper]:
+    """``wrapper`` reading the per-step state straight from the raw environment.
+
+    PettingZoo's wrappers forward each attribute read one wrapper at a time through
+    ``__getattr__``; three deep, that costs more than the rest of a Biji hand. The
+    subclass changes nothing else: reads and writes reach the same raw attributes, and a
+    read before ``reset`` is still an AttributeError (the raw environment has no state yet)."""
+
+    def state(name: str) -> property:
+        def put(self: Any, value: Any) -> None:
+            setattr(self._raw, name, value)
+
+        return property(operator.attrgetter(f"_raw.{name}"), put)
+
+    def __init__(self: Any, env: AECEnv, *args: Any, **kwargs: Any) -> None:
+        wrapper.__init__(self, env, *args, **kwargs)
+        self.__dict__["_raw"] = env.unwrapped
+
+    namespace: dict[str, Any] = {name: state(name) for name in _STATE}
+    namespace.update(__init__=__init__, __module__=__name__, __qualname__=wrapper.__qualname__,
+                     __doc__=wrapper.__doc__)
+    return type(wrapper.__name__, (wrapper,), namespace)
+
+
+TerminateIllegalWrapper = _direct(wrappers.TerminateIllegalWrapper)
+AssertOutOfBoundsWrapper = _direct(wrappers.AssertOutOfBoundsWrapper)
+OrderEnforcingWrapper = _direct(wrappers.OrderEnforcingWrapper)
+
+
 def make_env_fns(raw: type[ArrangeEnv]) -> tuple[Callable[..., AECEnv], Callable[..., Any]]:
-    """``env`` (the raw env wrapped as PettingZoo's classic envs are) and ``parallel_env`` of a game."""
+    """``env`` (the raw env wrapped as PettingZoo's classic envs are) and ``parallel_env``
+    (every seat's split at once; an invalid one raises ValueError) of a game."""
 
     def env(**kwargs: Any) -> AECEnv:
-        """The environment with PettingZoo's standard wrappers: an illegal split ends the hand
-        with reward −1 for the seat that played it (0 for the others)."""
+        """The environment with PettingZoo's standard wrappers (``TerminateIllegalWrapper``
+        with reward −1, ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``): an illegal
+        split ends the hand with reward −1 for the seat that played it (0 for the others)."""
         wrapped: AECEnv = raw(**kwargs)
-        wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
-        wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-        return wrappers.OrderEnforcingWrapper(wrapped)
+        wrapped = TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+        wrapped = AssertOutOfBoundsWrapper(wrapped)
+        return OrderEnforcingWrapper(wrapped)
 
-    return env, parallel_wrapper_fn(env)
+    def checked_env(**kwargs: Any) -> AECEnv:
+        """The environment for the parallel API: PettingZoo's conversion cannot end a round
+        in the middle, so an invalid split raises the raw env's ValueError there."""
+        return OrderEnforcingWrapper(AssertOutOfBoundsWrapper(raw(**kwargs)))
+
+    return env, parallel_wrapper_fn(checked_env)
 
 
 # ---------------------------------------------------------------------- benchmark
 
-def random_valid_action(mask: np.ndarray, rng: np.random.Generator, tries: int = 64) -> int:
-    """A split drawn uniformly from the valid ones of ``mask`` (rejection sampling, then an
-    exact draw over all valid splits when the batch of tries missed)."""
-    draws = rng.integers(len(mask), size=tries)
-    hits = draws[mask[draws] != 0]
-    if len(hits):
-        return int(hits[0])
-    valid = np.flatnonzero(mask)
+def random_valid_action(mask: np.ndarray, rng: np.random.Generator) -> int:
+    """A split drawn uniformly from the valid ones of ``mask``: by rejection sampling for
+    large masks (about a third of Thirteen's 72,072 splits are valid), else directly."""
+    n = len(mask)
+    if n > 8192:
+        draws = (rng.random(32) * n).astype(np.intp)
+        hits = draws[mask[draws] != 0]
+        if len(hits):
+            return int(hits[0])
+    valid = mask.nonzero()[0]
     if not len(valid):
         raise ValueError("the action mask has no valid split")
-    return int(valid[rng.integers(len(valid))])
+    return int(valid[int(rng.random() * len(valid))])
 
 
 def env_module(game_name: str) -> Any:
@@ -329,8 +433,9 @@ def env_module(game_name: str) -> Any:
 def hands_per_second(game_name: str, num_players: int = 4, seconds: float = 2.0, *, wrapped: bool = True,
                      seed: int = 0, **kwargs: Any) -> float:
     """Hands played per second through the AEC API by random agents drawing valid splits
-    from the mask (one core). ``wrapped`` uses ``env()`` (else ``raw_env``); ``kwargs`` go
-    to the environment (``preset``, switches)."""
+    from the mask, on one core: seconds of this process's CPU time (``time.process_time``),
+    so other load on the machine does not distort it. ``wrapped`` uses ``env()`` (else
+    ``raw_env``); ``kwargs`` go to the environment (``preset``, switches)."""
     module = env_module(game_name)
     environment = (module.env if wrapped else module.raw_env)(num_players=num_players, **kwargs)
     rng = np.random.default_rng(seed)
@@ -344,15 +449,15 @@ def hands_per_second(game_name: str, num_players: int = 4, seconds: float = 2.0,
     environment.reset(seed=seed)
     play()  # warm-up: the rules' strength tables are built on first use
     hands = 0
-    start = time.perf_counter()
+    start = time.process_time()
     deadline = start + seconds
     while True:
         environment.reset()
         play()
         hands += 1
-        if time.perf_counter() >= deadline:
+        if time.process_time() >= deadline:
             break
-    return hands / (time.perf_counter() - start)
+    return hands / (time.process_time() - start)
 
 
 register_envs()

@@ -21,13 +21,27 @@ from functools import lru_cache
 
 import numpy as np
 
-from .cards import RANK, RANK_CHARS, SUIT, SUIT_CHARS
+from .cards import N_IDS, RANK, RANK_CHARS, SUIT, SUIT_CHARS
 from .games import Game
 from .switches import RuleSwitches, parse_suit_order
 
 SLOT_FEATURES = 19
 #: switches that do not change what a seat should play
 _IGNORED = {"banker_seat"}
+
+
+def _card_features() -> np.ndarray:
+    """The 19 slot features of every card id: rank, suit and joker one-hots."""
+    table = np.zeros((N_IDS, SLOT_FEATURES), dtype=np.float32)
+    real = np.arange(2, N_IDS)
+    table[real, RANK[real]] = 1.0
+    table[real, 13 + SUIT[real]] = 1.0
+    table[[0, 1], [17, 18]] = 1.0
+    table.flags.writeable = False
+    return table
+
+
+_CARD_FEATURES = _card_features()
 
 
 def _rule_features(game: Game) -> tuple[tuple[str, float], ...]:
@@ -82,13 +96,7 @@ def encode_observation(game: Game, slots: np.ndarray, seat: int, num_players: in
     n = game.hand_size
     rule_values = _rule_values(game.rules)
     obs = np.zeros(n * SLOT_FEATURES + 2 * game.players[1] - 1 + len(rule_values), dtype=np.float32)
-    per_slot = obs[: n * SLOT_FEATURES].reshape(n, SLOT_FEATURES)
-    slots = np.asarray(slots, dtype=np.intp)
-    real = slots >= 2
-    rows = np.arange(n)
-    per_slot[rows[real], RANK[slots[real]]] = 1.0
-    per_slot[rows[real], 13 + SUIT[slots[real]]] = 1.0
-    per_slot[rows[~real], 17 + slots[~real]] = 1.0
+    obs[: n * SLOT_FEATURES].reshape(n, SLOT_FEATURES)[:] = _CARD_FEATURES[np.asarray(slots, dtype=np.intp)]
     base = n * SLOT_FEATURES
     obs[base + seat] = 1.0
     base += game.players[1]

@@ -4,8 +4,8 @@ hands or 喜 bonuses, and payoffs. Pure: NumPy only.
 
 >>> from splitpoker.envs.games import make_game
 >>> from splitpoker.envs.cards import parse_cards
->>> print(render_table(make_game("biji"), [parse_cards("2c 3d 4h 5s 6c 7d 8h 9s Tc"),
-...                    parse_cards("Jc Jd Jh Qs Kc Ad 2h 3s 4c")], title="Biji"))
+>>> hands = [sorted(parse_cards(text)) for text in ("2c 3d 4h 5s 6c 7d 8h 9s Tc", "Jc Jd Jh Qs Kc Ad 2h 3s 4c")]
+>>> print(render_table(make_game("biji"), hands, title="Biji"))
 Biji · 2 players · 0 of 2 arranged
 player_0  to act    2♣ 3♦ 4♥ 5♠ 6♣ 7♦ 8♥ 9♠ T♣
 player_1  to act    2♥ 3♠ 4♣ J♣ J♦ J♥ Q♠ K♣ A♦
@@ -16,11 +16,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from .cards import pretty_card
 from .games import Game
 
 
-def pretty_cards(cards: Sequence[int]) -> str:
+def pretty_cards(cards: Sequence[int] | np.ndarray) -> str:
     """Cards with suit symbols, separated by spaces (``A♠ T♦ 2♣``)."""
     return " ".join(pretty_card(int(c)) for c in cards)
 
@@ -42,7 +44,7 @@ def _place(place: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(place, f"{place}th")
 
 
-def render_table(game: Game, hands: Sequence[Sequence[int]], *, title: str = "",
+def render_table(game: Game, hands: Sequence[Sequence[int] | np.ndarray], *, title: str = "",
                  acted: Sequence[bool] | None = None,
                  arrangements: Sequence[Sequence[Sequence[int]]] | None = None,
                  types: Sequence[Sequence[str]] | None = None,

@@ -34,10 +34,25 @@ def subset_strengths(slots: np.ndarray, index: SplitIndex, strength: RowStrength
     return {size: strength(slots[_subsets(index, size)]) for size in sorted(set(index.row_sizes))}
 
 
+@cache
+def _first_row_repeats(index: SplitIndex) -> int:
+    """How many consecutive splits share each first row: the index is ``F * n_second + M``,
+    so the first row's column is ``repeat(arange(n_first), n_second)`` (checked once)."""
+    first = index.table[:, 0]
+    n_first = len(index.subsets(index.row_sizes[0]))
+    repeats = index.n_actions // n_first
+    if not np.array_equal(first, np.repeat(np.arange(n_first), repeats)):
+        raise AssertionError(f"{index!r}: the first row's subset is not index // {repeats}")
+    return repeats
+
+
 def gather_rows(per_subset: dict[int, np.ndarray], index: SplitIndex) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The three rows' values for every split, from per-subset values: three ``(n_actions,)`` arrays."""
     cols = _columns(index)
-    a, b, c = (per_subset[size][cols[k]] for k, size in enumerate(index.row_sizes))
+    sizes = index.row_sizes
+    a = np.repeat(np.asarray(per_subset[sizes[0]]), _first_row_repeats(index))  # a repeat is ~10x a gather
+    b = np.asarray(per_subset[sizes[1]]).take(cols[1])  # take is ~1.5x faster than fancy indexing
+    c = np.asarray(per_subset[sizes[2]]).take(cols[2])
     return a, b, c
 
 

@@ -32,6 +32,10 @@ from splitpoker.envs import biji_v0
 biji_v0.env(num_players=4, preset="classic", render_mode=None, **switches)
 ```
 
+Through PettingZoo's registry: `pettingzoo.make("aec", "splitpoker/biji_v0", **kwargs)` (or
+`"parallel"`), once `splitpoker.envs.registration.register_envs()` has run (importing this
+module runs it).
+
 `num_players`: 2 to 5.
 
 `preset`: `classic` (default, 54 cards) or `no-jokers` (RULES.md 2.6).
@@ -76,7 +80,8 @@ below (`splitpoker.envs.observation`), and an `'action_mask'` element (Legal Act
 splits a hand: each partition of the 9 cards in its one increasing order). Every seat
 holds its real mask from the deal to the end of the hand (it is computed once per seat
 and hand). Playing a split outside the mask through `env()` ends the hand with a reward
-of −1 for that seat and 0 for the others; `raw_env` raises a `ValueError` naming the split.
+of −1 for that seat and 0 for the others; `raw_env` and
+`parallel_env` raise a `ValueError` naming the split.
 
 ### Action Space
 
@@ -110,6 +115,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..arrange_env import ArrangeEnv, make_env_fns
+from . import rules
 
 
 def seat_score(table: Mapping[str, Any], seat: int) -> dict[str, Any]:
@@ -125,8 +131,10 @@ class raw_env(ArrangeEnv):  # noqa: N801 - PettingZoo's name
 
     game_name = "biji"
     invalid_reason = "is not strictly increasing (pot 1 < pot 2 < pot 3)"
+    batch_masks = True
     metadata = {**ArrangeEnv.metadata, "name": "biji_v0"}
     seat_score = staticmethod(seat_score)
+    strength_type = staticmethod(rules.strength_type)
 
 
 env, parallel_env = make_env_fns(raw_env)

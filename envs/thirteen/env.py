@@ -33,6 +33,10 @@ from splitpoker.envs import thirteen_v0
 thirteen_v0.env(num_players=4, preset="classic", render_mode=None, **switches)
 ```
 
+Through PettingZoo's registry: `pettingzoo.make("aec", "splitpoker/thirteen_v0", **kwargs)` (or
+`"parallel"`), once `splitpoker.envs.registration.register_envs()` has run (importing this
+module runs it).
+
 `num_players`: 2, 3 or 4.
 
 `preset`: `classic` (default), `shisanshui`, `banker` or `western` (RULES.md 3.6).
@@ -78,7 +82,8 @@ below (`splitpoker.envs.observation`), and an `'action_mask'` element (Legal Act
 `action_mask` (int8, 72,072 values) is 1 exactly where the split does not foul. Every seat
 holds its real mask from the deal to the end of the hand (it is computed once per seat and
 hand). Playing a split outside the mask through `env()` ends the hand with a reward of −1
-for that seat and 0 for the others; `raw_env` raises a `ValueError` naming the split.
+for that seat and 0 for the others; `raw_env` and
+`parallel_env` raise a `ValueError` naming the split.
 
 ### Action Space
 
@@ -129,6 +134,7 @@ class raw_env(ArrangeEnv):  # noqa: N801 - PettingZoo's name
     invalid_reason = "fouls"
     metadata = {**ArrangeEnv.metadata, "name": "thirteen_v0"}
     seat_score = staticmethod(seat_score)
+    strength_type = staticmethod(rules.strength_type)
 
     @staticmethod
     def check_table(game: Game, num_players: int) -> None:
