@@ -133,7 +133,7 @@ def deck(jokers: bool = False) -> np.ndarray:
     return np.arange(0 if jokers else 2, N_IDS, dtype=np.int16)
 
 
-def check_hand(cards: Sequence[int], size: int, *, jokers: bool, what: str = "hand") -> None:
+def check_hand(cards: Sequence[int] | np.ndarray, size: int, *, jokers: bool, what: str = "hand") -> None:
     """Raise a ValueError naming the problem when ``cards`` is not a hand of ``size`` cards
     of the game's deck."""
     if len(cards) != size:

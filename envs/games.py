@@ -37,6 +37,9 @@ class Game:
     type_names: ClassVar[tuple[str, ...]]
     rules: RuleSwitches
 
+    def __init__(self, rules: RuleSwitches) -> None:
+        self.rules = rules
+
     @property
     def n_actions(self) -> int:
         return self.split_index.n_actions
@@ -112,8 +115,7 @@ class ThirteenGame(Game):
     row_names = thirteen.ROW_NAMES
     type_names = tuple(t.name.lower() for t in thirteen.HandType)
 
-    def __init__(self, rules: thirteen.ThirteenRules) -> None:
-        self.rules: thirteen.ThirteenRules = rules
+    rules: thirteen.ThirteenRules
 
     def slots(self, hand: Sequence[int]) -> np.ndarray:
         return thirteen.hand_slots(hand)
@@ -145,8 +147,7 @@ class BijiGame(Game):
     row_names = biji.ROW_NAMES
     type_names = tuple(t.name.lower() for t in biji.GroupType)
 
-    def __init__(self, rules: biji.BijiRules) -> None:
-        self.rules: biji.BijiRules = rules
+    rules: biji.BijiRules
 
     @property
     def jokers(self) -> bool:
@@ -192,9 +193,9 @@ def make_rules(game: str, preset: str = "classic", switches: Mapping[str, Any] |
 def make_game(game: str, preset: str = "classic", **switches: Any) -> Game:
     """A :class:`Game` for ``game`` ("thirteen" or "biji") under a preset and switch overrides."""
     rules = make_rules(game, preset, switches)
-    return GAME_CLASSES[game](rules)  # type: ignore[arg-type]
+    return GAME_CLASSES[game](rules)
 
 
 def game_of(rules: RuleSwitches) -> Game:
     """The :class:`Game` of a rules object."""
-    return GAME_CLASSES[rules.GAME](rules)  # type: ignore[arg-type]
+    return GAME_CLASSES[rules.GAME](rules)

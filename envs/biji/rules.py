@@ -198,7 +198,7 @@ def compare_groups(a: Sequence[int], b: Sequence[int], rules: BijiRules) -> int:
 
 # ----------------------------------------------------------------------------- arrangements
 
-def hand_slots(hand: Sequence[int], rules: BijiRules, what: str = "hand") -> np.ndarray:
+def hand_slots(hand: Sequence[int] | np.ndarray, rules: BijiRules, what: str = "hand") -> np.ndarray:
     check_hand(hand, HAND_SIZE, jokers=rules.has_jokers, what=what)
     if len(set(hand)) != len(hand):
         dup = next(c for c in hand if list(hand).count(c) > 1)
@@ -221,13 +221,13 @@ def is_valid(rows: Sequence[Sequence[int]], rules: BijiRules) -> bool:
     return bool(s[0] < s[1] < s[2])
 
 
-def split_strengths(hand: Sequence[int], rules: BijiRules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def split_strengths(hand: Sequence[int] | np.ndarray, rules: BijiRules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Strengths of the three pots of every one of the 1,680 splits (84 group strengths gathered)."""
     per_subset = subset_strengths(hand_slots(hand, rules), BIJI, lambda groups: group_strengths(groups, rules))
     return gather_rows(per_subset, BIJI)
 
 
-def valid_mask(hand: Sequence[int], rules: BijiRules) -> np.ndarray:
+def valid_mask(hand: Sequence[int] | np.ndarray, rules: BijiRules) -> np.ndarray:
     """Boolean mask over the 1,680 splits: True where pot 1 < pot 2 < pot 3."""
     first, second, third = split_strengths(hand, rules)
     return (first < second) & (second < third)

@@ -286,7 +286,7 @@ def is_valid(rows: Sequence[Sequence[int]], rules: ThirteenRules) -> bool:
     return bool(valid_strengths(s[0], s[1], s[2]))
 
 
-def hand_slots(hand: Sequence[int]) -> np.ndarray:
+def hand_slots(hand: Sequence[int] | np.ndarray) -> np.ndarray:
     check_hand(hand, HAND_SIZE, jokers=False)
     if len(set(hand)) != len(hand):
         dup = next(c for c in hand if list(hand).count(c) > 1)
@@ -294,14 +294,14 @@ def hand_slots(hand: Sequence[int]) -> np.ndarray:
     return np.sort(np.asarray(hand, dtype=np.intp))
 
 
-def split_strengths(hand: Sequence[int], rules: ThirteenRules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def split_strengths(hand: Sequence[int] | np.ndarray, rules: ThirteenRules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Front, middle and back strength of every one of the 72,072 splits, from 286 + 1,287
     subset strengths computed once."""
     per_subset = subset_strengths(hand_slots(hand), THIRTEEN, lambda rows: row_strengths(rows, rules))
     return gather_rows(per_subset, THIRTEEN)
 
 
-def valid_mask(hand: Sequence[int], rules: ThirteenRules) -> np.ndarray:
+def valid_mask(hand: Sequence[int] | np.ndarray, rules: ThirteenRules) -> np.ndarray:
     """Boolean mask over the 72,072 splits: True where the split does not foul."""
     per_subset = subset_strengths(hand_slots(hand), THIRTEEN, lambda rows: rank_only_strengths(rows, rules))
     front, middle, back = gather_rows(per_subset, THIRTEEN)
