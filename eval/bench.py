@@ -111,9 +111,10 @@ def _env_rate(game: str, players: int, seconds: float) -> float:
 
 
 def _policy_ms(game: Game, players: int, count: int) -> float:
-    from ..agents.policy import untrained_agent
+    from ..agents.policy import PolicyAgent, build_policy, policy_meta
 
-    agent = untrained_agent(game, players, "split_scorer")
+    meta = policy_meta(game, players, "split_scorer", {})
+    agent = PolicyAgent(build_policy(meta), meta, name="split_scorer")
     calls = []
     for table in _hands(game, count, players, seed=5):
         hand = table[0]
@@ -157,7 +158,8 @@ def print_table(report: dict[str, Any]) -> None:
 
     table = Table(title=f"splitpoker bench — {report['machine']['cpu']} ({report['machine']['affinity']})")
     for column in ("figure", "median", "min", "max", "unit", "what"):
-        table.add_column(column, justify="right" if column in ("median", "min", "max") else "left")
+        table.add_column(column, justify="right" if column in ("median", "min", "max") else "left",
+                         no_wrap=column != "what")
     for f in report["figures"]:
         table.add_row(f["name"], f"{f['median']:.4g}", f"{f['min']:.4g}", f"{f['max']:.4g}", f["unit"], f["what"])
-    Console().print(table)
+    Console(width=max(Console().width, 150)).print(table)
