@@ -238,10 +238,15 @@ def valid_mask(hand: Sequence[int] | np.ndarray, rules: BijiRules) -> np.ndarray
 _IDS = np.arange(N_IDS)
 _BLACK_CARD = (_IDS == BLACK_JOKER) | ((_IDS >= 2) & np.isin(SUIT, (0, 3)))
 _RED_CARD = (_IDS == RED_JOKER) | ((_IDS >= 2) & np.isin(SUIT, (1, 2)))
-_RANK_BIT = np.where(_IDS >= 2, 1 << RANK.astype(np.int64), 1 << 13)  # jokers: a bit of their own
+#: per card: its rank's bit (bits 0-12; jokers none), black flag (bit 13), red flag (bit 14)
+_RANK0 = np.maximum(RANK, 0).astype(np.int64)
+_CARD_BITS = (np.where(_IDS >= 2, 1 << _RANK0, 0) | (_BLACK_CARD.astype(np.int64) << 13)
+              | (_RED_CARD.astype(np.int64) << 14))
+#: per card: 8**rank, so a sum over a hand holds the count of each rank in one octal digit
+_RANK_OCTAL = np.where(_IDS >= 2, 8 ** _RANK0, 0)
+_OCTAL_SHIFTS = 3 * np.arange(13, dtype=np.int64)
 #: the rank sets of nine consecutive ranks: 2…T up to 6…A, and A-2…9 (ace low)
 _NINE_RUNS = np.array([0b111111111 << r for r in range(5)] + [(1 << 12) | 0b11111111], dtype=np.int64)
-_RANK13 = np.where(_IDS >= 2, RANK, 13)
 _STRAIGHT_FLUSH, _TRIPS = int(GroupType.STRAIGHT_FLUSH), int(GroupType.TRIPS)
 
 
@@ -253,14 +258,19 @@ def _xi_values(rules: BijiRules) -> np.ndarray:
 def xi_table(cards: np.ndarray, strengths: np.ndarray, places: np.ndarray, rules: BijiRules) -> np.ndarray:
     """喜 held by each seat, bonus by bonus: ``cards`` (players, 9) ids, ``strengths`` and
     ``places`` (players, 3) → int array (players, 7) in the order of :data:`XI_NAMES`."""
-    cards = np.sort(cards, axis=1)
-    ranks = _RANK13[cards]
-    bits = np.bitwise_or.reduce(_RANK_BIT[cards], axis=1)
-    four = ((ranks[:, :6] == ranks[:, 3:]) & (ranks[:, :6] < 13)).sum(axis=1)
+    bits = _CARD_BITS[cards]
+    every = np.bitwise_and.reduce(bits, axis=1)
+    ranks_held = np.bitwise_or.reduce(bits, axis=1) & 0x1FFF
+    rank_counts = (_RANK_OCTAL[cards].sum(axis=1)[:, None] >> _OCTAL_SHIFTS) & 7
     types = strength_type(strengths)
-    held = np.stack([_BLACK_CARD[cards].all(axis=1), _RED_CARD[cards].all(axis=1), (bits[:, None] == _NINE_RUNS).any(axis=1),
-                     four, (places == 1).all(axis=1), types[:, 0] == _STRAIGHT_FLUSH,
-                     (types == _TRIPS).all(axis=1)], axis=1)
+    held = np.empty((len(cards), len(XI_NAMES)), dtype=np.int64)
+    held[:, 0] = (every >> 13) & 1
+    held[:, 1] = (every >> 14) & 1
+    held[:, 2] = (ranks_held[:, None] == _NINE_RUNS).any(axis=1)  # nine real cards of nine ranks in a run
+    held[:, 3] = (rank_counts == 4).sum(axis=1)
+    held[:, 4] = (places == 1).all(axis=1)
+    held[:, 5] = types[:, 0] == _STRAIGHT_FLUSH
+    held[:, 6] = (types == _TRIPS).all(axis=1)
     return held * _xi_values(rules)
 
 
