@@ -60,8 +60,8 @@ def _per_call_ms(calls: list[Callable[[], Any]]) -> float:
     return (time.perf_counter() - start) / len(calls) * 1e3
 
 
-def _decision_calls(game: Game, spec: str, num_players: int, count: int) -> list[Callable[[], Any]]:
-    agent = load_agent(spec, game, num_players=num_players, seed=0)
+def _decision_calls(game: Game, agent: Any, num_players: int, count: int) -> list[Callable[[], Any]]:
+    """One call of ``agent.act`` per random hand (seat 0), inputs prepared beforehand."""
     calls = []
     for table in _hands(game, count, num_players, seed=3):
         hand = table[0]
@@ -70,6 +70,11 @@ def _decision_calls(game: Game, spec: str, num_players: int, count: int) -> list
         info = {"hand": format_cards(hand).split(), "seat": 0, "num_players": num_players}
         calls.append(lambda obs=obs, mask=mask, info=info: agent.act(obs, mask, info))
     return calls
+
+
+def _spec_ms(game: Game, spec: str, num_players: int, count: int) -> float:
+    return _per_call_ms(_decision_calls(game, load_agent(spec, game, num_players=num_players, seed=0),
+                                        num_players, count))
 
 
 def _figures(quick: bool) -> list[tuple[str, str, str, Callable[[], float]]]:
@@ -90,15 +95,15 @@ def _figures(quick: bool) -> list[tuple[str, str, str, Callable[[], float]]]:
         figures.append((f"{name}.env_hands_per_s", "hands/s", f"{players}-player hands through the AEC API, "
                         "random legal actions", lambda n=name, p=players: _env_rate(n, p, 0.5 if quick else 2.0)))
         figures.append((f"{name}.greedy_ms", "ms", "greedy decision",
-                        lambda g=game, p=players: _per_call_ms(_decision_calls(g, "greedy", p, n_calls))))
+                        lambda g=game, p=players: _spec_ms(g, "greedy", p, n_calls)))
         solver_calls = 3 if quick else 10
         for samples in SOLVER_SCALING:
             label = f"{name}.solver_ms" if samples == 256 else f"{name}.solver_ms@{samples}"
             if quick and samples == 1024 and name == "thirteen":
                 continue
             figures.append((label, "ms", f"solver decision, {players} players, {samples} samples, greedy opponents",
-                            lambda g=game, p=players, k=samples, c=solver_calls: _per_call_ms(
-                                _decision_calls(g, f"solver:samples={k}", p, c))))
+                            lambda g=game, p=players, k=samples, c=solver_calls: _spec_ms(
+                                g, f"solver:samples={k}", p, c)))
         figures.append((f"{name}.policy_ms", "ms", "split_scorer policy decision (untrained weights)",
                         lambda g=game, p=players: _policy_ms(g, p, n_calls)))
     return figures
@@ -114,15 +119,7 @@ def _policy_ms(game: Game, players: int, count: int) -> float:
     from ..agents.policy import PolicyAgent, build_policy, policy_meta
 
     meta = policy_meta(game, players, "split_scorer", {})
-    agent = PolicyAgent(build_policy(meta), meta, name="split_scorer")
-    calls = []
-    for table in _hands(game, count, players, seed=5):
-        hand = table[0]
-        obs = encode_observation(game, hand, 0, players)
-        mask = game.valid_mask(hand).astype(np.int8)
-        info = {"hand": format_cards(hand).split(), "seat": 0, "num_players": players}
-        calls.append(lambda obs=obs, mask=mask, info=info: agent.act(obs, mask, info))
-    return _per_call_ms(calls)
+    return _per_call_ms(_decision_calls(game, PolicyAgent(build_policy(meta), meta, name="split_scorer"), players, count))
 
 
 def run_bench(quick: bool = False, only: str | None = None, progress: bool = True) -> dict[str, Any]:
