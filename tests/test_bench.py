@@ -1,0 +1,32 @@
+"""The bench command: figures with median, min and max, as one JSON document."""
+
+from __future__ import annotations
+
+import json
+
+from splitpoker.train.cli import main
+
+
+def test_bench_json_shape(capsys):
+    code = main(["bench", "--quick", "--only", "biji.mask", "--json"])
+    assert code == 0
+    report = json.loads(capsys.readouterr().out)
+    assert {"platform", "python", "cpu"} <= set(report["machine"])
+    (figure,) = report["figures"]
+    assert figure["name"] == "biji.mask_ms" and figure["unit"] == "ms"
+    assert 0 < figure["min"] <= figure["median"] <= figure["max"]
+
+
+def test_bench_names_every_required_figure():
+    from splitpoker.eval.bench import _figures
+
+    names = {name for name, *_ in _figures(quick=False)}
+    for game in ("thirteen", "biji"):
+        for figure in ("mask_ms", "score_ms", "env_hands_per_s", "solver_ms", "greedy_ms", "policy_ms",
+                       "solver_ms@64", "solver_ms@1024"):
+            assert f"{game}.{figure}" in names
+
+
+def test_bench_unknown_prefix_is_an_error(capsys):
+    assert main(["bench", "--only", "chess."]) == 2
+    assert "chess." in capsys.readouterr().err
