@@ -23,13 +23,15 @@ from ..envs.observation import encode_observation
 SOLVER_SCALING = (64, 256, 1024)
 
 
-def _pin_one_core() -> str:
+def _pin_one_core() -> tuple[str, set[int] | None]:
+    """Pin this process to one CPU; return a description and the CPUs to restore."""
     try:
-        cpu = min(os.sched_getaffinity(0))
+        before = os.sched_getaffinity(0)
+        cpu = min(before)
         os.sched_setaffinity(0, {cpu})
-        return f"pinned to cpu {cpu}"
+        return f"pinned to cpu {cpu}", before
     except (AttributeError, OSError):
-        return "not pinned (no sched_setaffinity)"
+        return "not pinned (no sched_setaffinity)", None
 
 
 def machine() -> dict[str, Any]:
@@ -124,17 +126,29 @@ def _policy_ms(game: Game, players: int, count: int) -> float:
 
 def run_bench(quick: bool = False, only: str | None = None, progress: bool = True) -> dict[str, Any]:
     """Measure every figure (those whose name starts with ``only``)."""
-    pinned = _pin_one_core()
-    try:
-        import torch
-
-        torch.set_num_threads(1)
-    except ImportError:
-        pass
-    repeats = 3 if quick else 7
     figures = [f for f in _figures(quick) if not only or f[0].startswith(only)]
     if not figures:
         raise ValueError(f"no figure name starts with {only!r}")
+    pinned, restore = _pin_one_core()
+    try:
+        import torch
+
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+    except ImportError:
+        torch, threads = None, 0
+    try:
+        out = _measure(figures, repeats=3 if quick else 7, progress=progress)
+    finally:
+        if restore is not None:
+            os.sched_setaffinity(0, restore)
+        if torch is not None:
+            torch.set_num_threads(threads)
+    return {"machine": machine() | {"affinity": pinned}, "figures": out}
+
+
+def _measure(figures: list[tuple[str, str, str, Callable[[], float]]], repeats: int,
+             progress: bool) -> list[dict[str, Any]]:
     out = []
     iterator: Any = figures
     if progress:
@@ -146,7 +160,7 @@ def run_bench(quick: bool = False, only: str | None = None, progress: bool = Tru
         values = [once() for _ in range(repeats)]
         out.append({"name": name, "median": float(np.median(values)), "min": float(min(values)),
                     "max": float(max(values)), "unit": unit, "what": what, "runs": repeats})
-    return {"machine": machine() | {"affinity": pinned}, "figures": out}
+    return out
 
 
 def print_table(report: dict[str, Any]) -> None:
