@@ -1,9 +1,55 @@
-"""Subcommands of splitpoker.train."""
+"""Subcommands of splitpoker.train: ``train``."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from typing import Any
+
+
+def _train(args: argparse.Namespace) -> int:
+    from .ppo import command_line, resume_run, train
+
+    if (args.config is None) == (args.resume is None):
+        raise ValueError("give a config file or --resume RUN_DIR (not both)")
+    command = command_line()
+
+    def emit(line: str) -> None:
+        print(line, file=sys.stderr if args.json else sys.stdout, flush=True)
+
+    if args.resume is not None:
+        result = resume_run(args.resume, args.overrides, command, emit=emit)
+    else:
+        result = train(args.config, args.overrides, command=command, emit=emit)
+    if args.json:
+        print(json.dumps(result.to_dict(), ensure_ascii=False))
+        return 130 if result.interrupted else 0
+    if result.interrupted:
+        return 130
+    from .ppo import eval_table
+
+    print()
+    print(f"final policy after {result.steps} hands ({result.hands_per_s:.1f} hands/s in the last rollout):")
+    print(eval_table(result.results))
+    print()
+    print(f"checkpoint:  {result.checkpoint}")
+    print(f"report:      {result.report}")
+    print(f"TensorBoard: tensorboard --logdir {result.run_dir}")
+    return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add this package's subcommands."""
+    p: Any = sub.add_parser(
+        "train", help="train a policy by self-play from a YAML config",
+        description="Train a policy by self-play with MaskablePPO from a YAML config (see configs/). "
+        "Writes runs/<game>__<config>__<seed>__<timestamp>/ with config.yaml, command.txt, TensorBoard "
+        "events, checkpoints/ and eval/, and ends with a duplicate evaluation against the config's opponents. "
+        "Ctrl-C saves a checkpoint; --resume RUN_DIR continues it.")
+    p.add_argument("config", nargs="?", help="the YAML config file, e.g. configs/quickstart.yaml")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.SUB=VALUE",
+                   help="override a config key (repeatable; the value is read as YAML), e.g. --set ppo.n_steps=128")
+    p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its latest checkpoint")
+    p.add_argument("--json", action="store_true", help="print one JSON document with the run's result on stdout")
+    p.set_defaults(run=_train)

@@ -1,0 +1,442 @@
+"""Learned policies: the two network kinds trained by ``splitpoker train`` and the agents that
+play a saved policy (``checkpoint:PATH``, ``pretrained:NAME``).
+
+Policy kinds (both are sb3-contrib ``MaskableActorCriticPolicy`` classes over the flat
+observation of :mod:`splitpoker.envs.observation`):
+
+``mlp``
+    SB3's own actor-critic MLP: hidden layers ``net_arch``, then one linear output per
+    split (72,072 for Thirteen, 1,680 for Biji).
+``split_scorer``
+    Scores every split with shared weights from the rows it forms. The hand's slots are
+    decoded from the observation's per-slot one-hots; every 3-card and 5-card subset of
+    slots gets an embedding (an MLP over its cards' features, their rank and suit counts and
+    straight windows, plus the seat/table/rule features), computed once per hand. Each row
+    position maps a subset embedding to a scalar and to a small vector; a split's logit is
+    the sum of its three rows' scalars plus ``w · relu(sum of their vectors)``, gathered
+    through ``SplitIndex.table``. The head's size does not depend on the number of splits.
+    The value comes from the mean and max of the subset embeddings.
+
+A saved policy is a zip holding ``policy.pth`` (the state dict) and ``splitpoker.json``
+(:data:`CHECKPOINT_FORMAT`: game, players, rules, policy kind and architecture, step). The
+checkpoints written by training are SB3 model zips with that member added, so the same file
+resumes training and plays as an agent.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import zipfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch as th
+from gymnasium import spaces
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.type_aliases import Schedule
+from torch import nn
+from torch.utils.checkpoint import checkpoint as grad_checkpoint
+
+from ..envs.games import GAMES, Game
+from ..envs.observation import SLOT_FEATURES, observation_size
+from ..envs.splits import BIJI, THIRTEEN, SplitIndex
+
+POLICY_KINDS = ("mlp", "split_scorer")
+CHECKPOINT_FORMAT = "splitpoker-policy/1"
+META_MEMBER = "splitpoker.json"
+POLICY_MEMBER = "policy.pth"
+PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
+ACTIVATIONS: dict[str, type[nn.Module]] = {"relu": nn.ReLU, "tanh": nn.Tanh}
+SPLIT_INDEX: dict[str, SplitIndex] = {"thirteen": THIRTEEN, "biji": BIJI}
+#: floats of the (batch, splits, split_hidden) interaction computed at once
+_CHUNK_FLOATS = 1 << 22
+
+
+# --------------------------------------------------------------------------- split scorer
+def _subset_features(cards: th.Tensor) -> th.Tensor:
+    """Features of subsets from their cards' one-hots ``(..., k, 19)``: the cards in slot order,
+    rank counts, suit counts, joker counts, how many ranks appear once/twice/three/four
+    times, whether all suits agree, and which straight windows (ace low or high) are full."""
+    k = cards.shape[-2]
+    ranks = cards[..., :13].sum(-2)
+    suits = cards[..., 13:17].sum(-2)
+    jokers = cards[..., 17:19].sum(-2)
+    profile = th.stack([(ranks == c).sum(-1) for c in (1, 2, 3, 4)], -1).to(cards.dtype)
+    one_suit = (suits.amax(-1, keepdim=True) == k).to(cards.dtype)
+    present = (ranks > 0).to(cards.dtype)
+    extended = th.cat([present[..., 12:13], present], -1)  # ace low, 2 … A
+    windows = (extended.unfold(-1, k, 1).sum(-1) == k).to(cards.dtype)
+    flat = cards.flatten(-2)
+    return th.cat([flat, ranks, suits, jokers, profile, one_suit, windows], -1)
+
+
+def _subset_feature_size(k: int) -> int:
+    return k * SLOT_FEATURES + 13 + 4 + 2 + 4 + 1 + (14 - k + 1)
+
+
+class SplitScorerExtractor(nn.Module):
+    """Subset embeddings for the actor (flattened, one block per subset size) and pooled
+    features for the critic, from the flat observation."""
+
+    def __init__(self, game: str, features_dim: int, subset_hidden: int, embed_dim: int, value_hidden: int) -> None:
+        super().__init__()
+        index = SPLIT_INDEX[game]
+        self.n_slots = index.n_slots
+        self.sizes = tuple(sorted(set(index.row_sizes)))
+        self.context_dim = features_dim - self.n_slots * SLOT_FEATURES
+        if self.context_dim < 0:
+            raise ValueError(f"observation of {features_dim} values is too short for a {game} hand")
+        self.embed_dim = embed_dim
+        for k in self.sizes:
+            self.register_buffer(f"subsets_{k}", th.as_tensor(index.subsets(k), dtype=th.long), persistent=False)
+        self.card_layers = nn.ModuleDict({str(k): nn.Linear(_subset_feature_size(k), subset_hidden) for k in self.sizes})
+        self.context_layers = nn.ModuleDict({str(k): nn.Linear(self.context_dim, subset_hidden, bias=False)
+                                             for k in self.sizes})
+        self.embed_layers = nn.ModuleDict({str(k): nn.Linear(subset_hidden, embed_dim) for k in self.sizes})
+        pooled = 2 * embed_dim * len(self.sizes) + self.context_dim
+        self.value_layer = nn.Sequential(nn.Linear(pooled, value_hidden), nn.ReLU())
+        self.n_subsets = {k: math.comb(self.n_slots, k) for k in self.sizes}
+        self.latent_dim_pi = sum(self.n_subsets.values()) * embed_dim
+        self.latent_dim_vf = value_hidden
+
+    def embeddings(self, features: th.Tensor) -> dict[int, th.Tensor]:
+        """``{k: (batch, C(n, k), embed_dim)}``."""
+        slots = features[:, : self.n_slots * SLOT_FEATURES].reshape(-1, self.n_slots, SLOT_FEATURES)
+        context = features[:, self.n_slots * SLOT_FEATURES:]
+        out = {}
+        for k in self.sizes:
+            cards = slots[:, getattr(self, f"subsets_{k}")]  # (B, m, k, 19)
+            hidden = self.card_layers[str(k)](_subset_features(cards))
+            hidden = th.relu(hidden + self.context_layers[str(k)](context)[:, None, :])
+            out[k] = th.relu(self.embed_layers[str(k)](hidden))
+        return out
+
+    def _pooled(self, features: th.Tensor, emb: dict[int, th.Tensor]) -> th.Tensor:
+        context = features[:, self.n_slots * SLOT_FEATURES:]
+        parts = [p for k in self.sizes for p in (emb[k].mean(1), emb[k].amax(1))]
+        return self.value_layer(th.cat([*parts, context], -1))
+
+    def forward(self, features: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+        emb = self.embeddings(features)
+        latent_pi = th.cat([emb[k].flatten(1) for k in self.sizes], 1)
+        return latent_pi, self._pooled(features, emb)
+
+    def forward_actor(self, features: th.Tensor) -> th.Tensor:
+        emb = self.embeddings(features)
+        return th.cat([emb[k].flatten(1) for k in self.sizes], 1)
+
+    def forward_critic(self, features: th.Tensor) -> th.Tensor:
+        return self._pooled(features, self.embeddings(features))
+
+
+class SplitScoreHead(nn.Module):
+    """One logit per split from the subset embeddings of its three rows (shared weights)."""
+
+    def __init__(self, game: str, embed_dim: int, split_hidden: int) -> None:
+        super().__init__()
+        index = SPLIT_INDEX[game]
+        self.row_sizes = index.row_sizes
+        self.sizes = tuple(sorted(set(index.row_sizes)))
+        self.n_subsets = {k: math.comb(index.n_slots, k) for k in self.sizes}
+        self.embed_dim = embed_dim
+        self.split_hidden = split_hidden
+        self.n_actions = index.n_actions
+        table = th.as_tensor(index.table.astype(np.int64))
+        for r in range(3):
+            self.register_buffer(f"rows_{r}", table[:, r].contiguous(), persistent=False)
+        self.row_scalars = nn.ModuleList([nn.Linear(embed_dim, 1) for _ in range(3)])
+        if split_hidden > 0:
+            self.row_vectors = nn.ModuleList([nn.Linear(embed_dim, split_hidden, bias=r == 0) for r in range(3)])
+            self.out = nn.Linear(split_hidden, 1, bias=False)
+
+    def _split(self, latent: th.Tensor) -> dict[int, th.Tensor]:
+        out, start = {}, 0
+        for k in self.sizes:
+            stop = start + self.n_subsets[k] * self.embed_dim
+            out[k] = latent[:, start:stop].reshape(-1, self.n_subsets[k], self.embed_dim)
+            start = stop
+        return out
+
+    def _interaction(self, vectors: list[th.Tensor], start: int, stop: int) -> th.Tensor:
+        hidden = vectors[0][:, self.rows_0[start:stop]]
+        hidden = hidden + vectors[1][:, self.rows_1[start:stop]]
+        hidden = hidden + vectors[2][:, self.rows_2[start:stop]]
+        return self.out(th.relu(hidden)).squeeze(-1)
+
+    def forward(self, latent: th.Tensor) -> th.Tensor:
+        emb = self._split(latent)
+        rows = [self.rows_0, self.rows_1, self.rows_2]
+        logits = sum(self.row_scalars[r](emb[self.row_sizes[r]]).squeeze(-1)[:, rows[r]] for r in range(3))
+        if self.split_hidden == 0:
+            return logits
+        vectors = [self.row_vectors[r](emb[self.row_sizes[r]]) for r in range(3)]
+        batch = latent.shape[0]
+        chunk = max(256, _CHUNK_FLOATS // max(1, batch * self.split_hidden))
+        if chunk >= self.n_actions:
+            return logits + self._interaction(vectors, 0, self.n_actions)
+        parts = []
+        for start in range(0, self.n_actions, chunk):
+            stop = min(start + chunk, self.n_actions)
+            if th.is_grad_enabled():
+                parts.append(grad_checkpoint(self._interaction, vectors, start, stop, use_reentrant=False))
+            else:
+                parts.append(self._interaction(vectors, start, stop))
+        return logits + th.cat(parts, 1)
+
+
+class SplitScorerPolicy(MaskableActorCriticPolicy):
+    """``MaskableActorCriticPolicy`` whose actor scores splits from row embeddings."""
+
+    def __init__(self, observation_space: spaces.Space, action_space: spaces.Space, lr_schedule: Schedule,
+                 game: str = "thirteen", subset_hidden: int = 64, embed_dim: int = 32, split_hidden: int = 8,
+                 value_hidden: int = 64, **kwargs: Any) -> None:
+        if game not in SPLIT_INDEX:
+            raise ValueError(f"unknown game {game!r}; games: {', '.join(GAMES)}")
+        if not isinstance(action_space, spaces.Discrete) or int(action_space.n) != SPLIT_INDEX[game].n_actions:
+            raise ValueError(f"the split scorer for {game} needs Discrete({SPLIT_INDEX[game].n_actions}) actions, "
+                             f"got {action_space}")
+        self.game_name = game
+        self.subset_hidden = subset_hidden
+        self.embed_dim = embed_dim
+        self.split_hidden = split_hidden
+        self.value_hidden = value_hidden
+        kwargs.setdefault("net_arch", [])
+        super().__init__(observation_space, action_space, lr_schedule, **kwargs)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()
+        data.update(game=self.game_name, subset_hidden=self.subset_hidden, embed_dim=self.embed_dim,
+                    split_hidden=self.split_hidden, value_hidden=self.value_hidden)
+        return data
+
+    def _build_mlp_extractor(self) -> None:
+        self.mlp_extractor = SplitScorerExtractor(self.game_name, self.features_dim, self.subset_hidden,
+                                                  self.embed_dim, self.value_hidden)
+
+    def _build(self, lr_schedule: Schedule) -> None:
+        self._build_mlp_extractor()
+        self.action_net = SplitScoreHead(self.game_name, self.embed_dim, self.split_hidden)
+        self.value_net = nn.Linear(self.mlp_extractor.latent_dim_vf, 1)
+        if self.ortho_init:
+            self.mlp_extractor.apply(lambda m: self.init_weights(m, gain=math.sqrt(2)))
+            self.value_net.apply(lambda m: self.init_weights(m, gain=1.0))
+            head = self.action_net
+            head.row_scalars.apply(lambda m: self.init_weights(m, gain=0.01))
+            if head.split_hidden > 0:
+                head.row_vectors.apply(lambda m: self.init_weights(m, gain=1.0))
+                head.out.apply(lambda m: self.init_weights(m, gain=0.01))
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+
+# --------------------------------------------------------------------------- building
+def check_kind(kind: str) -> str:
+    if kind not in POLICY_KINDS:
+        raise ValueError(f"unknown policy {kind!r}; policies: {', '.join(POLICY_KINDS)}")
+    return kind
+
+
+def policy_class(kind: str) -> type[MaskableActorCriticPolicy]:
+    """The SB3 policy class of a policy kind."""
+    return SplitScorerPolicy if check_kind(kind) == "split_scorer" else MaskableActorCriticPolicy
+
+
+def policy_kwargs(kind: str, arch: Mapping[str, Any], game: str) -> dict[str, Any]:
+    """SB3 ``policy_kwargs`` for a policy kind from its architecture settings.
+
+    ``mlp``: ``net_arch`` (list of hidden sizes, or ``{"pi": [...], "vf": [...]}``) and
+    ``activation`` (relu, tanh). ``split_scorer``: ``subset_hidden``, ``embed_dim``,
+    ``split_hidden``, ``value_hidden``."""
+    arch = dict(arch)
+    if check_kind(kind) == "mlp":
+        activation = arch.get("activation", "relu")
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"unknown activation {activation!r}; activations: {', '.join(ACTIVATIONS)}")
+        net_arch = arch.get("net_arch", [64, 64])
+        if isinstance(net_arch, Mapping):
+            net_arch = {"pi": list(net_arch["pi"]), "vf": list(net_arch["vf"])}
+        else:
+            net_arch = {"pi": list(net_arch), "vf": list(net_arch)}
+        return {"net_arch": net_arch, "activation_fn": ACTIVATIONS[activation]}
+    keys = ("subset_hidden", "embed_dim", "split_hidden", "value_hidden")
+    unknown = sorted(set(arch) - set(keys))
+    if unknown:
+        raise ValueError(f"unknown split_scorer setting {unknown[0]!r}; settings: {', '.join(keys)}")
+    return {"game": game, **{k: int(arch[k]) for k in keys if k in arch}}
+
+
+def spaces_of(game: Game) -> tuple[spaces.Box, spaces.Discrete]:
+    """The observation and action spaces of a game's single-seat view."""
+    size = observation_size(game)
+    return spaces.Box(-np.inf, np.inf, (size,), np.float32), spaces.Discrete(game.n_actions)
+
+
+def build_policy(meta: Mapping[str, Any]) -> MaskableActorCriticPolicy:
+    """A fresh policy module (CPU, eval mode) of the kind and architecture in ``meta``."""
+    game = meta["game"]
+    obs_space = spaces.Box(-np.inf, np.inf, (int(meta["observation_size"]),), np.float32)
+    act_space = spaces.Discrete(int(meta["n_actions"]))
+    cls = policy_class(meta["policy"]["kind"])
+    policy = cls(obs_space, act_space, lambda _: 0.0, **policy_kwargs(meta["policy"]["kind"], meta["policy"]["arch"], game))
+    return policy.eval()
+
+
+def action_logits(policy: MaskableActorCriticPolicy, obs: th.Tensor) -> th.Tensor:
+    """Unmasked logits ``(batch, n_actions)`` of a policy for a batch of observations."""
+    features = policy.extract_features(obs, policy.pi_features_extractor)
+    return policy.action_net(policy.mlp_extractor.forward_actor(features))
+
+
+# --------------------------------------------------------------------------- agents
+def masked_choice(logits: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None) -> int:
+    """Argmax of the logits over the valid splits, or a sample from their softmax with ``rng``."""
+    valid = np.flatnonzero(mask)
+    if len(valid) == 0:
+        raise ValueError("the action mask has no valid split")
+    scores = logits[valid].astype(np.float64)
+    if rng is not None:
+        scores = scores + rng.gumbel(size=len(valid))
+    return int(valid[int(np.argmax(scores))])
+
+
+class PolicyAgent:
+    """Plays a policy: argmax over the masked logits (``rng`` given: samples from them)."""
+
+    def __init__(self, policy: MaskableActorCriticPolicy, meta: Mapping[str, Any], name: str,
+                 rng: np.random.Generator | None = None) -> None:
+        self.policy = policy.eval()
+        self.meta = dict(meta)
+        self.name = name
+        self.rng = rng
+        self.observation_size = int(meta["observation_size"])
+        self.n_actions = int(meta["n_actions"])
+
+    def logits(self, observations: np.ndarray) -> np.ndarray:
+        obs = np.asarray(observations, dtype=np.float32).reshape(-1, self.observation_size)
+        with th.inference_mode():
+            return action_logits(self.policy, th.as_tensor(obs, device=self.policy.device)).cpu().numpy()
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
+        mask = np.asarray(action_mask).astype(bool, copy=False)
+        if mask.shape != (self.n_actions,):
+            raise ValueError(f"{self.name}: action mask of shape {mask.shape}, expected ({self.n_actions},)")
+        return masked_choice(self.logits(observation)[0], mask, self.rng)
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> list[int]:
+        """One decision per row of ``observations`` / ``masks`` in a single forward pass."""
+        logits = self.logits(observations)
+        return [masked_choice(row, np.asarray(m, dtype=bool), self.rng) for row, m in zip(logits, masks)]
+
+
+# --------------------------------------------------------------------------- files
+def policy_meta(game: Game, num_players: int, kind: str, arch: Mapping[str, Any], step: int = 0,
+                **extra: Any) -> dict[str, Any]:
+    """The ``splitpoker.json`` document of a saved policy."""
+    return {"format": CHECKPOINT_FORMAT, "game": game.name, "num_players": int(num_players),
+            "rules": game.rules.to_dict(), "observation_size": observation_size(game),
+            "n_actions": game.n_actions, "policy": {"kind": check_kind(kind), "arch": dict(arch)},
+            "step": int(step), **extra}
+
+
+def read_meta(path: str | Path) -> dict[str, Any]:
+    """The ``splitpoker.json`` of a saved policy; ValueError when the file is not one."""
+    path = Path(path)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            if META_MEMBER not in archive.namelist():
+                raise ValueError(f"{path} is not a splitpoker policy (no {META_MEMBER} inside)")
+            meta = json.loads(archive.read(META_MEMBER).decode())
+    except zipfile.BadZipFile:
+        raise ValueError(f"{path} is not a splitpoker policy (not a zip file)") from None
+    if meta.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"{path} has policy format {meta.get('format')!r}; this version reads {CHECKPOINT_FORMAT}")
+    return meta
+
+
+def read_policy_state(path: str | Path) -> dict[str, th.Tensor]:
+    """The policy state dict stored in a saved policy."""
+    with zipfile.ZipFile(path) as archive:
+        return th.load(io.BytesIO(archive.read(POLICY_MEMBER)), map_location="cpu", weights_only=True)
+
+
+def write_policy_file(path: str | Path, meta: Mapping[str, Any], state: Mapping[str, th.Tensor]) -> Path:
+    """Write a policy-only file (no optimizer; e.g. for ``agents/pretrained``)."""
+    path = Path(path)
+    buffer = io.BytesIO()
+    th.save(dict(state), buffer)
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(META_MEMBER, json.dumps(dict(meta), indent=1))
+        archive.writestr(POLICY_MEMBER, buffer.getvalue())
+    return path
+
+
+def pretrained_names() -> list[str]:
+    """Names usable as ``pretrained:NAME``."""
+    return sorted(p.stem for p in PRETRAINED_DIR.glob("*.zip")) if PRETRAINED_DIR.is_dir() else []
+
+
+def resolve_checkpoint(ref: str | Path) -> Path:
+    """The policy file named by ``checkpoint:REF``: a file, a run folder or its ``checkpoints/`` folder
+    (then the latest checkpoint recorded there)."""
+    path = Path(ref).expanduser()
+    if path.is_dir():
+        folder = path / "checkpoints" if (path / "checkpoints").is_dir() else path
+        state = folder / "state.json"
+        if state.is_file():
+            return folder / json.loads(state.read_text())["checkpoint"]
+        candidates = sorted(folder.glob("*.zip"))
+        if not candidates:
+            raise ValueError(f"checkpoint folder {path} holds no checkpoint")
+        return candidates[-1]
+    if not path.is_file():
+        raise ValueError(f"checkpoint {str(ref)!r} does not exist")
+    return path
+
+
+def load_policy(path: str | Path) -> tuple[MaskableActorCriticPolicy, dict[str, Any]]:
+    """The policy module and metadata of a saved policy file."""
+    meta = read_meta(path)
+    policy = build_policy(meta)
+    policy.load_state_dict(read_policy_state(path))
+    return policy.eval(), meta
+
+
+def check_meta(meta: Mapping[str, Any], game: Game, num_players: int, where: str) -> None:
+    """ValueError unless a saved policy fits the table (game, players, observation size)."""
+    if meta["game"] != game.name:
+        raise ValueError(f"{where} was trained for {meta['game']}, not {game.name}")
+    if int(meta["num_players"]) != int(num_players):
+        raise ValueError(f"{where} was trained for {meta['num_players']} players, not {num_players}")
+    if int(meta["observation_size"]) != observation_size(game):
+        raise ValueError(f"{where} expects observations of {meta['observation_size']} values; "
+                         f"this {game.name} table gives {observation_size(game)}")
+
+
+def load_policy_agent(kind: str, ref: str, game: Game, num_players: int,
+                      rng: np.random.Generator | None = None) -> PolicyAgent:
+    """The agent of ``checkpoint:PATH`` or ``pretrained:NAME`` (see :mod:`splitpoker.agents.base`)."""
+    if kind == "pretrained":
+        path = PRETRAINED_DIR / f"{ref}.zip"
+        if not path.is_file():
+            names = pretrained_names()
+            raise ValueError(f"no pretrained policy {ref!r}; available: {', '.join(names) if names else 'none'}")
+    elif kind == "checkpoint":
+        path = resolve_checkpoint(ref)
+    else:
+        raise ValueError(f"unknown policy source {kind!r}; use checkpoint:PATH or pretrained:NAME")
+    meta = read_meta(path)
+    check_meta(meta, game, num_players, f"{kind} {ref!r}")
+    policy, meta = load_policy(path)
+    return PolicyAgent(policy, meta, name=f"{kind}:{ref}", rng=rng)
+
+
+def snapshot_agent(meta: Mapping[str, Any], state: Mapping[str, th.Tensor], name: str,
+                   rng: np.random.Generator | None = None) -> PolicyAgent:
+    """An agent from an in-memory policy state (a self-play snapshot)."""
+    policy = build_policy(meta)
+    policy.load_state_dict(dict(state))
+    return PolicyAgent(policy, meta, name=name, rng=rng)
+

@@ -1,0 +1,191 @@
+"""Policy networks and the agents that play saved policies (agents/policy.py)."""
+
+from __future__ import annotations
+
+import zipfile
+
+import numpy as np
+import pytest
+import torch as th
+
+from splitpoker.agents import policy as P
+from splitpoker.agents.base import load_agent
+from splitpoker.envs.cards import format_cards, parse_cards
+from splitpoker.envs.games import make_game
+from splitpoker.envs.observation import encode_observation
+
+ARCH = {"subset_hidden": 16, "embed_dim": 8, "split_hidden": 4, "value_hidden": 8}
+
+
+def _hand(game, rng):
+    return game.slots(rng.permutation(game.deck())[: game.hand_size])
+
+
+def _policy(game_name: str, kind: str = "split_scorer", arch=None, num_players: int = 4):
+    game = make_game(game_name)
+    arch = dict(ARCH if kind == "split_scorer" else {"net_arch": [8]}) if arch is None else arch
+    meta = P.policy_meta(game, num_players, kind, arch)
+    th.manual_seed(0)
+    return game, meta, P.build_policy(meta)
+
+
+@pytest.mark.parametrize("game_name", ["biji", "thirteen"])
+def test_split_scorer_gives_one_logit_per_split(game_name, rng):
+    game, _, policy = _policy(game_name)
+    obs = np.stack([encode_observation(game, _hand(game, rng), s, 4) for s in range(3)])
+    logits = P.action_logits(policy, th.as_tensor(obs))
+    assert logits.shape == (3, game.n_actions)
+    assert th.isfinite(logits).all()
+    values = policy.predict_values(th.as_tensor(obs))
+    assert values.shape == (3, 1)
+
+
+def test_split_scorer_head_does_not_grow_with_actions():
+    sizes = {}
+    for name in ("biji", "thirteen"):
+        _, _, policy = _policy(name)
+        sizes[name] = sum(p.numel() for p in policy.action_net.parameters())
+    assert sizes["biji"] == sizes["thirteen"]
+
+
+def test_additive_split_scorer_is_the_sum_of_row_scores(rng):
+    game, _, policy = _policy("thirteen", arch={**ARCH, "split_hidden": 0})
+    slots = _hand(game, rng)
+    obs = th.as_tensor(encode_observation(game, slots, 0, 4))[None]
+    with th.no_grad():
+        logits = P.action_logits(policy, obs)[0]
+        emb = policy.mlp_extractor.embeddings(obs)
+        head = policy.action_net
+        scalars = [head.row_scalars[r](emb[game.split_index.row_sizes[r]])[0, :, 0] for r in range(3)]
+    subsets = {k: [tuple(s) for s in game.split_index.subsets(k)] for k in (3, 5)}
+    for index in rng.integers(game.n_actions, size=20):
+        rows = game.split_index.decode(int(index))
+        expected = sum(scalars[r][subsets[len(row)].index(tuple(row))] for r, row in enumerate(rows))
+        assert logits[index].item() == pytest.approx(expected.item(), rel=1e-4, abs=1e-5)
+
+
+def test_chunked_interaction_matches_one_pass(monkeypatch, rng):
+    game, _, policy = _policy("biji")
+    obs = th.as_tensor(np.stack([encode_observation(game, _hand(game, rng), 0, 4) for _ in range(4)]))
+    whole = P.action_logits(policy, obs)
+    whole.sum().backward()
+    grads = {n: p.grad.clone() for n, p in policy.named_parameters() if p.grad is not None}
+    assert any(n.startswith("action_net.row_vectors") for n in grads)
+    policy.zero_grad()
+    monkeypatch.setattr(P, "_CHUNK_FLOATS", 64)  # many chunks, gradient checkpointing on
+    chunked = P.action_logits(policy, obs)
+    chunked.sum().backward()
+    assert th.allclose(whole, chunked, atol=1e-5)
+    for name, p in policy.named_parameters():
+        if name in grads:
+            assert th.allclose(grads[name], p.grad, atol=1e-5), name
+
+
+def test_subset_features_see_pairs_flushes_and_straights():
+    game = make_game("thirteen")
+    cards = parse_cards("2h 3h 4h 5h 6h As Ad Ac Ks Qd Jc 9s 8d")
+    slots = game.slots(cards)
+    obs = th.as_tensor(encode_observation(game, slots, 0, 4))
+    per_slot = obs[: 13 * 19].reshape(13, 19)
+    index = {c: i for i, c in enumerate(slots)}
+    straight_flush = per_slot[[index[c] for c in parse_cards("2h 3h 4h 5h 6h")]][None]
+    trips = per_slot[[index[c] for c in parse_cards("As Ad Ac")]][None]
+    f5, f3 = P._subset_features(straight_flush)[0], P._subset_features(trips)[0]
+    k5 = 5 * 19
+    assert f5[k5 + 13 + 4 + 2 + 4].item() == 1.0  # one suit
+    windows = f5[k5 + 13 + 4 + 2 + 4 + 1:]
+    assert windows.tolist() == [0.0, 1.0] + [0.0] * 8  # 2-6 is the second window (A-5 is the first)
+    k3 = 3 * 19
+    profile = f3[k3 + 13 + 4 + 2: k3 + 13 + 4 + 2 + 4]
+    assert profile.tolist() == [0.0, 0.0, 1.0, 0.0]  # one rank three times
+
+
+def test_masked_choice_argmax_sample_and_empty():
+    logits = np.array([5.0, 1.0, 3.0, 9.0])
+    mask = np.array([1, 1, 1, 0], dtype=bool)
+    assert P.masked_choice(logits, mask, None) == 0
+    picks = {P.masked_choice(logits, mask, np.random.default_rng(s)) for s in range(50)}
+    assert picks <= {0, 1, 2} and 0 in picks
+    with pytest.raises(ValueError, match="no valid split"):
+        P.masked_choice(logits, np.zeros(4, dtype=bool), None)
+
+
+@pytest.fixture
+def saved_policy(tmp_path):
+    game, meta, policy = _policy("biji")
+    path = P.write_policy_file(tmp_path / "p.zip", meta, policy.state_dict())
+    return game, path, policy
+
+
+def test_policy_file_loads_as_a_deterministic_legal_agent(saved_policy, rng):
+    game, path, policy = saved_policy
+    agent = load_agent(f"checkpoint:{path}", game="biji", num_players=4)
+    assert agent.name == f"checkpoint:{path}"
+    for _ in range(5):
+        slots = _hand(game, rng)
+        mask = game.valid_mask(slots)
+        obs = encode_observation(game, slots, 1, 4)
+        info = {"hand": format_cards(slots).split(), "seat": 1, "num_players": 4}
+        first = agent.act(obs, mask.astype(np.int8), info)
+        assert mask[first] and agent.act(obs, mask.astype(np.int8), info) == first
+        with th.no_grad():
+            logits = P.action_logits(policy.eval(), th.as_tensor(obs)[None])[0].numpy()
+        assert first == int(np.flatnonzero(mask)[np.argmax(logits[mask])])
+
+
+def test_policy_file_for_another_game_or_table_size_is_an_error(saved_policy):
+    _, path, _ = saved_policy
+    with pytest.raises(ValueError, match="trained for biji, not thirteen"):
+        load_agent(f"checkpoint:{path}", game="thirteen", num_players=4)
+    with pytest.raises(ValueError, match="trained for 4 players, not 3"):
+        load_agent(f"checkpoint:{path}", game="biji", num_players=3)
+
+
+def test_missing_or_foreign_files_are_clear_errors(tmp_path):
+    with pytest.raises(ValueError, match="does not exist"):
+        load_agent(f"checkpoint:{tmp_path / 'nope.zip'}", game="biji")
+    (tmp_path / "junk.zip").write_text("not a zip")
+    with pytest.raises(ValueError, match="not a zip file"):
+        load_agent(f"checkpoint:{tmp_path / 'junk.zip'}", game="biji")
+    with zipfile.ZipFile(tmp_path / "other.zip", "w") as archive:
+        archive.writestr("data", "{}")
+    with pytest.raises(ValueError, match="not a splitpoker policy"):
+        load_agent(f"checkpoint:{tmp_path / 'other.zip'}", game="biji")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match="holds no checkpoint"):
+        load_agent(f"checkpoint:{tmp_path / 'empty'}", game="biji")
+
+
+def test_unknown_pretrained_name_lists_the_available_ones(monkeypatch, tmp_path, saved_policy):
+    _, path, _ = saved_policy
+    monkeypatch.setattr(P, "PRETRAINED_DIR", tmp_path)
+    (tmp_path / "shipped.zip").write_bytes(path.read_bytes())
+    with pytest.raises(ValueError, match="no pretrained policy 'nope'; available: p, shipped"):
+        load_agent("pretrained:nope", game="biji")
+    assert load_agent("pretrained:shipped", game="biji").name == "pretrained:shipped"
+
+
+def test_unknown_policy_kind_is_an_error():
+    with pytest.raises(ValueError, match="unknown policy 'cnn'; policies: mlp, split_scorer"):
+        P.policy_class("cnn")
+
+
+def test_mlp_policy_builds_and_plays(tmp_path, rng):
+    game, meta, policy = _policy("biji", kind="mlp")
+    path = P.write_policy_file(tmp_path / "mlp.zip", meta, policy.state_dict())
+    agent = load_agent(f"checkpoint:{path}", game=game, num_players=4)
+    slots = _hand(game, rng)
+    mask = game.valid_mask(slots)
+    assert mask[agent.act(encode_observation(game, slots, 0, 4), mask, {})]
+
+
+def test_shipped_pretrained_policy_plays(rng):
+    names = P.pretrained_names()
+    assert "biji_classic_4p" in names
+    game = make_game("biji")
+    agent = load_agent("pretrained:biji_classic_4p", game=game, num_players=4)
+    slots = _hand(game, rng)
+    mask = game.valid_mask(slots)
+    assert mask[agent.act(encode_observation(game, slots, 2, 4), mask.astype(np.int8), {})]
+    with pytest.raises(ValueError, match="trained for 4 players, not 5"):
+        load_agent("pretrained:biji_classic_4p", game=game, num_players=5)

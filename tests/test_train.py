@@ -1,0 +1,385 @@
+"""Training: configs, the self-play view, the opponent pool, imitation, runs, checkpoints, resume."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import yaml
+
+from splitpoker.agents.base import load_agent
+from splitpoker.agents.baselines import GreedyAgent, greedy_index
+from splitpoker.agents.policy import read_meta, read_policy_state
+from splitpoker.envs.cards import format_cards
+from splitpoker.envs.games import make_game
+from splitpoker.envs.observation import encode_observation
+from splitpoker.train.cli import main
+from splitpoker.train.config import apply_overrides, load_config, load_config_dict
+from splitpoker.train.selfplay import OpponentPool, SelfPlayEnv
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def tiny(tmp_path: Path, game: str = "biji", kind: str = "split_scorer", **extra: Any) -> dict[str, Any]:
+    """A config that trains for a few seconds."""
+    policy = ({"kind": kind, "subset_hidden": 16, "embed_dim": 8, "split_hidden": 2, "value_hidden": 8}
+              if kind == "split_scorer" else {"kind": kind, "net_arch": [8]})
+    data = {"game": game, "num_players": 4 if game == "biji" else 3, "total_timesteps": 128, "n_envs": 2,
+            "output_dir": str(tmp_path / "runs"), "progress": False, "policy": policy,
+            "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1},
+            "selfplay": {"snapshot_interval": 64, "pool_size": 2},
+            "eval": {"every": 64, "hands": 1, "final_hands": 1, "opponents": ["random"]},
+            "checkpoint": {"every": 64}}
+    for key, value in extra.items():
+        data[key] = {**data[key], **value} if isinstance(value, dict) and isinstance(data.get(key), dict) else value
+    return data
+
+
+def write(tmp_path: Path, data: dict[str, Any], name: str = "tiny.yaml") -> Path:
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def run(tmp_path: Path, data: dict[str, Any], name: str = "tiny.yaml"):
+    from splitpoker.train.ppo import train
+
+    return train(write(tmp_path, data, name), command="splitpoker train test", emit=lambda line: None)
+
+
+# --------------------------------------------------------------------------- configs
+@pytest.mark.parametrize(("change", "expected"), [
+    ({"ppo": {"n_stepz": 3}}, "unknown key 'ppo.n_stepz'; allowed keys of ppo: learning_rate, n_steps"),
+    ({"colour": "red"}, "unknown key 'colour'; allowed keys: game, num_players"),
+    ({"ppo": {"n_steps": "many"}}, "ppo.n_steps: Input should be a valid integer"),
+    ({"ppo": {"n_steps": 0}}, "ppo.n_steps: Input should be greater than 0 (got 0)"),
+    ({"game": "go"}, "game: Input should be 'thirteen' or 'biji' (got 'go')"),
+    ({"policy": {"kind": "transformer"}}, "policy.kind: Input should be 'mlp' or 'split_scorer'"),
+    ({"policy": {"kind": "mlp", "embed_dim": 4}}, "policy.embed_dim does not apply to the mlp policy"),
+    ({"rules": {"wheel": "lowest"}}, "rules: unknown biji switch 'wheel'; switches: jokers"),
+    ({"rules": {"jokers": "many"}}, "rules: biji switch jokers='many' is not allowed; allowed:"),
+    ({"preset": "fancy"}, "rules: unknown biji preset 'fancy'; presets: classic, no-jokers"),
+    ({"num_players": 6}, "num_players: 6 is not allowed for biji; use 2 to 5"),
+    ({"ppo": {"batch_size": 4096}}, "ppo.batch_size: 4096 exceeds a rollout"),
+    ({"selfplay": {"baselines": ["grandmaster"]}}, "'grandmaster' is not an agent spec"),
+    ({"imitation": {"solver": "greedy"}}, "'greedy' is not a solver spec"),
+    ({"ppo": 3}, "ppo must be a mapping of keys, got 3"),
+])
+def test_config_errors_name_the_file_the_key_and_what_is_allowed(tmp_path, change, expected):
+    data = apply_overrides(tiny(tmp_path), [])
+    for key, value in change.items():
+        data[key] = {**data[key], **value} if isinstance(value, dict) and isinstance(data.get(key), dict) else value
+    with pytest.raises(ValueError) as error:
+        load_config(write(tmp_path, data))
+    message = str(error.value)
+    assert "\n" not in message and message.startswith(str(tmp_path / "tiny.yaml")), message
+    assert expected in message, message
+
+
+def test_missing_key_and_bad_files(tmp_path):
+    with pytest.raises(ValueError, match="total_timesteps is required"):
+        load_config_dict({"game": "biji"}, source="x.yaml")
+    with pytest.raises(ValueError, match="does not exist"):
+        load_config(tmp_path / "nothing.yaml")
+    (tmp_path / "bad.yaml").write_text("game: [biji\n")
+    with pytest.raises(ValueError, match="bad.yaml: not valid YAML at line"):
+        load_config(tmp_path / "bad.yaml")
+    (tmp_path / "list.yaml").write_text("- biji\n")
+    with pytest.raises(ValueError, match="a config is a mapping of keys, got list"):
+        load_config(tmp_path / "list.yaml")
+
+
+def test_overrides_set_nested_keys_as_yaml_values(tmp_path):
+    path = write(tmp_path, tiny(tmp_path))
+    config = load_config(path, ["ppo.n_steps=16", "eval.opponents=[greedy, random]", "rules.jokers=none",
+                                "ppo.learning_rate=1e-3", "progress=true"])
+    assert config.ppo.n_steps == 16 and config.eval.opponents == ["greedy", "random"]
+    assert config.rules == {"jokers": "none"} and config.ppo.learning_rate == 1e-3 and config.progress is True
+    for bad, match in (("ppo.n_steps", "expected key.sub=value"), ("ppo..x=1", "empty part"),
+                       ("game.x=1", "game is not a section")):
+        with pytest.raises(ValueError, match=match):
+            load_config(path, [bad])
+    with pytest.raises(ValueError, match=r"with --set ppo.nope=1: unknown key 'ppo.nope'"):
+        load_config(path, ["ppo.nope=1"])
+
+
+def test_shipped_configs_are_valid():
+    names = {p.name for p in (ROOT / "configs").glob("*.yaml")}
+    assert {"quickstart.yaml", "thirteen_classic_4p.yaml", "biji_classic_4p.yaml", "thirteen_western_2p.yaml"} <= names
+    for name in names:
+        config = load_config(ROOT / "configs" / name)
+        assert config.total_timesteps > 0
+    assert load_config(ROOT / "configs" / "quickstart.yaml").game == "biji"
+
+
+def test_resolved_config_reloads_unchanged(tmp_path):
+    config = load_config(write(tmp_path, tiny(tmp_path)))
+    again = load_config_dict(yaml.safe_load(config.to_yaml()), source="resolved")
+    assert again == config
+
+
+# --------------------------------------------------------------------------- self-play view
+def _greedy_payoff(game, hands, seat, action, scale=1.0):
+    slots = [game.slots(h) for h in hands]
+    actions = [greedy_index(game, s) for s in slots]
+    actions[seat] = action
+    return game.score([game.arrangement(s, a) for s, a in zip(slots, actions)]).payoffs[seat] * scale
+
+
+@pytest.mark.parametrize("game_name", ["biji", "thirteen"])
+def test_reward_is_the_learners_payoff_on_scripted_hands(game_name, rng):
+    game = make_game(game_name)
+    env = SelfPlayEnv(game, 3, pool=None, reward_scale=0.5)
+    greedy = GreedyAgent(game)
+    for seat in range(3):
+        deck = rng.permutation(game.deck())
+        hands = [format_cards(deck[i * game.hand_size:(i + 1) * game.hand_size]) for i in range(3)]
+        obs, info = env.reset(options={"hands": hands, "seat": seat, "opponents": [greedy, greedy]})
+        slots = game.slots(deck[seat * game.hand_size:(seat + 1) * game.hand_size])
+        assert info["seat"] == seat and info["hand"] == format_cards(slots).split()
+        assert np.array_equal(obs, encode_observation(game, slots, seat, 3))
+        assert np.array_equal(env.action_masks(), game.valid_mask(slots))
+        action = int(rng.choice(np.flatnonzero(env.action_masks())))
+        _, reward, terminated, truncated, step_info = env.step(action)
+        expected = _greedy_payoff(game, [deck[i * game.hand_size:(i + 1) * game.hand_size] for i in range(3)],
+                                  seat, action)
+        assert reward == pytest.approx(0.5 * expected) and step_info["payoff"] == pytest.approx(expected)
+        assert terminated and not truncated and step_info["opponents"] == ["greedy", "greedy"]
+        assert sum(step_info["payoffs"]) == pytest.approx(0.0)
+        with pytest.raises(ValueError, match="call reset"):
+            env.step(action)
+
+
+def test_env_rejects_invalid_splits_and_options(rng):
+    game = make_game("biji")
+    greedy = GreedyAgent(game)
+    env = SelfPlayEnv(game, 2, pool=None)
+    env.reset(seed=1, options={"opponents": [greedy]})
+    invalid = int(np.flatnonzero(~env.action_masks())[0])
+    with pytest.raises(ValueError, match=f"split {invalid} is not valid"):
+        env.step(invalid)
+    with pytest.raises(ValueError, match="unknown reset option 'colour'"):
+        env.reset(options={"colour": 1, "opponents": [greedy]})
+    with pytest.raises(ValueError, match="seat 5 is not a seat"):
+        env.reset(options={"seat": 5, "opponents": [greedy]})
+    with pytest.raises(ValueError, match="deals a card twice"):
+        env.reset(options={"hands": ["As Ks Qs Js Ts 9s 8s 7s 6s"] * 2, "opponents": [greedy]})
+    with pytest.raises(ValueError, match="no opponent pool"):
+        env.reset()
+
+
+def test_learner_seat_rotates_and_deals_are_seeded():
+    game = make_game("biji")
+    config = load_config_dict({"game": "biji", "total_timesteps": 1, "selfplay": {"baseline_share": 1.0}})
+    pool = OpponentPool(game, 4, {}, config.selfplay, seed=0)
+    env = SelfPlayEnv(game, 4, pool, seat_offset=1)
+    seats = [env.reset(seed=3 if i == 0 else None)[1]["seat"] for i in range(5)]
+    assert seats == [1, 2, 3, 0, 1]
+    first = [SelfPlayEnv(game, 4, pool).reset(seed=9)[0] for _ in range(2)]
+    assert np.array_equal(first[0], first[1])
+
+
+def test_pool_keeps_the_newest_snapshots_and_mixes_baselines(tmp_path):
+    from splitpoker.agents.policy import build_policy, policy_meta
+
+    game = make_game("biji")
+    meta = policy_meta(game, 4, "split_scorer", {"subset_hidden": 8, "embed_dim": 4, "split_hidden": 0,
+                                                 "value_hidden": 4})
+    state = build_policy(meta).state_dict()
+    config = load_config_dict(tiny(tmp_path)).selfplay
+    pool = OpponentPool(game, 4, meta, config.model_copy(update={"pool_size": 2, "baseline_share": 0.0}))
+    assert [a.name for a in pool.draw(3)] in (["greedy"] * 3, ["random"] * 3) or len(pool) == 0
+    for step in (10, 20, 30):
+        pool.add(state, step)
+    assert [s.name for s in pool.snapshots] == ["snapshot@20", "snapshot@30"]
+    assert {a.name for a in pool.draw(20)} <= {"snapshot@20", "snapshot@30"}
+    latest = OpponentPool(game, 4, meta, config.model_copy(update={"opponent_sampling": "latest",
+                                                                    "baseline_share": 0.0}))
+    latest.load_state(pool.state())
+    assert {a.name for a in latest.draw(10)} == {"snapshot@30"}
+    baselines = OpponentPool(game, 4, meta, config.model_copy(update={"baseline_share": 1.0}))
+    baselines.load_state(pool.state())
+    assert {a.name for a in baselines.draw(30)} == {"greedy", "random"}
+
+
+# --------------------------------------------------------------------------- runs
+def _plays_legally(spec: str, game_name: str, num_players: int, rng) -> None:
+    game = make_game(game_name)
+    agent = load_agent(spec, game=game_name, num_players=num_players)
+    for seat in range(2):
+        slots = game.slots(rng.permutation(game.deck())[: game.hand_size])
+        mask = game.valid_mask(slots)
+        info = {"hand": format_cards(slots).split(), "seat": seat, "num_players": num_players}
+        obs = encode_observation(game, slots, seat, num_players)
+        action = agent.act(obs, mask.astype(np.int8), info)
+        assert mask[action] and agent.act(obs, mask.astype(np.int8), info) == action
+
+
+@pytest.mark.parametrize(("game_name", "kind"), [("biji", "split_scorer"), ("biji", "mlp"),
+                                                 ("thirteen", "split_scorer"), ("thirteen", "mlp")])
+def test_tiny_run_writes_a_checkpoint_that_plays(tmp_path, rng, game_name, kind):
+    result = run(tmp_path, tiny(tmp_path, game_name, kind))
+    folder = result.run_dir
+    assert folder.parent == tmp_path / "runs" and folder.name.startswith(f"{game_name}__tiny__0__")
+    assert (folder / "command.txt").read_text() == "splitpoker train test\n"
+    assert load_config(folder / "config.yaml") == load_config(tmp_path / "tiny.yaml")
+    assert list(folder.glob("events.out.tfevents.*"))
+    assert {p.name for p in (folder / "checkpoints").iterdir()} >= {"final.zip", "pool.pt", "state.json",
+                                                                    "step_000000064.zip", "step_000000128.zip"}
+    assert (folder / "eval" / "final.md").is_file() and (folder / "eval" / "step_000000064.json").is_file()
+    assert result.steps == 128 and "random" in result.results
+    meta = read_meta(result.checkpoint)
+    assert (meta["game"], meta["num_players"], meta["step"], meta["policy"]["kind"]) == (
+        game_name, 4 if game_name == "biji" else 3, 128, kind)
+    _plays_legally(f"checkpoint:{result.checkpoint}", game_name, meta["num_players"], rng)
+    _plays_legally(f"checkpoint:{folder}", game_name, meta["num_players"], rng)
+    with pytest.raises(ValueError, match="trained for"):
+        load_agent(f"checkpoint:{result.checkpoint}", game="thirteen" if game_name == "biji" else "biji",
+                   num_players=3)
+
+
+def test_tensorboard_tags_are_grouped(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    result = run(tmp_path, tiny(tmp_path))
+    tags: set[str] = set()
+    hparams: set[str] = set()
+    for events in result.run_dir.glob("events.out.tfevents.*"):
+        accumulator = EventAccumulator(str(events))
+        accumulator.Reload()
+        tags |= set(accumulator.Tags()["scalars"])
+        hparams |= set(accumulator.PluginTagToContent("hparams"))
+    assert "_hparams_/experiment" in hparams
+    groups = {t.split("/")[0] for t in tags}
+    assert groups <= {"charts", "losses", "selfplay", "eval", "imitation"}, tags
+    assert {"charts/mean_payoff", "charts/hands_per_s", "losses/value_loss", "selfplay/pool_size",
+            "eval/random_mean", "eval/random_ci_lo"} <= tags
+
+
+def test_resume_continues_the_step_count_and_pool(tmp_path):
+    from splitpoker.train.ppo import resume_run
+
+    first = run(tmp_path, tiny(tmp_path, total_timesteps=64))
+    assert first.steps == 64
+    pool_before = json.loads((first.run_dir / "checkpoints" / "state.json").read_text())
+    with pytest.raises(ValueError, match="finished at step 64"):
+        resume_run(first.run_dir, [], "again", emit=lambda line: None)
+    with pytest.raises(ValueError, match="--resume cannot change policy"):
+        resume_run(first.run_dir, ["total_timesteps=128", "policy.embed_dim=4"], "again", emit=lambda line: None)
+    second = resume_run(first.run_dir, ["total_timesteps=128"], "splitpoker train --resume X",
+                        emit=lambda line: None)
+    assert second.steps == 128 and read_meta(second.checkpoint)["step"] == 128
+    assert (first.run_dir / "command.txt").read_text().splitlines() == ["splitpoker train test",
+                                                                       "splitpoker train --resume X"]
+    assert load_config(first.run_dir / "config.yaml").total_timesteps == 128
+    assert pool_before["step"] == 64
+    import torch as th
+
+    pool = th.load(first.run_dir / "checkpoints" / "pool.pt", weights_only=False)
+    assert [s["name"] for s in pool["snapshots"]] == ["snapshot@64", "snapshot@128"]
+
+
+def test_seeded_runs_repeat(tmp_path):
+    a = run(tmp_path / "a", tiny(tmp_path / "a"))
+    b = run(tmp_path / "b", tiny(tmp_path / "b"))
+    wa, wb = read_policy_state(a.checkpoint), read_policy_state(b.checkpoint)
+    assert wa.keys() == wb.keys() and all(np.array_equal(wa[k].numpy(), wb[k].numpy()) for k in wa)
+    assert a.results["random"]["policy"]["mean"] == b.results["random"]["policy"]["mean"]
+    c = run(tmp_path / "c", tiny(tmp_path / "c", seed=1))
+    wc = read_policy_state(c.checkpoint)
+    assert not all(np.array_equal(wa[k].numpy(), wc[k].numpy()) for k in wa)
+
+
+def test_ctrl_c_saves_a_checkpoint(tmp_path, monkeypatch):
+    from sb3_contrib import MaskablePPO
+
+    def interrupted_learn(self, *args, **kwargs):
+        self.num_timesteps = 40
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(MaskablePPO, "learn", interrupted_learn)
+    result = run(tmp_path, tiny(tmp_path))
+    assert result.interrupted and result.steps == 40 and result.checkpoint.name == "step_000000040.zip"
+    state = json.loads((result.run_dir / "checkpoints" / "state.json").read_text())
+    assert state["finished"] is False and state["checkpoint"] == "step_000000040.zip"
+
+
+def test_grouped_tensorboard_names():
+    from splitpoker.train.ppo import GroupedTensorBoard
+
+    assert GroupedTensorBoard.rename("train/value_loss") == "losses/value_loss"
+    assert GroupedTensorBoard.rename("time/fps") == "charts/steps_per_s"
+    assert GroupedTensorBoard.rename("eval/greedy_mean") == "eval/greedy_mean"
+
+
+# --------------------------------------------------------------------------- imitation
+def test_labels_are_cached_valid_and_cloned(tmp_path):
+    import torch as th
+
+    from splitpoker.agents.policy import build_policy, policy_meta
+    from splitpoker.train.imitation import behaviour_clone, label_hands, teacher_against
+
+    game = make_game("biji")
+    spec = "solver:samples=4,opponent=greedy"
+    data, cached = label_hands(game, 4, spec, 40, seed=3, cache_dir=tmp_path)
+    assert not cached and len(data) == 40 and len(list(tmp_path.glob("*.npz"))) == 1
+    again, cached = label_hands(game, 4, spec, 40, seed=3, cache_dir=tmp_path)
+    assert cached and np.array_equal(again.labels, data.labels)
+    for slots, label in zip(data.slots, data.labels):
+        assert game.valid_mask(slots.astype(np.intp))[label]
+    assert sorted(set(data.seats.tolist())) == [0, 1, 2, 3]
+    th.manual_seed(0)
+    policy = build_policy(policy_meta(game, 4, "split_scorer", {"subset_hidden": 16, "embed_dim": 8,
+                                                                 "split_hidden": 2, "value_hidden": 8}))
+    history = behaviour_clone(policy, data, game, epochs=6, batch_size=8, learning_rate=3e-3, seed=0)
+    assert history[-1]["loss"] < history[0]["loss"] and history[-1]["accuracy"] > history[0]["accuracy"]
+    assert teacher_against("solver:samples=8,opponent=greedy", "r/c.zip") == \
+        "solver:samples=8,opponent=checkpoint:r/c.zip"
+    with pytest.raises(ValueError, match="must be a solver spec"):
+        label_hands(game, 4, "greedy", 4, seed=0)
+
+
+def test_run_with_imitation_rounds(tmp_path):
+    data = tiny(tmp_path, imitation={"enabled": True, "solver": "solver:samples=2,opponent=greedy", "hands": 16,
+                                     "workers": 1, "epochs": 1, "batch_size": 8, "rounds": 2,
+                                     "cache_dir": str(tmp_path / "cache")})
+    result = run(tmp_path, data)
+    state = json.loads((result.run_dir / "checkpoints" / "state.json").read_text())
+    assert state["imitation_rounds_done"] == 2 and result.steps == 128
+    caches = list((tmp_path / "cache").glob("*.npz"))
+    assert len(caches) == 2  # round 2's teacher answers the checkpoint, a different key
+
+
+@pytest.mark.slow
+def test_labels_do_not_depend_on_the_number_of_workers(tmp_path):
+    from splitpoker.train.imitation import label_hands
+
+    game = make_game("biji")
+    one, _ = label_hands(game, 3, "solver:samples=4", 80, seed=5, workers=1)
+    two, _ = label_hands(game, 3, "solver:samples=4", 80, seed=5, workers=2)
+    assert np.array_equal(one.labels, two.labels) and np.array_equal(one.observations, two.observations)
+
+
+# --------------------------------------------------------------------------- command line
+def test_cli_errors_are_one_line(tmp_path, capsys):
+    assert main(["train", str(tmp_path / "missing.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "does not exist" in err
+    assert main(["train"]) == 2
+    assert "give a config file or --resume" in capsys.readouterr().err
+    path = write(tmp_path, tiny(tmp_path))
+    assert main(["train", str(path), "--set", "policy.kind=rnn"]) == 2
+    assert "policy.kind: Input should be 'mlp' or 'split_scorer'" in capsys.readouterr().err
+
+
+def test_cli_json_prints_one_document(tmp_path, capsys):
+    path = write(tmp_path, tiny(tmp_path, total_timesteps=64))
+    assert main(["train", str(path), "--json"]) == 0
+    out = capsys.readouterr().out
+    document = json.loads(out)
+    assert document["steps"] == 64 and Path(document["checkpoint"]).is_file()
+    assert out.strip().count("\n") == 0

@@ -1,0 +1,336 @@
+"""Training configs: YAML files validated into typed models.
+
+A config names the game, table size and rules, the policy and its architecture, the PPO
+hyper-parameters, the self-play schedule, an optional imitation warm start, the evaluation
+and checkpoint schedules, the total number of hands (timesteps) and the seed. Every section
+forbids unknown keys. :func:`load_config` reads a file, applies ``--set key.sub=value``
+overrides (values read as YAML scalars) and validates; any problem is one ``ValueError``
+line naming the file, the key and what is allowed.
+
+>>> config = load_config_dict({"game": "biji", "total_timesteps": 1000}, source="inline")
+>>> config.policy.kind, config.num_players
+('split_scorer', 4)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+POLICY_KINDS = ("mlp", "split_scorer")
+AGENT_KINDS = ("random", "greedy", "solver", "checkpoint", "pretrained")
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+def _check_agent_spec(spec: str) -> str:
+    kind = spec.partition(":")[0]
+    if not spec.strip() or (kind not in AGENT_KINDS and not (":" in spec and "." in kind)):
+        raise ValueError(f"{spec!r} is not an agent spec; use random, greedy, solver[:options], "
+                         "checkpoint:PATH, pretrained:NAME or package.module:attr")
+    return spec
+
+
+class PolicyConfig(_Section):
+    """The policy network."""
+
+    kind: Literal["mlp", "split_scorer"] = Field("split_scorer", description="policy network kind")
+    net_arch: list[int] = Field(default_factory=lambda: [64, 64], description="mlp: hidden layer sizes")
+    activation: Literal["relu", "tanh"] = Field("relu", description="mlp: activation")
+    subset_hidden: int = Field(64, gt=0, description="split_scorer: hidden size of the subset encoder")
+    embed_dim: int = Field(32, gt=0, description="split_scorer: subset embedding size")
+    split_hidden: int = Field(8, ge=0, description="split_scorer: per-split interaction size (0: additive rows)")
+    value_hidden: int = Field(64, gt=0, description="split_scorer: value head hidden size")
+
+    @field_validator("net_arch")
+    @classmethod
+    def _positive_layers(cls, value: list[int]) -> list[int]:
+        if any(v <= 0 for v in value):
+            raise ValueError(f"layer sizes must be positive, got {value}")
+        return value
+
+    @model_validator(mode="after")
+    def _only_own_settings(self) -> PolicyConfig:
+        own = {"mlp": {"net_arch", "activation"},
+               "split_scorer": {"subset_hidden", "embed_dim", "split_hidden", "value_hidden"}}
+        other = own["mlp" if self.kind == "split_scorer" else "split_scorer"]
+        stray = sorted(other & self.model_fields_set)
+        if stray:
+            raise ValueError(f"policy.{stray[0]} does not apply to the {self.kind} policy; its settings: "
+                             f"{', '.join(sorted(own[self.kind]))}")
+        return self
+
+    def arch(self) -> dict[str, Any]:
+        """The architecture settings of the chosen kind (stored in checkpoints)."""
+        if self.kind == "mlp":
+            return {"net_arch": list(self.net_arch), "activation": self.activation}
+        return {"subset_hidden": self.subset_hidden, "embed_dim": self.embed_dim,
+                "split_hidden": self.split_hidden, "value_hidden": self.value_hidden}
+
+
+class PPOConfig(_Section):
+    """MaskablePPO hyper-parameters (one hand is one timestep).
+
+    A rollout holds ``n_steps * n_envs`` hands, and its buffer keeps one float32 mask per
+    hand: 288 KB for Thirteen's 72,072 splits (512 hands: 148 MB, plus a flattened copy
+    while training), 6.7 KB for Biji's 1,680."""
+
+    learning_rate: float = Field(3e-4, gt=0)
+    n_steps: int = Field(64, gt=0, description="hands per env per rollout")
+    batch_size: int = Field(64, gt=0)
+    n_epochs: int = Field(4, gt=0)
+    gamma: float = Field(1.0, gt=0, le=1)
+    gae_lambda: float = Field(1.0, ge=0, le=1)
+    clip_range: float = Field(0.2, gt=0)
+    ent_coef: float = Field(0.01, ge=0)
+    vf_coef: float = Field(0.5, ge=0)
+    max_grad_norm: float = Field(0.5, gt=0)
+    target_kl: float | None = Field(None, gt=0)
+    normalize_advantage: bool = True
+
+
+class SelfPlayConfig(_Section):
+    """Opponents of the learner: frozen snapshots of itself and baseline agents."""
+
+    snapshot_interval: int = Field(10_000, gt=0, description="hands between snapshots added to the pool")
+    pool_size: int = Field(8, gt=0, description="snapshots kept (oldest dropped)")
+    opponent_sampling: Literal["uniform", "latest", "mixed"] = Field(
+        "mixed", description="which snapshot an opponent seat gets: any, the newest, or the newest with "
+        "probability latest_share and any otherwise")
+    latest_share: float = Field(0.5, ge=0, le=1)
+    baseline_share: float = Field(0.25, ge=0, le=1, description="share of opponent seats given to baselines")
+    baselines: list[str] = Field(default_factory=lambda: ["greedy", "random"])
+    snapshot_play: Literal["sample", "argmax"] = Field("sample", description="how a snapshot picks its split")
+
+    @field_validator("baselines")
+    @classmethod
+    def _specs(cls, value: list[str]) -> list[str]:
+        return [_check_agent_spec(v) for v in value]
+
+    @model_validator(mode="after")
+    def _some_baseline(self) -> SelfPlayConfig:
+        if self.baseline_share > 0 and not self.baselines:
+            raise ValueError("selfplay.baselines is empty but selfplay.baseline_share > 0")
+        return self
+
+
+class ImitationConfig(_Section):
+    """Behaviour cloning of the solver before (and between) self-play phases."""
+
+    enabled: bool = False
+    solver: str = Field("solver:samples=64,opponent=greedy", description="the teacher's agent spec")
+    hands: int = Field(2000, gt=0, description="labelled hands per round")
+    workers: int = Field(2, gt=0, description="labelling processes")
+    epochs: int = Field(4, gt=0)
+    batch_size: int = Field(64, gt=0)
+    learning_rate: float = Field(1e-3, gt=0)
+    rounds: int = Field(1, gt=0, description="1: warm start only; more: the solver answers the current "
+                        "policy between equal self-play phases")
+    cache_dir: str = ".cache/splitpoker/imitation"
+
+    @field_validator("solver")
+    @classmethod
+    def _solver_spec(cls, value: str) -> str:
+        if value.partition(":")[0] != "solver":
+            raise ValueError(f"{value!r} is not a solver spec (solver[:samples=N,opponent=SPEC])")
+        return value
+
+
+class EvalConfig(_Section):
+    """Duplicate evaluation against fixed opponents."""
+
+    every: int = Field(0, ge=0, description="hands between evaluations (0: only at the end)")
+    hands: int = Field(200, gt=0, description="deals per periodic evaluation")
+    final_hands: int = Field(1000, gt=0, description="deals of the final evaluation")
+    opponents: list[str] = Field(default_factory=lambda: ["random", "greedy"])
+    seed: int = 2024
+
+    @field_validator("opponents")
+    @classmethod
+    def _specs(cls, value: list[str]) -> list[str]:
+        if not value:
+            raise ValueError("name at least one opponent")
+        return [_check_agent_spec(v) for v in value]
+
+
+class CheckpointConfig(_Section):
+    every: int = Field(0, ge=0, description="hands between checkpoints (0: only at the end)")
+
+
+class TrainConfig(_Section):
+    """One training run."""
+
+    game: Literal["thirteen", "biji"]
+    num_players: int = 4
+    preset: str = "classic"
+    rules: dict[str, Any] = Field(default_factory=dict, description="rule switches over the preset")
+    seed: int = 0
+    total_timesteps: int = Field(gt=0, description="hands the learner plays")
+    n_envs: int = Field(8, gt=0)
+    vec_env: Literal["dummy", "subproc"] = "dummy"
+    reward_scale: float = Field(1.0, gt=0, description="reward = payoff * reward_scale")
+    device: str = "cpu"
+    torch_threads: int | None = Field(1, gt=0, description="torch CPU threads (None: torch default)")
+    policy: PolicyConfig = Field(default_factory=PolicyConfig)
+    ppo: PPOConfig = Field(default_factory=PPOConfig)
+    selfplay: SelfPlayConfig = Field(default_factory=SelfPlayConfig)
+    imitation: ImitationConfig = Field(default_factory=ImitationConfig)
+    eval: EvalConfig = Field(default_factory=EvalConfig)
+    checkpoint: CheckpointConfig = Field(default_factory=CheckpointConfig)
+    output_dir: str = "runs"
+    progress: bool = True
+
+    @model_validator(mode="after")
+    def _cross_checks(self) -> TrainConfig:
+        from ..envs.games import GAME_CLASSES, make_rules
+
+        try:
+            make_rules(self.game, self.preset, self.rules)
+        except ValueError as error:
+            raise ValueError(f"rules: {error}") from None
+        lo, hi = GAME_CLASSES[self.game].players
+        if not lo <= self.num_players <= hi:
+            raise ValueError(f"num_players: {self.num_players} is not allowed for {self.game}; use {lo} to {hi}")
+        rollout = self.ppo.n_steps * self.n_envs
+        if self.ppo.batch_size > rollout:
+            raise ValueError(f"ppo.batch_size: {self.ppo.batch_size} exceeds a rollout of ppo.n_steps * n_envs "
+                             f"= {rollout} hands")
+        return self
+
+    def game_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of ``make_game`` / ``load_agent``: the preset and switches."""
+        return {"preset": self.preset, **self.rules}
+
+    def resolved(self) -> dict[str, Any]:
+        """Every setting as plain values (the policy section holds only its kind's settings)."""
+        data = self.model_dump(mode="json")
+        data["policy"] = {"kind": self.policy.kind, **self.policy.arch()}
+        return data
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.resolved(), sort_keys=False, allow_unicode=True)
+
+
+# --------------------------------------------------------------------------- loading
+def _key(loc: Sequence[Any]) -> str:
+    return ".".join(str(p) for p in loc)
+
+
+def _section_model(loc: Sequence[Any]) -> type[BaseModel] | None:
+    model: type[BaseModel] = TrainConfig
+    for part in loc:
+        field = model.model_fields.get(str(part))
+        annotation = getattr(field, "annotation", None)
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return None
+        model = annotation
+    return model
+
+
+def _explain(error: Mapping[str, Any]) -> str:
+    loc = tuple(error.get("loc", ()))
+    key = _key(loc)
+    kind = error.get("type", "")
+    message = str(error.get("msg", ""))
+    if message.startswith("Value error, "):
+        message = message[len("Value error, "):]
+    if kind == "extra_forbidden":
+        section = _section_model(loc[:-1])
+        allowed = ", ".join(section.model_fields) if section else "none"
+        where = f" of {_key(loc[:-1])}" if loc[:-1] else ""
+        return f"unknown key {key!r}; allowed keys{where}: {allowed}"
+    if kind == "missing":
+        return f"{key} is required"
+    if kind == "model_type" or kind == "dict_type":
+        return f"{key or 'the config'} must be a mapping of keys, got {error.get('input')!r}"
+    if not key:
+        return message
+    if message.startswith(f"{key}:") or message.startswith(f"{key.split('.')[0]}."):
+        return message
+    return f"{key}: {message} (got {error.get('input')!r})"
+
+
+def load_config_dict(data: Mapping[str, Any], source: str = "config") -> TrainConfig:
+    """Validate a config mapping; ValueError naming ``source`` and the key on any problem."""
+    if not isinstance(data, Mapping):
+        raise ValueError(f"{source}: a config is a mapping of keys, got {type(data).__name__}")
+    try:
+        return TrainConfig.model_validate(dict(data))
+    except ValidationError as error:
+        errors = error.errors()
+        more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
+        raise ValueError(f"{source}: {_explain(errors[0])}{more}") from None
+
+
+def parse_override(text: str) -> tuple[list[str], Any]:
+    """``"ppo.n_steps=128"`` → (["ppo", "n_steps"], 128); the value is read as a YAML scalar."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise ValueError(f"cannot read --set {text!r}; expected key.sub=value")
+    parts = [p.strip() for p in key.split(".")]
+    if any(not p for p in parts):
+        raise ValueError(f"cannot read --set {text!r}; the key {key!r} has an empty part")
+    try:
+        parsed = yaml.safe_load(value) if value.strip() else None
+    except yaml.YAMLError:
+        raise ValueError(f"cannot read the value of --set {text!r} as YAML") from None
+    return parts, parsed
+
+
+def apply_overrides(data: Mapping[str, Any], overrides: Iterable[str]) -> dict[str, Any]:
+    """A copy of ``data`` with ``key.sub=value`` assignments applied."""
+    out: dict[str, Any] = _deep_copy(data)
+    for text in overrides:
+        parts, value = parse_override(text)
+        node = out
+        for i, part in enumerate(parts[:-1]):
+            child = node.get(part)
+            if child is None:
+                child = node[part] = {}
+            elif not isinstance(child, dict):
+                raise ValueError(f"--set {text!r}: {'.'.join(parts[: i + 1])} is not a section")
+            node = child
+        node[parts[-1]] = value
+    return out
+
+
+def _deep_copy(data: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: _deep_copy(v) if isinstance(v, Mapping) else v for k, v in data.items()}
+
+
+def read_yaml(path: str | Path) -> dict[str, Any]:
+    """The mapping in a YAML file; ValueError when missing, unreadable or not a mapping."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"config file {str(path)!r} does not exist")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise ValueError(f"{path}: not valid YAML{where}: {getattr(error, 'problem', error)}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a config is a mapping of keys, got {type(data).__name__}")
+    return data
+
+
+def load_config(path: str | Path, overrides: Iterable[str] = ()) -> TrainConfig:
+    """Read, override and validate a config file."""
+    overrides = list(overrides)
+    data = apply_overrides(read_yaml(path), overrides)
+    source = str(path) + (" with --set " + " ".join(overrides) if overrides else "")
+    return load_config_dict(data, source=source)
+
+
+def model_keys(config: TrainConfig) -> dict[str, Any]:
+    """The settings a resumed run may not change (they define the model and the table)."""
+    return {"game": config.game, "num_players": config.num_players, "preset": config.preset,
+            "rules": config.rules, "policy": {"kind": config.policy.kind, **config.policy.arch()}}

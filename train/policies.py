@@ -1,0 +1,96 @@
+"""Building the MaskablePPO model of a config, and the files of a run's ``checkpoints/`` folder.
+
+``checkpoints/`` holds:
+
+* ``step_<N>.zip`` and ``final.zip``: SB3 model zips (policy, optimizer state, PPO
+  settings) with a ``splitpoker.json`` member (:func:`splitpoker.agents.policy.policy_meta`),
+  so each one resumes training and loads as ``checkpoint:PATH``;
+* ``pool.pt``: the self-play pool (snapshot policy states) at the latest checkpoint;
+* ``state.json``: the latest checkpoint, its step, the imitation rounds done.
+
+Every file is written to a temporary name and moved into place with ``os.replace``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import zipfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import torch as th
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.vec_env import VecEnv
+
+from ..agents.policy import META_MEMBER, policy_class, policy_kwargs, policy_meta
+from ..envs.games import Game
+from .config import TrainConfig
+
+STATE_FILE = "state.json"
+POOL_FILE = "pool.pt"
+
+
+def build_model(config: TrainConfig, env: VecEnv) -> MaskablePPO:
+    """A fresh MaskablePPO learner for the config."""
+    ppo = config.ppo
+    return MaskablePPO(
+        policy_class(config.policy.kind), env,
+        learning_rate=ppo.learning_rate, n_steps=ppo.n_steps, batch_size=ppo.batch_size, n_epochs=ppo.n_epochs,
+        gamma=ppo.gamma, gae_lambda=ppo.gae_lambda, clip_range=ppo.clip_range, ent_coef=ppo.ent_coef,
+        vf_coef=ppo.vf_coef, max_grad_norm=ppo.max_grad_norm, target_kl=ppo.target_kl,
+        normalize_advantage=ppo.normalize_advantage,
+        policy_kwargs=policy_kwargs(config.policy.kind, config.policy.arch(), config.game),
+        seed=config.seed, device=config.device, verbose=0,
+    )
+
+
+def run_meta(config: TrainConfig, game: Game, step: int) -> dict[str, Any]:
+    """The ``splitpoker.json`` of a checkpoint of this run."""
+    return policy_meta(game, config.num_players, config.policy.kind, config.policy.arch(), step=step,
+                       preset=config.preset, seed=config.seed)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` through a temporary file and ``os.replace``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+    return path
+
+
+def save_checkpoint(model: MaskablePPO, path: Path, meta: Mapping[str, Any]) -> Path:
+    """Save the model (with optimizer state) and its ``splitpoker.json`` atomically."""
+    buffer = io.BytesIO()
+    model.save(buffer)
+    with zipfile.ZipFile(buffer, "a") as archive:
+        archive.writestr(META_MEMBER, json.dumps(dict(meta), indent=1))
+    return atomic_write_bytes(path, buffer.getvalue())
+
+
+def save_pool(state: Mapping[str, Any], path: Path) -> Path:
+    buffer = io.BytesIO()
+    th.save(dict(state), buffer)
+    return atomic_write_bytes(path, buffer.getvalue())
+
+
+def load_pool(path: Path) -> dict[str, Any]:
+    return th.load(path, map_location="cpu", weights_only=False)
+
+
+def write_state(folder: Path, state: Mapping[str, Any]) -> Path:
+    return atomic_write_bytes(folder / STATE_FILE, (json.dumps(dict(state), indent=1) + "\n").encode())
+
+
+def read_state(folder: Path) -> dict[str, Any]:
+    """``checkpoints/state.json`` of a run; ValueError when the run has no checkpoint."""
+    path = folder / STATE_FILE
+    if not path.is_file():
+        raise ValueError(f"{folder} has no {STATE_FILE}: the run saved no checkpoint to resume from")
+    return json.loads(path.read_text())

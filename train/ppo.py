@@ -1,0 +1,529 @@
+"""Self-play training with MaskablePPO: the run folder, callbacks, evaluation and resume.
+
+:func:`train` runs a :class:`~splitpoker.train.config.TrainConfig`:
+
+1. creates ``runs/<game>__<config>__<seed>__<timestamp>/`` with ``config.yaml`` (resolved)
+   and ``command.txt`` (or reopens it with ``resume``);
+2. builds the vectorised :class:`~splitpoker.train.selfplay.SelfPlayEnv` views sharing one
+   opponent pool, and the MaskablePPO learner (or loads the latest checkpoint);
+3. optionally clones the solver (:mod:`splitpoker.train.imitation`) before self-play, and
+   with ``imitation.rounds > 1`` again between equal self-play phases, the solver then
+   answering the latest checkpoint;
+4. learns, adding snapshots to the pool, evaluating, checkpointing and logging to
+   TensorBoard (``charts/``, ``losses/``, ``selfplay/``, ``eval/``, ``imitation/``, and the
+   hyper-parameters) with a rich progress bar on stderr;
+5. saves ``checkpoints/final.zip`` and evaluates it against each ``eval.opponents`` spec
+   over duplicate deals, writing ``eval/final.md`` and ``eval/final.json``.
+
+Ctrl-C saves a checkpoint and returns; ``train(..., resume=RUN_DIR)`` continues the step
+count, pool and optimizer.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch as th
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import HParam, KVWriter, Logger, TensorBoardOutputFormat
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
+
+from ..agents.base import load_agent
+from ..agents.policy import PolicyAgent
+from ..envs.games import Game, make_game
+from .config import TrainConfig, load_config, model_keys
+from .policies import (
+    POOL_FILE,
+    build_model,
+    load_pool,
+    read_state,
+    run_meta,
+    save_checkpoint,
+    save_pool,
+    write_state,
+)
+from .selfplay import OpponentPool, SelfPlayEnv
+
+#: settings a resumed run may change with --set (the rest define the model and the table)
+RESUMABLE = ("total_timesteps", "eval", "checkpoint", "progress", "torch_threads", "selfplay", "imitation",
+             "output_dir")
+#: SB3 logger keys → TensorBoard tags
+_RENAMES = {"time/fps": "charts/steps_per_s", "time/time_elapsed": "charts/time_elapsed",
+            "time/total_timesteps": "charts/total_timesteps", "time/iterations": "charts/iterations"}
+
+
+class GroupedTensorBoard(KVWriter):
+    """TensorBoard writer that files SB3's ``train/`` values under ``losses/`` and ``time/`` under ``charts/``."""
+
+    def __init__(self, folder: str | Path) -> None:
+        self.inner = TensorBoardOutputFormat(str(folder))
+
+    @staticmethod
+    def rename(key: str) -> str:
+        if key in _RENAMES:
+            return _RENAMES[key]
+        if key.startswith("train/"):
+            return "losses/" + key[len("train/"):]
+        if key.startswith("rollout/"):
+            return "charts/" + key[len("rollout/"):]
+        return key
+
+    def write(self, key_values: dict[str, Any], key_excluded: dict[str, tuple[str, ...]], step: int = 0) -> None:
+        self.inner.write({self.rename(k): v for k, v in key_values.items()},
+                         {self.rename(k): v for k, v in key_excluded.items()}, step)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+@dataclass
+class RunResult:
+    """What a training run produced."""
+
+    run_dir: Path
+    steps: int
+    checkpoint: Path
+    interrupted: bool = False
+    results: dict[str, Any] = field(default_factory=dict)
+    hands_per_s: float = float("nan")
+    report: Path | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"run_dir": str(self.run_dir), "steps": self.steps, "checkpoint": str(self.checkpoint),
+                "interrupted": self.interrupted, "hands_per_s": self.hands_per_s,
+                "report": str(self.report) if self.report else None, "eval": self.results}
+
+
+# --------------------------------------------------------------------------- environments
+def _subproc_env(config_data: dict[str, Any], index: int) -> SelfPlayEnv:
+    from .config import load_config_dict
+
+    config = load_config_dict(config_data)
+    th.set_num_threads(1)
+    game = make_game(config.game, **config.game_kwargs())
+    pool = OpponentPool(game, config.num_players, run_meta(config, game, 0), config.selfplay,
+                        seed=config.seed + 1000 * (index + 1))
+    return SelfPlayEnv(game, config.num_players, pool, config.reward_scale, seat_offset=index)
+
+
+def make_vec_env(config: TrainConfig, game: Game, pool: OpponentPool) -> VecEnv:
+    """The learner's vectorised envs: in this process sharing ``pool``, or one process each."""
+    if config.vec_env == "subproc":
+        from functools import partial
+
+        data = config.resolved()
+        return SubprocVecEnv([partial(_subproc_env, data, i) for i in range(config.n_envs)], start_method="spawn")
+    envs = [SelfPlayEnv(game, config.num_players, pool, config.reward_scale, seat_offset=i)
+            for i in range(config.n_envs)]
+    return DummyVecEnv([(lambda env=env: env) for env in envs])
+
+
+def sync_pool(env: VecEnv, pool: OpponentPool) -> None:
+    """Copy the pool's snapshots to envs in other processes (shared already in this process)."""
+    if isinstance(env, SubprocVecEnv):
+        env.env_method("set_pool_state", {"snapshots": pool.state()["snapshots"]})
+
+
+# --------------------------------------------------------------------------- evaluation
+def evaluate_policy(agent: PolicyAgent, game: Game, config: TrainConfig, hands: int,
+                    progress: bool = False) -> dict[str, dict[str, Any]]:
+    """Duplicate matches of the policy against each ``eval.opponents`` spec."""
+    from ..eval.match import evaluate
+
+    out = {}
+    for i, spec in enumerate(config.eval.opponents):
+        opponent = load_agent(spec, game=game, num_players=config.num_players, seed=config.eval.seed + i)
+        results = evaluate(game, [agent, opponent], config.num_players, hands, config.eval.seed, progress=progress,
+                           specs=["policy", spec])
+        out[spec] = {"policy": results[0].to_dict(), "opponent": results[1].to_dict()}
+    return out
+
+
+def eval_table(results: dict[str, dict[str, Any]]) -> str:
+    """A plain-text table: the policy's mean payoff and 95% CI against each opponent."""
+    header = ["opponent", "policy mean", "95% CI", "opponent mean", "deals", "policy foul rate", "ms/decision"]
+    rows = []
+    for spec, r in results.items():
+        p, o = r["policy"], r["opponent"]
+        rows.append([spec, f"{p['mean']:+.3f}", f"[{p['ci95'][0]:+.3f}, {p['ci95'][1]:+.3f}]", f"{o['mean']:+.3f}",
+                     str(r.get("deals", "")), f"{p['foul_rate']:.1%}", f"{p['ms_per_decision']:.2f}"])
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)), "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
+    return "\n".join(lines)
+
+
+def eval_markdown(results: dict[str, dict[str, Any]], config: TrainConfig, steps: int, checkpoint: Path) -> str:
+    lines = [f"# {config.game} policy evaluation: {config.num_players} players, preset {config.preset}", "",
+             f"Checkpoint `{checkpoint}` after {steps} training hands, policy `{config.policy.kind}`.",
+             f"Duplicate deals (each replayed in all {config.num_players} seat rotations; seats alternate policy "
+             f"and opponent), seed {config.eval.seed}. Mean payoff per hand with the 95% CI over deals.", "",
+             "| opponent | policy mean | 95% CI | opponent mean | deals | policy foul rate | ms/decision |",
+             "|---|---|---|---|---|---|---|"]
+    for spec, r in results.items():
+        p, o = r["policy"], r["opponent"]
+        lines.append(f"| {spec} | {p['mean']:+.3f} | [{p['ci95'][0]:+.3f}, {p['ci95'][1]:+.3f}] | {o['mean']:+.3f} "
+                     f"| {r.get('deals', '')} | {p['foul_rate']:.1%} | {p['ms_per_decision']:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- callbacks
+class ProgressCallback(BaseCallback):
+    """A rich progress bar (steps, hands/s, ETA, last evaluation) on stderr."""
+
+    def __init__(self, total: int, start: int, enabled: bool) -> None:
+        super().__init__()
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self.console = Console(stderr=True)
+        self.progress = Progress(TextColumn("[bold]training"), BarColumn(), MofNCompleteColumn(),
+                                 TextColumn("{task.fields[rate]} hands/s"), TimeElapsedColumn(), TextColumn("ETA"),
+                                 TimeRemainingColumn(), TextColumn("{task.fields[note]}"), console=self.console,
+                                 disable=not enabled, transient=False)
+        self.task = self.progress.add_task("training", total=total, completed=start, rate="-", note="")
+        self._t0 = time.perf_counter()
+        self._n0 = start
+
+    def note(self, text: str) -> None:
+        self.progress.update(self.task, note=text)
+
+    def _on_training_start(self) -> None:
+        self.progress.start()
+        self._t0, self._n0 = time.perf_counter(), self.num_timesteps
+
+    def _on_step(self) -> bool:
+        elapsed = time.perf_counter() - self._t0
+        rate = (self.num_timesteps - self._n0) / elapsed if elapsed > 0 else 0.0
+        self.progress.update(self.task, completed=self.num_timesteps, rate=f"{rate:.1f}")
+        return True
+
+    def _on_training_end(self) -> None:
+        self.progress.update(self.task, completed=self.num_timesteps)
+        self.progress.stop()
+
+
+class SelfPlayCallback(BaseCallback):
+    """Metrics of the hands played, snapshots, periodic evaluation and checkpoints."""
+
+    def __init__(self, trainer: Trainer) -> None:
+        super().__init__()
+        self.trainer = trainer
+        self.payoffs: list[float] = []
+        self.opponents: Counter[str] = Counter()
+        self._t = time.perf_counter()
+        self._n = 0
+
+    def _on_training_start(self) -> None:
+        self._t, self._n = time.perf_counter(), self.num_timesteps
+
+    def _on_step(self) -> bool:
+        for info in self.locals.get("infos", ()):
+            if "payoff" in info:
+                self.payoffs.append(info["payoff"])
+                self.opponents.update("snapshot" if n.startswith("snapshot@") else n for n in info["opponents"])
+        return True
+
+    def _on_rollout_end(self) -> None:
+        trainer, step = self.trainer, self.num_timesteps
+        now = time.perf_counter()
+        rate = (step - self._n) / max(now - self._t, 1e-9)
+        self._t, self._n = now, step
+        trainer.hands_per_s = rate
+        if self.payoffs:
+            self.logger.record("charts/mean_payoff", float(np.mean(self.payoffs)))
+            self.logger.record("charts/mean_reward", float(np.mean(self.payoffs)) * trainer.config.reward_scale)
+        self.logger.record("charts/hands_per_s", rate)
+        seats = sum(self.opponents.values())
+        for name, count in sorted(self.opponents.items()):
+            self.logger.record(f"selfplay/share_{name}", count / seats)
+        self.logger.record("selfplay/pool_size", len(trainer.pool))
+        self.payoffs.clear()
+        self.opponents.clear()
+        trainer.on_rollout_end(step)
+
+
+# --------------------------------------------------------------------------- trainer
+def _next_multiple(step: int, every: int) -> int | None:
+    return (step // every + 1) * every if every > 0 else None
+
+
+def run_name(config: TrainConfig, stem: str) -> str:
+    return f"{config.game}__{stem}__{config.seed}__{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+
+
+class Trainer:
+    """One run: environments, learner, pool, schedules and files."""
+
+    def __init__(self, config: TrainConfig, run_dir: Path, resume: bool, emit: Callable[[str], None]) -> None:
+        self.config = config
+        self.run_dir = run_dir
+        self.emit = emit
+        self.checkpoints = run_dir / "checkpoints"
+        self.eval_dir = run_dir / "eval"
+        self.checkpoints.mkdir(parents=True, exist_ok=True)
+        self.eval_dir.mkdir(parents=True, exist_ok=True)
+        if config.torch_threads:
+            th.set_num_threads(config.torch_threads)
+        th.distributions.Distribution.set_default_validate_args(False)  # 72,072-way categoricals
+        self.game = make_game(config.game, **config.game_kwargs())
+        self.pool = OpponentPool(self.game, config.num_players, run_meta(config, self.game, 0), config.selfplay,
+                                 seed=config.seed)
+        self.env = make_vec_env(config, self.game, self.pool)
+        self.state: dict[str, Any] = {"imitation_rounds_done": 0, "finished": False}
+        if resume:
+            self.state = read_state(self.checkpoints)
+            self.model = MaskablePPO.load(self.checkpoints / self.state["checkpoint"], env=self.env,
+                                          device=config.device)
+            self.pool.load_state(load_pool(self.checkpoints / self.state["pool"]))
+            sync_pool(self.env, self.pool)
+            self.env.seed(config.seed + self.model.num_timesteps)
+        else:
+            self.model = build_model(config, self.env)
+        self.logger = Logger(str(run_dir), [GroupedTensorBoard(run_dir)])
+        self.model.set_logger(self.logger)
+        self.hands_per_s = float("nan")
+        self.last_eval: dict[str, Any] = {}
+        self.progress: ProgressCallback | None = None
+        self.latest_checkpoint: Path | None = (self.checkpoints / self.state["checkpoint"]) if resume else None
+        self._schedule(self.model.num_timesteps)
+
+    # ------------------------------------------------------------------ schedules
+    def _schedule(self, step: int) -> None:
+        self.next_snapshot = _next_multiple(step, self.config.selfplay.snapshot_interval)
+        self.next_eval = _next_multiple(step, self.config.eval.every)
+        self.next_checkpoint = _next_multiple(step, self.config.checkpoint.every)
+
+    def on_rollout_end(self, step: int) -> None:
+        if self.next_snapshot is not None and step >= self.next_snapshot:
+            self.add_snapshot(step)
+            self.next_snapshot = _next_multiple(step, self.config.selfplay.snapshot_interval)
+        if self.next_eval is not None and step >= self.next_eval:
+            self.periodic_eval(step)
+            self.next_eval = _next_multiple(step, self.config.eval.every)
+        if self.next_checkpoint is not None and step >= self.next_checkpoint:
+            self.save(f"step_{step:09d}.zip")
+            self.next_checkpoint = _next_multiple(step, self.config.checkpoint.every)
+
+    def add_snapshot(self, step: int) -> None:
+        self.pool.add(self.model.policy.state_dict(), step)
+        sync_pool(self.env, self.pool)
+
+    def policy_agent(self) -> PolicyAgent:
+        return PolicyAgent(self.model.policy, run_meta(self.config, self.game, self.model.num_timesteps),
+                           name="policy")
+
+    def periodic_eval(self, step: int) -> None:
+        results = evaluate_policy(self.policy_agent(), self.game, self.config, self.config.eval.hands)
+        self.model.policy.set_training_mode(False)
+        notes = []
+        for spec, r in results.items():
+            p = r["policy"]
+            tag = spec.replace(":", "_").replace("/", "_")
+            self.logger.record(f"eval/{tag}_mean", p["mean"])
+            self.logger.record(f"eval/{tag}_ci_lo", p["ci95"][0])
+            self.logger.record(f"eval/{tag}_ci_hi", p["ci95"][1])
+            notes.append(f"{spec} {p['mean']:+.2f}")
+        self.last_eval = results
+        (self.eval_dir / f"step_{step:09d}.json").write_text(json.dumps(results, indent=1) + "\n")
+        if self.progress is not None:
+            self.progress.note("eval: " + ", ".join(notes))
+
+    # ------------------------------------------------------------------ files
+    def save(self, name: str) -> Path:
+        step = self.model.num_timesteps
+        path = save_checkpoint(self.model, self.checkpoints / name, run_meta(self.config, self.game, step))
+        save_pool(self.pool.state(), self.checkpoints / POOL_FILE)
+        self.state.update(checkpoint=name, pool=POOL_FILE, step=step)
+        write_state(self.checkpoints, self.state)
+        self.latest_checkpoint = path
+        return path
+
+    # ------------------------------------------------------------------ imitation
+    def imitation_round(self, round_index: int) -> None:
+        from .imitation import behaviour_clone, label_hands, teacher_against
+
+        cfg = self.config.imitation
+        spec = cfg.solver
+        if round_index > 0:  # the solver answers the current policy, saved first
+            spec = teacher_against(cfg.solver, self.save(f"step_{self.model.num_timesteps:09d}.zip"))
+        self.emit(f"imitation round {round_index + 1}/{cfg.rounds}: labelling {cfg.hands} hands with {spec}")
+        start = time.perf_counter()
+        data, cached = label_hands(self.game, self.config.num_players, spec, cfg.hands,
+                                   seed=self.config.seed * 1000 + round_index, workers=cfg.workers,
+                                   cache_dir=cfg.cache_dir)
+        self.emit(f"  {'loaded from cache' if cached else 'labelled'} in {time.perf_counter() - start:.1f} s")
+        step = self.model.num_timesteps
+
+        def log_epoch(stats: dict[str, float]) -> None:
+            self.logger.record("imitation/loss", stats["loss"])
+            self.logger.record("imitation/accuracy", stats["accuracy"])
+            self.logger.record("imitation/round", round_index + 1)
+            self.logger.dump(step)
+            self.emit(f"  epoch {int(stats['epoch'])}: loss {stats['loss']:.3f}, accuracy {stats['accuracy']:.1%}")
+
+        behaviour_clone(self.model.policy, data, self.game, cfg.epochs, cfg.batch_size, cfg.learning_rate,
+                        seed=self.config.seed + round_index, on_epoch=log_epoch)
+        self.state["imitation_rounds_done"] = round_index + 1
+        self.add_snapshot(step)
+        self.save(f"step_{step:09d}.zip")
+
+    # ------------------------------------------------------------------ run
+    def log_hparams(self) -> None:
+        c = self.config
+        hparams: dict[str, Any] = {"game": c.game, "num_players": c.num_players, "preset": c.preset,
+                                   "policy": c.policy.kind, "seed": c.seed, "n_envs": c.n_envs,
+                                   "reward_scale": c.reward_scale, "total_timesteps": c.total_timesteps}
+        hparams.update({f"ppo/{k}": v for k, v in c.ppo.model_dump().items() if v is not None})
+        hparams.update({f"policy/{k}": str(v) if isinstance(v, list) else v for k, v in c.policy.arch().items()})
+        hparams.update({f"selfplay/{k}": ",".join(v) if isinstance(v, list) else v
+                        for k, v in c.selfplay.model_dump().items()})
+        hparams["imitation"] = c.imitation.enabled
+        tag = c.eval.opponents[-1].replace(":", "_").replace("/", "_")
+        self.logger.record("hparams", HParam(hparams, {f"eval/{tag}_mean": 0.0, "charts/mean_payoff": 0.0}),
+                           exclude=("stdout", "log", "json", "csv"))
+        self.logger.dump(self.model.num_timesteps)
+
+    def run(self) -> RunResult:
+        config = self.config
+        if self.model.num_timesteps == 0 and self.state["imitation_rounds_done"] == 0:
+            self.log_hparams()
+        rounds = config.imitation.rounds if config.imitation.enabled else 1
+        bounds = [config.total_timesteps * (r + 1) // rounds for r in range(rounds)]
+        interrupted = False
+        try:
+            if len(self.pool) == 0 and not (config.imitation.enabled and self.state["imitation_rounds_done"] == 0):
+                self.add_snapshot(self.model.num_timesteps)
+            for r, bound in enumerate(bounds):
+                if config.imitation.enabled and self.state["imitation_rounds_done"] <= r:
+                    if self.model.num_timesteps >= bound:
+                        continue
+                    self.imitation_round(r)
+                if self.model.num_timesteps >= bound:
+                    continue
+                self.progress = ProgressCallback(config.total_timesteps, self.model.num_timesteps,
+                                                 enabled=config.progress)
+                callbacks = [SelfPlayCallback(self), self.progress]
+                self.model.learn(total_timesteps=bound - self.model.num_timesteps, callback=callbacks,
+                                 reset_num_timesteps=False, progress_bar=False)
+        except KeyboardInterrupt:
+            interrupted = True
+            if self.progress is not None:
+                self.progress.progress.stop()
+        if interrupted:
+            path = self.save(f"step_{self.model.num_timesteps:09d}.zip")
+            self.emit(f"interrupted at step {self.model.num_timesteps}; checkpoint saved to {path}")
+            self.emit(f"resume with: splitpoker train --resume {self.run_dir}")
+            self.close()
+            return RunResult(self.run_dir, self.model.num_timesteps, path, interrupted=True,
+                             hands_per_s=self.hands_per_s)
+        self.state["finished"] = True
+        path = self.save("final.zip")
+        results, report = self.final_eval(path)
+        self.close()
+        return RunResult(self.run_dir, self.model.num_timesteps, path, results=results,
+                         hands_per_s=self.hands_per_s, report=report)
+
+    def final_eval(self, checkpoint: Path) -> tuple[dict[str, Any], Path]:
+        hands = self.config.eval.final_hands
+        self.emit(f"final evaluation: {hands} duplicate deals against {', '.join(self.config.eval.opponents)}")
+        results = evaluate_policy(self.policy_agent(), self.game, self.config, hands, progress=self.config.progress)
+        for r in results.values():
+            r["deals"] = hands
+        for spec, r in results.items():
+            tag = spec.replace(":", "_").replace("/", "_")
+            self.logger.record(f"eval/{tag}_mean", r["policy"]["mean"])
+            self.logger.record(f"eval/{tag}_ci_lo", r["policy"]["ci95"][0])
+            self.logger.record(f"eval/{tag}_ci_hi", r["policy"]["ci95"][1])
+        self.logger.dump(self.model.num_timesteps)
+        document = {"steps": self.model.num_timesteps, "checkpoint": str(checkpoint), "hands": hands,
+                    "seed": self.config.eval.seed, "hands_per_s": self.hands_per_s, "results": results}
+        (self.eval_dir / "final.json").write_text(json.dumps(document, indent=1) + "\n")
+        report = self.eval_dir / "final.md"
+        report.write_text(eval_markdown(results, self.config, self.model.num_timesteps, checkpoint))
+        return results, report
+
+    def close(self) -> None:
+        self.env.close()
+        self.logger.close()
+
+
+# --------------------------------------------------------------------------- entry points
+def new_run_dir(config: TrainConfig, stem: str) -> Path:
+    base = Path(config.output_dir)
+    name = run_name(config, stem)
+    path, n = base / name, 1
+    while path.exists():
+        n += 1
+        path = base / f"{name}-{n}"
+    path.mkdir(parents=True)
+    return path
+
+
+def command_line(argv: Sequence[str] | None = None) -> str:
+    return shlex.join(["splitpoker", *(sys.argv[1:] if argv is None else argv)])
+
+
+def start_run(config: TrainConfig, stem: str, command: str, emit: Callable[[str], None] = print) -> RunResult:
+    """Train a new run from a validated config."""
+    run_dir = new_run_dir(config, stem)
+    (run_dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
+    (run_dir / "command.txt").write_text(command + "\n", encoding="utf-8")
+    emit(f"run folder: {run_dir}")
+    return Trainer(config, run_dir, resume=False, emit=emit).run()
+
+
+def resume_run(run_dir: str | Path, overrides: Sequence[str], command: str,
+               emit: Callable[[str], None] = print) -> RunResult:
+    """Continue a run from its latest checkpoint (step count, pool, optimizer)."""
+    run_dir = Path(run_dir)
+    if not (run_dir / "config.yaml").is_file():
+        raise ValueError(f"{run_dir} is not a run folder (no config.yaml)")
+    before = load_config(run_dir / "config.yaml")
+    config = load_config(run_dir / "config.yaml", overrides)
+    changed = [k for k, v in model_keys(config).items() if model_keys(before)[k] != v]
+    changed += [k for k in ("ppo", "n_envs", "vec_env", "seed", "reward_scale", "device")
+                if getattr(before, k) != getattr(config, k)]
+    if changed:
+        raise ValueError(f"--resume cannot change {changed[0]}; a resumed run may change: {', '.join(RESUMABLE)}")
+    state = read_state(run_dir / "checkpoints")
+    if state.get("finished") and state.get("step", 0) >= config.total_timesteps:
+        raise ValueError(f"{run_dir} finished at step {state['step']}; raise it with --set total_timesteps=N")
+    state["finished"] = False
+    write_state(run_dir / "checkpoints", state)
+    if overrides:
+        (run_dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
+    with open(run_dir / "command.txt", "a", encoding="utf-8") as handle:
+        handle.write(command + "\n")
+    emit(f"resuming {run_dir} at step {state['step']}")
+    return Trainer(config, run_dir, resume=True, emit=emit).run()
+
+
+def train(config: TrainConfig | str | Path, overrides: Sequence[str] = (), command: str | None = None,
+          emit: Callable[[str], None] = print) -> RunResult:
+    """Train from a config object or file (with ``--set`` overrides)."""
+    if isinstance(config, (str, Path)):
+        stem = Path(config).stem
+        config = load_config(config, overrides)
+    else:
+        stem = "config"
+    return start_run(config, stem, command or command_line(), emit=emit)
+

@@ -1,0 +1,256 @@
+"""The single-seat self-play view of a game, and the pool of opponents it draws from.
+
+:class:`SelfPlayEnv` is a ``gymnasium.Env`` with ``action_masks()`` (for sb3-contrib's
+MaskablePPO) built directly on the :class:`~splitpoker.envs.games.Game` interface, with the
+same data flow as the PettingZoo environments:
+
+=================  ==========================================================================
+Episode            one hand, one decision: ``reset`` deals (or takes scripted hands), ``step``
+                   takes the learner's split, lets the other seats act, scores the table
+Learner seat       rotates hand by hand (``seat`` option of ``reset`` fixes it)
+Observation        :func:`~splitpoker.envs.observation.encode_observation` of the learner's
+                   seat (float32, flat)
+Action             ``Discrete(n_actions)``: the split index (RULES.md section 4); an invalid
+                   split is a ``ValueError``
+Mask               ``action_masks()``: the valid splits of the learner's hand (bool)
+Reward             the learner's payoff times ``reward_scale``; ``terminated=True``
+Info (step)        ``payoff`` (unscaled), ``payoffs`` (every seat), ``seat``, ``opponents``
+=================  ==========================================================================
+
+:class:`OpponentPool` holds frozen snapshots of the learner (policy states) and baseline
+agents, and draws the opponents of each hand: a seat gets a baseline with probability
+``baseline_share``, otherwise a snapshot chosen by ``opponent_sampling``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from ..agents.base import Agent, load_agent
+from ..envs.cards import format_cards, parse_cards
+from ..envs.games import Game
+from ..envs.observation import encode_observation
+from .config import SelfPlayConfig
+
+
+class NamedAgent:
+    """An agent under another name (a baseline is named by its spec in the opponent mix)."""
+
+    def __init__(self, name: str, agent: Agent) -> None:
+        self.name = name
+        self.agent = agent
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
+        return self.agent.act(observation, action_mask, info)
+
+
+@dataclass
+class Snapshot:
+    """A frozen copy of the learner's policy."""
+
+    name: str
+    step: int
+    state: dict[str, Any]
+
+
+class OpponentPool:
+    """Snapshots of the learner and baseline agents; draws the opponents of a hand.
+
+    ``meta`` is the policy description of :func:`splitpoker.agents.policy.policy_meta` used to
+    rebuild snapshot networks. Draws and snapshot sampling use the pool's own seeded
+    generator."""
+
+    def __init__(self, game: Game, num_players: int, meta: Mapping[str, Any], config: SelfPlayConfig,
+                 seed: int = 0) -> None:
+        self.game = game
+        self.num_players = num_players
+        self.meta = dict(meta)
+        self.config = config
+        self.rng = np.random.default_rng([seed, 7])
+        self.snapshots: list[Snapshot] = []
+        self.baselines: list[Agent] = [
+            NamedAgent(spec, load_agent(spec, game=game, num_players=num_players, seed=seed + i))
+            for i, spec in enumerate(config.baselines)]
+        self._agents: dict[str, Agent] = {}
+
+    def __len__(self) -> int:
+        return len(self.snapshots)
+
+    def add(self, state: Mapping[str, Any], step: int) -> Snapshot:
+        """Add a snapshot of the learner (its policy state dict); the oldest beyond ``pool_size`` leaves."""
+        snapshot = Snapshot(f"snapshot@{int(step)}", int(step),
+                            {k: v.detach().cpu().clone() for k, v in state.items()})
+        self.snapshots = [s for s in self.snapshots if s.name != snapshot.name] + [snapshot]
+        while len(self.snapshots) > self.config.pool_size:
+            dropped = self.snapshots.pop(0)
+            self._agents.pop(dropped.name, None)
+        return snapshot
+
+    def state(self) -> dict[str, Any]:
+        """Everything needed to rebuild the pool (for checkpoints and subprocess envs)."""
+        return {"snapshots": [{"name": s.name, "step": s.step, "state": s.state} for s in self.snapshots],
+                "rng": self.rng.bit_generator.state}
+
+    def load_state(self, state: Mapping[str, Any]) -> None:
+        self.snapshots = [Snapshot(s["name"], int(s["step"]), dict(s["state"])) for s in state["snapshots"]]
+        self._agents = {}
+        if state.get("rng") is not None:
+            self.rng.bit_generator.state = state["rng"]
+
+    def agent(self, snapshot: Snapshot) -> Agent:
+        """The (cached) agent playing a snapshot."""
+        if snapshot.name not in self._agents:
+            from ..agents.policy import snapshot_agent
+
+            rng = self.rng if self.config.snapshot_play == "sample" else None
+            self._agents[snapshot.name] = snapshot_agent(self.meta, snapshot.state, snapshot.name, rng=rng)
+        return self._agents[snapshot.name]
+
+    def _pick_snapshot(self) -> Snapshot:
+        mode = self.config.opponent_sampling
+        if mode == "latest" or (mode == "mixed" and self.rng.random() < self.config.latest_share):
+            return self.snapshots[-1]
+        return self.snapshots[int(self.rng.integers(len(self.snapshots)))]
+
+    def draw(self, seats: int) -> list[Agent]:
+        """Opponents for ``seats`` seats."""
+        out: list[Agent] = []
+        for _ in range(seats):
+            if not self.snapshots or (self.baselines and self.rng.random() < self.config.baseline_share):
+                if not self.baselines:
+                    raise ValueError("the opponent pool has no snapshot and no baseline agent")
+                out.append(self.baselines[int(self.rng.integers(len(self.baselines)))])
+            else:
+                out.append(self.agent(self._pick_snapshot()))
+        return out
+
+
+def _hand_ids(hand: str | Sequence[Any]) -> list[int]:
+    if isinstance(hand, str):
+        return parse_cards(hand)
+    items = list(hand)
+    return parse_cards(items) if items and isinstance(items[0], str) else [int(c) for c in items]
+
+
+class SelfPlayEnv(gymnasium.Env):
+    """One learner seat at a table of opponents drawn from an :class:`OpponentPool` (see module doc).
+
+    ``reset(options=...)`` accepts ``hands`` (one hand per seat: card strings or ids, to
+    script a deal), ``seat`` (the learner's seat) and ``opponents`` (agents for the other
+    seats in seat order, instead of drawing them)."""
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, game: Game, num_players: int, pool: OpponentPool | None, reward_scale: float = 1.0,
+                 seat_offset: int = 0) -> None:
+        super().__init__()
+        from ..agents.policy import spaces_of
+
+        self.game = game
+        self.num_players = game.check_players(num_players)
+        self.pool = pool
+        self.reward_scale = float(reward_scale)
+        self.observation_space, self.action_space = spaces_of(game)
+        self._episode = seat_offset
+        self._slots: list[np.ndarray] | None = None
+        self._mask = np.zeros(game.n_actions, dtype=bool)
+        self._obs = np.zeros(self.observation_space.shape, dtype=np.float32)
+        self._seat = 0
+        self._opponents: list[Agent] = []
+
+    # ------------------------------------------------------------------ pool updates
+    def set_pool_state(self, state: Mapping[str, Any]) -> None:
+        """Replace the pool's snapshots (used to update envs in other processes)."""
+        if self.pool is None:
+            raise ValueError("this env has no opponent pool")
+        self.pool.load_state(state)
+
+    # ------------------------------------------------------------------ gymnasium API
+    def _info(self, seat: int) -> dict[str, Any]:
+        assert self._slots is not None
+        return {"hand": format_cards(self._slots[seat]).split(), "seat": seat, "num_players": self.num_players}
+
+    def reset(self, *, seed: int | None = None, options: Mapping[str, Any] | None = None
+              ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        options = dict(options or {})
+        unknown = sorted(set(options) - {"hands", "seat", "opponents"})
+        if unknown:
+            raise ValueError(f"unknown reset option {unknown[0]!r}; options: hands, seat, opponents")
+        n, size = self.num_players, self.game.hand_size
+        if "hands" in options:
+            hands = [_hand_ids(h) for h in options["hands"]]
+            if len(hands) != n:
+                raise ValueError(f"options['hands'] has {len(hands)} hands for {n} seats")
+            flat = [c for h in hands for c in h]
+            if len(set(flat)) != len(flat):
+                raise ValueError("options['hands'] deals a card twice")
+        else:
+            deck = self.np_random.permutation(self.game.deck())
+            hands = [deck[i * size:(i + 1) * size] for i in range(n)]
+        self._slots = [self.game.slots(h) for h in hands]
+        seat = options.get("seat", self._episode % n)
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
+            raise ValueError(f"seat {seat!r} is not a seat of a {n}-player table")
+        self._seat = int(seat)
+        self._episode += 1
+        if "opponents" in options:
+            self._opponents = list(options["opponents"])
+            if len(self._opponents) != n - 1:
+                raise ValueError(f"options['opponents'] has {len(self._opponents)} agents for {n - 1} seats")
+        else:
+            if self.pool is None:
+                raise ValueError("this env has no opponent pool; pass options['opponents']")
+            self._opponents = self.pool.draw(n - 1)
+        self._mask = self.game.valid_mask(self._slots[self._seat])
+        self._obs = encode_observation(self.game, self._slots[self._seat], self._seat, n)
+        return self._obs, self._info(self._seat)
+
+    def action_masks(self) -> np.ndarray:
+        """The valid splits of the learner's hand."""
+        return self._mask
+
+    def _opponent_actions(self) -> dict[int, int]:
+        assert self._slots is not None
+        seats = [s for s in range(self.num_players) if s != self._seat]
+        groups: dict[int, list[int]] = {}
+        agents: dict[int, Agent] = {}
+        for seat, agent in zip(seats, self._opponents):
+            groups.setdefault(id(agent), []).append(seat)
+            agents[id(agent)] = agent
+        actions: dict[int, int] = {}
+        for key, group in groups.items():
+            agent = agents[key]
+            obs = [encode_observation(self.game, self._slots[s], s, self.num_players) for s in group]
+            masks = [self.game.valid_mask(self._slots[s]) for s in group]
+            if len(group) > 1 and hasattr(agent, "act_batch"):
+                chosen = agent.act_batch(np.stack(obs), np.stack(masks))
+            else:
+                chosen = [agent.act(o, m, self._info(s)) for o, m, s in zip(obs, masks, group)]
+            for seat, action, mask in zip(group, chosen, masks):
+                if not mask[int(action)]:
+                    raise ValueError(f"opponent {agent.name} chose invalid split {action} at seat {seat}")
+                actions[seat] = int(action)
+        return actions
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        if self._slots is None:
+            raise ValueError("the hand is over; call reset() before step()")
+        action = int(action)
+        if not 0 <= action < self.game.n_actions or not self._mask[action]:
+            raise ValueError(f"split {action} is not valid for the learner's hand "
+                             f"{format_cards(self._slots[self._seat])}")
+        actions = self._opponent_actions()
+        actions[self._seat] = action
+        arrangements = [self.game.arrangement(self._slots[s], actions[s]) for s in range(self.num_players)]
+        payoffs = np.asarray(self.game.score(arrangements).payoffs, dtype=np.float64)
+        payoff = float(payoffs[self._seat])
+        info = {"payoff": payoff, "payoffs": payoffs.tolist(), "seat": self._seat,
+                "opponents": [a.name for a in self._opponents]}
+        self._slots = None
+        return self._obs, payoff * self.reward_scale, True, False, info
