@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import multiprocessing
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -80,6 +81,8 @@ def play_chunk(settings_dict: dict[str, Any], groups: Sequence[int]) -> list[Dec
     settings = EvalSettings(**settings_dict)
     game = make_game(settings.game, settings.preset, **settings.switches)
     agents = [load_agent(spec, game, num_players=settings.players, seed=settings.seed) for spec in settings.agents]
+    if "torch" in sys.modules:  # a learned policy decides one hand at a time: threads only contend
+        sys.modules["torch"].set_num_threads(1)
     oracle = _oracle(settings, game)
     out: list[Decision] = []
     for group in groups:
