@@ -10,6 +10,7 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -18,10 +19,11 @@ from rich.progress import (
 T = TypeVar("T")
 
 
-def progress_bar(transient: bool = False) -> Progress:
-    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+def progress_bar(*columns: ProgressColumn, transient: bool = False, disable: bool = False) -> Progress:
+    """A bar with count, elapsed time and ETA; ``columns`` are shown after the count."""
+    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), *columns,
                     TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                    console=Console(stderr=True), transient=transient)
+                    console=Console(stderr=True), transient=transient, disable=disable)
 
 
 def track(items: Iterable[T], description: str, total: int | None = None) -> Iterator[T]:

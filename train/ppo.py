@@ -184,21 +184,12 @@ class ProgressCallback(BaseCallback):
 
     def __init__(self, total: int, start: int, enabled: bool) -> None:
         super().__init__()
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
+        from rich.progress import TextColumn
 
-        self.console = Console(stderr=True)
-        self.progress = Progress(TextColumn("[bold]training"), BarColumn(), MofNCompleteColumn(),
-                                 TextColumn("{task.fields[rate]} hands/s"), TimeElapsedColumn(), TextColumn("ETA"),
-                                 TimeRemainingColumn(), TextColumn("{task.fields[note]}"), console=self.console,
-                                 disable=not enabled, transient=False)
+        from ..eval.progress import progress_bar
+
+        self.progress = progress_bar(TextColumn("{task.fields[rate]} hands/s"), TextColumn("{task.fields[note]}"),
+                                     disable=not enabled)
         self.task = self.progress.add_task("training", total=total, completed=start, rate="-", note="")
         self._t0 = time.perf_counter()
         self._n0 = start
