@@ -137,3 +137,29 @@ def test_ray_backend_gives_the_local_numbers():
     remote, _ = run(EvalSettings(**base, backend="ray"), progress=False)
     assert [a["mean"] for a in local["agents"]] == [a["mean"] for a in remote["agents"]]
     assert [a["ci95"] for a in local["agents"]] == [a["ci95"] for a in remote["agents"]]
+
+
+def test_solver_regret_against_itself_on_the_same_samples_is_zero():
+    from splitpoker.eval.runner import _oracle
+
+    settings = EvalSettings(game="biji", agents=["greedy"], hands=1, players=4, seed=3, regret_samples=32)
+    game = make_game("biji")
+    oracle = _oracle(settings, game)
+    solver = load_agent("solver:samples=32,opponent=greedy", game, num_players=4)
+    for group in range(2):
+        for seat, hand in enumerate(deal(game, 4, 3, group)):
+            best, evs = oracle(hand, seat, group)
+            mine = solver.solve(hand, seat=seat, seed=[3, group, seat, 7919])
+            assert evs[best] == np.nanmax(evs)
+            assert evs[best] - evs[mine.action] == 0
+
+
+def test_regret_is_never_negative_and_agreement_is_a_share():
+    from splitpoker.eval.runner import _oracle
+
+    settings = EvalSettings(game="biji", agents=["greedy", "random"], hands=2, players=3, seed=4, regret_samples=16)
+    game = make_game("biji")
+    decisions = play_group(game, [load_agent("greedy", game, num_players=3), load_agent("random", game, num_players=3)],
+                           3, 4, 0, _oracle(settings, game))
+    assert all(d.regret >= 0 and d.agreement in (0.0, 1.0) for d in decisions)
+    assert any(d.regret > 0 for d in decisions if d.agent == 1)
