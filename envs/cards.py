@@ -134,14 +134,18 @@ def deck(jokers: bool = False) -> np.ndarray:
 
 
 def check_hand(cards: Sequence[int] | np.ndarray, size: int, *, jokers: bool, what: str = "hand") -> None:
-    """Raise a ValueError naming the problem when ``cards`` is not a hand of ``size`` cards
-    of the game's deck."""
+    """Raise a ValueError naming the problem when ``cards`` is not a hand of ``size``
+    distinct cards of the game's deck."""
     if len(cards) != size:
         raise ValueError(f"{what} has {len(cards)} cards ({format_cards(cards)}); expected {size}")
     if not jokers:
         bad = [c for c in cards if c < 2]
         if bad:
             raise ValueError(f"{what} holds joker {format_card(bad[0])}, which this deck does not have")
+    if len(set(cards)) != len(cards):
+        listed = [int(c) for c in cards]
+        dup = next(c for c in listed if listed.count(c) > 1)
+        raise ValueError(f"{what} holds {format_card(dup)} twice")
 
 
 def check_table_cards(hands: Iterable[Iterable[int]]) -> None:

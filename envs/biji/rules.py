@@ -38,7 +38,6 @@ from ..cards import (
     SUIT,
     check_hand,
     check_table_cards,
-    format_card,
     format_cards,
     parse_cards,
 )
@@ -177,8 +176,6 @@ def strength_type(strength: Any) -> Any:
 
 def _check_group(cards: Sequence[int], rules: BijiRules, what: str = "group") -> np.ndarray:
     check_hand(cards, 3, jokers=rules.has_jokers, what=f"{what} {format_cards(cards)!r}")
-    if len(set(cards)) != 3:
-        raise ValueError(f"{what} {format_cards(cards)!r} holds a card twice")
     return np.sort(np.asarray(cards, dtype=np.int64))
 
 
@@ -200,9 +197,6 @@ def compare_groups(a: Sequence[int], b: Sequence[int], rules: BijiRules) -> int:
 
 def hand_slots(hand: Sequence[int] | np.ndarray, rules: BijiRules, what: str = "hand") -> np.ndarray:
     check_hand(hand, HAND_SIZE, jokers=rules.has_jokers, what=what)
-    if len(set(hand)) != len(hand):
-        dup = next(c for c in hand if list(hand).count(c) > 1)
-        raise ValueError(f"{what} holds {format_card(dup)} twice")
     return np.sort(np.asarray(hand, dtype=np.intp))
 
 

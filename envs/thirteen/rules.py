@@ -35,7 +35,6 @@ from ..cards import (
     SUIT,
     check_hand,
     check_table_cards,
-    format_card,
     format_cards,
     parse_cards,
 )
@@ -262,9 +261,6 @@ def check_arrangement(rows: Sequence[Sequence[int]], what: str = "hand") -> list
         raise ValueError(f"{what} has rows of {sizes} cards; a Thirteen arrangement is 3 | 5 | 5 cards")
     flat = [c for r in rows for c in r]
     check_hand(flat, HAND_SIZE, jokers=False, what=what)
-    if len(set(flat)) != len(flat):
-        dup = next(c for c in flat if flat.count(c) > 1)
-        raise ValueError(f"{what} holds {format_card(dup)} twice")
     return [np.sort(np.asarray(r, dtype=np.intp)) for r in rows]
 
 
@@ -288,9 +284,6 @@ def is_valid(rows: Sequence[Sequence[int]], rules: ThirteenRules) -> bool:
 
 def hand_slots(hand: Sequence[int] | np.ndarray) -> np.ndarray:
     check_hand(hand, HAND_SIZE, jokers=False)
-    if len(set(hand)) != len(hand):
-        dup = next(c for c in hand if list(hand).count(c) > 1)
-        raise ValueError(f"hand holds {format_card(dup)} twice")
     return np.sort(np.asarray(hand, dtype=np.intp))
 
 
