@@ -77,7 +77,7 @@ def _score(args: argparse.Namespace) -> None:
     if not args.hand:
         raise ValueError("give the hands with --hand \"row | row | row\" (one per seat)")
     arrangements = []
-    for seat, text in enumerate(args.hand):
+    for text in args.hand:
         rows = game.parse_arrangement(text)
         if game.name == "biji" and args.sort:
             import numpy as np
@@ -85,7 +85,6 @@ def _score(args: argparse.Namespace) -> None:
             strengths = [int(game.row_strengths(np.sort(np.asarray(r, dtype=np.intp))[None])[0]) for r in rows]
             rows = [rows[k] for k in np.argsort(strengths)]
         arrangements.append(rows)
-        del seat
     score = game.score(arrangements)
     document = score.to_dict()
     lines = []
@@ -123,39 +122,35 @@ def _decode_index(text: str) -> int:
         raise argparse.ArgumentTypeError(f"split index {text!r} is not an integer") from None
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("rules", help="print the resolved rules of a game", description="Print the resolved rule "
-                       "switches of a game: a preset with --set overrides.")
+def _game_command(sub: argparse._SubParsersAction, name: str, run: Any, help: str,
+                  description: str) -> argparse.ArgumentParser:
+    """A subcommand taking the game, ``--preset``, ``--set`` and ``--json``."""
+    p = sub.add_parser(name, help=help, description=description)
     add_game_argument(p)
     add_rules_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(run=_rules)
+    p.set_defaults(run=run)
+    return p
 
-    p = sub.add_parser("compare", help="compare two rows", description="Compare two rows (Thirteen: 3 or 5 "
-                       "cards; Biji: 3 cards). Result 1 means A is stronger.")
-    add_game_argument(p)
+
+def register(sub: argparse._SubParsersAction) -> None:
+    _game_command(sub, "rules", _rules, "print the resolved rules of a game",
+                  "Print the resolved rule switches of a game: a preset with --set overrides.")
+
+    p = _game_command(sub, "compare", _compare, "compare two rows",
+                      "Compare two rows (Thirteen: 3 or 5 cards; Biji: 3 cards). Result 1 means A is stronger.")
     p.add_argument("row_a", help='row A, e.g. "As Kd Qc"')
     p.add_argument("row_b", help="row B, of the same size")
-    add_rules_options(p)
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(run=_compare)
 
-    p = sub.add_parser("score", help="score a table of arrangements", description="Score a table: one --hand "
-                       "per seat, in seat order (Thirteen 2-4, Biji 2-5).")
-    add_game_argument(p)
+    p = _game_command(sub, "score", _score, "score a table of arrangements",
+                      "Score a table: one --hand per seat, in seat order (Thirteen 2-4, Biji 2-5).")
     p.add_argument("--hand", action="append", default=[], metavar='"ROW | ROW | ROW"',
                    help="a seat's arrangement, weakest row first (repeat per seat)")
     p.add_argument("--sort", action="store_true", help="Biji: sort each seat's pots instead of rejecting "
                    "an arrangement that is not strictly increasing")
-    add_rules_options(p)
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(run=_score)
 
-    p = sub.add_parser("splits", help="list the valid splits of a hand", description="The canonical slots of a "
-                       "hand and the indices of its valid splits, or the arrangement of one index.")
-    add_game_argument(p)
+    p = _game_command(sub, "splits", _splits, "list the valid splits of a hand",
+                      "The canonical slots of a hand and the indices of its valid splits, or the arrangement of "
+                      "one index.")
     p.add_argument("cards", help='the hand, e.g. "As Kd ..." (13 cards for thirteen, 9 for biji)')
     p.add_argument("--decode", type=_decode_index, metavar="N", help="print the arrangement of split index N")
-    add_rules_options(p)
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(run=_splits)
