@@ -1,117 +1,64 @@
-"""The agent protocol and :func:`load_agent`, which builds an agent from a spec string.
+"""The agent interface.
 
-An agent is any object with a ``name`` and ``act(observation, action_mask, info) -> int``:
-``observation`` is the env's ``obs["observation"]`` array, ``action_mask`` its int8 mask
-and ``info`` the seat's ``infos`` entry (``"hand"``: the hand as canonical card strings in
-slot order, ``"seat"``, ``"num_players"``).
+An agent decides splits for seats. Its primary method is batched: :meth:`Agent.act_batch`
+takes typed seat views (:class:`~splitpoker.envs.table.SeatView`: the hand's card ids in
+slot order, the seat, the table size, the valid mask and the observation) and returns one
+split index per view. :meth:`Agent.act` takes what a PettingZoo environment gives for one
+seat (``observation``, ``action_mask``, ``infos[agent]``) and wraps ``act_batch``.
+:meth:`Agent.seed` restarts whatever randomness the agent has (evaluation reseeds agents
+per deal, so results do not depend on how deals are shared among workers); a deterministic
+agent ignores it.
 
-Specs::
-
-    random                          uniform over valid splits
-    greedy                          strongest last row, then strongest middle row
-    solver[:samples=256,opponent=greedy,seed=0]   the exhaustive solver
-    checkpoint:PATH                 a trained policy saved by ``splitpoker train``
-    pretrained:NAME                 a policy shipped with the package
-    package.module:attr             any importable agent class or factory
+Agents are built from spec strings by :func:`splitpoker.agents.load_agent` (the grammar is
+:mod:`splitpoker.agents.specs`).
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Mapping
-from typing import Any, Protocol, runtime_checkable
+import abc
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
-from ..envs.cards import parse_cards
-from ..envs.games import Game, make_game
+from ..envs.table import SeatView
 
-SPEC_FORMS = ("random", "greedy", "solver[:samples=256,opponent=greedy,seed=0]", "checkpoint:PATH",
-              "pretrained:NAME", "package.module:attr")
+__all__ = ["Agent", "SeatView", "check_choices"]
 
 
-@runtime_checkable
-class Agent(Protocol):
-    name: str
+class Agent(abc.ABC):
+    """Base of every agent: ``name``, batched :meth:`act_batch`, :meth:`act` and :meth:`seed`."""
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int: ...
+    name: str = "agent"
 
+    @abc.abstractmethod
+    def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:
+        """One split index per seat view (int64 array), each valid under the view's mask."""
 
-def hand_of(info: Mapping[str, Any]) -> list[int]:
-    """The hand (card ids, slot order) of an ``infos`` entry."""
-    if "hand" not in info:
-        raise ValueError("the agent needs info['hand'] (the seat's infos entry from the env)")
-    return parse_cards(list(info["hand"]))
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
+        """The split of one seat from an environment's observation, mask and ``infos`` entry."""
+        return int(self.act_batch([SeatView.from_env(observation, action_mask, info)])[0])
 
+    def seed(self, seed: int | None) -> None:
+        """Restart the agent's randomness from ``seed`` (nothing to do for a deterministic agent)."""
+        return None
 
-def parse_options(text: str) -> dict[str, str]:
-    """``"samples=256,opponent=greedy"`` → dict. An option value may itself hold ``:`` (a spec)."""
-    out: dict[str, str] = {}
-    for item in filter(None, text.split(",")):
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise ValueError(f"cannot read agent option {item!r}; expected key=value")
-        out[key.strip()] = value.strip()
-    return out
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
 
 
-def _bad_spec(spec: str, why: str) -> ValueError:
-    return ValueError(f"bad agent spec {spec!r}: {why}; valid forms: {', '.join(SPEC_FORMS)}")
-
-
-def load_agent(spec: str, game: str | Game = "thirteen", num_players: int = 4, seed: int | None = None,
-               **env_kwargs: Any) -> Agent:
-    """Build the agent named by ``spec`` for ``game`` (a name plus env keyword arguments such
-    as ``preset`` and rule switches, or a :class:`Game`)."""
-    if not isinstance(spec, str) or not spec.strip():
-        raise _bad_spec(str(spec), "empty")
-    spec = spec.strip()
-    if isinstance(game, Game):
-        if env_kwargs:
-            raise ValueError(f"pass rule switches through the Game, not beside it: {sorted(env_kwargs)}")
-        the_game = game
-    else:
-        the_game = make_game(game, **env_kwargs)
-    the_game.check_players(num_players)
-    kind, _, rest = spec.partition(":")
-    if kind == "random":
-        if rest:
-            raise _bad_spec(spec, "random takes no options")
-        from .baselines import RandomAgent
-
-        return RandomAgent(seed=seed)
-    if kind == "greedy":
-        if rest:
-            raise _bad_spec(spec, "greedy takes no options")
-        from .baselines import GreedyAgent
-
-        return GreedyAgent(the_game)
-    if kind == "solver":
-        from .solver import SolverAgent
-
-        options = parse_options(rest)
-        return SolverAgent.from_options(the_game, num_players, options, seed=seed)
-    if kind in ("checkpoint", "pretrained"):
-        if not rest:
-            raise _bad_spec(spec, f"{kind} needs a {'path' if kind == 'checkpoint' else 'name'}")
-        from .policy import load_policy_agent
-
-        return load_policy_agent(kind, rest, the_game, num_players)
-    if ":" in spec and "." in kind:
-        return _import_agent(spec, the_game, num_players, seed)
-    raise _bad_spec(spec, f"unknown kind {kind!r}")
-
-
-def _import_agent(spec: str, game: Game, num_players: int, seed: int | None) -> Agent:
-    module_name, _, attr = spec.partition(":")
+def check_choices(agent: Agent, views: Sequence[SeatView], actions: Any) -> np.ndarray:
+    """``actions`` as int64 when there is one valid split per view; else ValueError naming the
+    agent, the choice and the hand."""
     try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
-        raise _bad_spec(spec, f"cannot import module {module_name!r} ({error})") from None
-    if not hasattr(module, attr):
-        raise _bad_spec(spec, f"module {module_name!r} has no attribute {attr!r}")
-    factory = getattr(module, attr)
-    agent = factory(game=game, num_players=num_players, seed=seed) if callable(factory) else factory
-    if not isinstance(agent, Agent):
-        raise _bad_spec(spec, f"{attr} did not give an object with a name and act(observation, action_mask, info)")
-    return agent
+        chosen = np.asarray(actions, dtype=np.int64).reshape(-1)
+    except (TypeError, ValueError):
+        raise ValueError(f"agent {agent.name!r} returned {actions!r}, not split indices") from None
+    if len(chosen) != len(views):
+        raise ValueError(f"agent {agent.name!r} returned {len(chosen)} splits for {len(views)} seats")
+    for action, view in zip(chosen.tolist(), views):
+        mask = view.mask
+        if not (0 <= action < len(mask) and mask[action]):
+            raise ValueError(f"agent {agent.name!r} chose {action!r}, not a valid split of seat {view.seat}'s "
+                             f"hand {' '.join(view.hand)}")
+    return chosen

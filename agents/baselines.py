@@ -3,17 +3,20 @@ row, then strongest middle row among the valid splits)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
-from ..envs.games import Game
-from ..envs.strength import gather_rows
-from .base import hand_of
+from ..envs.game import Game
+from ..envs.strength import gather_rows, split_of_rows
+from ..envs.table import SeatView
+from .base import Agent
+from .specs import AgentSpec
+
+__all__ = ["RandomAgent", "GreedyAgent", "greedy_actions", "greedy_index"]
 
 
-class RandomAgent:
+class RandomAgent(Agent):
     """Uniform over the valid splits of the mask; seeded, independent of the global RNG."""
 
     name = "random"
@@ -21,42 +24,52 @@ class RandomAgent:
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
 
-    def seed(self, value: int | None) -> None:
-        """Restart the generator (matches reseed agents per deal for reproducible sharding)."""
-        self.rng = np.random.default_rng(value)
+    def seed(self, seed: int | None) -> None:
+        self.rng = np.random.default_rng(seed)
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
-        valid = np.flatnonzero(action_mask)
-        if len(valid) == 0:
-            raise ValueError("the action mask has no valid split")
-        return int(valid[self.rng.integers(len(valid))])
+    def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:
+        out = np.empty(len(views), dtype=np.int64)
+        for i, view in enumerate(views):
+            valid = np.flatnonzero(view.mask)
+            if len(valid) == 0:
+                raise ValueError("the action mask has no valid split")
+            out[i] = valid[self.rng.integers(len(valid))]
+        return out
+
+
+def greedy_actions(game: Game, hands: np.ndarray) -> np.ndarray:
+    """The greedy split of every hand of a batch: ``hands`` (H, hand size) card ids in slot
+    order → (H,) split indices.
+
+    The strongest last row of the hand, then the strongest middle row of the rest
+    (:meth:`Game.strongest_rows`), is valid, except under Thirteen's
+    ``flush_compare=suit_first``, where a flush of a stronger suit can be weaker by ranks
+    than the middle row (a foul); for such a hand the valid split with the strongest last
+    row, then middle row (then the lowest index) is searched among all splits."""
+    hands = np.asarray(hands, dtype=np.intp)
+    if hands.ndim != 2 or hands.shape[1] != game.hand_size:
+        raise ValueError(f"hands of shape {hands.shape} are not a batch of {game.hand_size}-card {game.name} hands")
+    if len(hands) == 0:
+        return np.empty(0, dtype=np.int64)
+    index = game.split_index
+    last, middle = game.strongest_rows(hands)
+    actions = split_of_rows(index, middle, last)
+    rows = game.arranged(hands, actions)
+    bounds = np.cumsum((0, *index.row_sizes))
+    strengths = [game.row_strengths(np.sort(rows[:, a:b], axis=1)) for a, b in zip(bounds[:-1], bounds[1:])]
+    for i in np.flatnonzero(~np.asarray(game.valid_rows(*strengths))):
+        first_s, middle_s, last_s = gather_rows(game.subset_strengths(hands[i]), index)
+        valid = np.flatnonzero(game.valid_rows(first_s, middle_s, last_s))
+        actions[i] = valid[np.lexsort((-valid, middle_s[valid], last_s[valid]))[-1]]
+    return actions
 
 
 def greedy_index(game: Game, slots: np.ndarray) -> int:
-    """The valid split with the strongest last row, then the strongest middle row.
-
-    Taking the strongest last row of the hand, then the strongest middle row of the rest,
-    works on the per-subset strengths alone and is valid, except under Thirteen's
-    ``flush_compare=suit_first``, where a flush of a stronger suit can be weaker by ranks
-    than the middle row (a foul); then the best valid split is searched among all splits."""
-    index = game.split_index
-    per_subset = game.subset_strengths(slots)
-    sizes = index.row_sizes
-    last_subsets, middle_subsets = index.subsets(sizes[2]), index.subsets(sizes[1])
-    last = last_subsets[int(np.argmax(per_subset[sizes[2]]))]
-    free = ~np.isin(middle_subsets, last).any(axis=1)
-    middle = middle_subsets[np.flatnonzero(free)[int(np.argmax(per_subset[sizes[1]][free]))]]
-    first = [s for s in range(index.n_slots) if s not in set(last) | set(middle)]
-    rows = [slots[first], slots[middle], slots[last]]
-    strengths = [game.row_strengths(np.asarray(r)[None])[0] for r in rows]
-    if game.valid_rows(*strengths):
-        return index.encode([first, middle.tolist(), last.tolist()])
-    first_s, middle_s, last_s = gather_rows(per_subset, index)
-    valid = np.flatnonzero(game.valid_rows(first_s, middle_s, last_s))
-    return int(valid[np.lexsort((-valid, middle_s[valid], last_s[valid]))[-1]])
+    """The greedy split of one hand (slot order): :func:`greedy_actions` of a batch of one."""
+    return int(greedy_actions(game, np.asarray(slots)[None])[0])
 
 
-class GreedyAgent:
+class GreedyAgent(Agent):
     """Deterministic: the strongest last row (Thirteen back, Biji pot 3), then the strongest middle."""
 
     name = "greedy"
@@ -64,5 +77,15 @@ class GreedyAgent:
     def __init__(self, game: Game) -> None:
         self.game = game
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
-        return greedy_index(self.game, self.game.slots(hand_of(info)))
+    def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:
+        if not views:
+            return np.empty(0, dtype=np.int64)
+        return greedy_actions(self.game, np.stack([v.slots for v in views]))
+
+
+def random_agent(spec: AgentSpec, game: Game, num_players: int, seed: int | None) -> RandomAgent:
+    return RandomAgent(seed=seed)
+
+
+def greedy_agent(spec: AgentSpec, game: Game, num_players: int, seed: int | None) -> GreedyAgent:
+    return GreedyAgent(game)

@@ -29,7 +29,7 @@ import io
 import json
 import math
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,9 +41,12 @@ from stable_baselines3.common.type_aliases import Schedule
 from torch import nn
 from torch.utils.checkpoint import checkpoint as grad_checkpoint
 
-from ..envs.games import GAMES, Game
+from ..envs.game import Game
+from ..envs.games import game_class
 from ..envs.observation import SLOT_FEATURES, observation_size
-from ..envs.splits import BIJI, THIRTEEN, SplitIndex
+from ..envs.table import SeatView
+from .base import Agent
+from .specs import AgentSpec
 
 POLICY_KINDS = ("mlp", "split_scorer")
 CHECKPOINT_FORMAT = "splitpoker-policy/1"
@@ -51,7 +54,6 @@ META_MEMBER = "splitpoker.json"
 POLICY_MEMBER = "policy.pth"
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
 ACTIVATIONS: dict[str, type[nn.Module]] = {"relu": nn.ReLU, "tanh": nn.Tanh}
-SPLIT_INDEX: dict[str, SplitIndex] = {"thirteen": THIRTEEN, "biji": BIJI}
 #: floats of the (batch, splits, split_hidden) interaction computed at once
 _CHUNK_FLOATS = 1 << 22
 
@@ -84,7 +86,7 @@ class SplitScorerExtractor(nn.Module):
 
     def __init__(self, game: str, features_dim: int, subset_hidden: int, embed_dim: int, value_hidden: int) -> None:
         super().__init__()
-        index = SPLIT_INDEX[game]
+        index = game_class(game).split_index
         self.n_slots = index.n_slots
         self.sizes = tuple(sorted(set(index.row_sizes)))
         self.context_dim = features_dim - self.n_slots * SLOT_FEATURES
@@ -138,7 +140,7 @@ class SplitScoreHead(nn.Module):
 
     def __init__(self, game: str, embed_dim: int, split_hidden: int) -> None:
         super().__init__()
-        index = SPLIT_INDEX[game]
+        index = game_class(game).split_index
         self.row_sizes = index.row_sizes
         self.sizes = tuple(sorted(set(index.row_sizes)))
         self.n_subsets = {k: math.comb(index.n_slots, k) for k in self.sizes}
@@ -194,10 +196,9 @@ class SplitScorerPolicy(MaskableActorCriticPolicy):
     def __init__(self, observation_space: spaces.Space, action_space: spaces.Space, lr_schedule: Schedule,
                  game: str = "thirteen", subset_hidden: int = 64, embed_dim: int = 32, split_hidden: int = 8,
                  value_hidden: int = 64, **kwargs: Any) -> None:
-        if game not in SPLIT_INDEX:
-            raise ValueError(f"unknown game {game!r}; games: {', '.join(GAMES)}")
-        if not isinstance(action_space, spaces.Discrete) or int(action_space.n) != SPLIT_INDEX[game].n_actions:
-            raise ValueError(f"the split scorer for {game} needs Discrete({SPLIT_INDEX[game].n_actions}) actions, "
+        n_actions = game_class(game).split_index.n_actions
+        if not isinstance(action_space, spaces.Discrete) or int(action_space.n) != n_actions:
+            raise ValueError(f"the split scorer for {game} needs Discrete({n_actions}) actions, "
                              f"got {action_space}")
         self.game_name = game
         self.subset_hidden = subset_hidden
@@ -302,7 +303,7 @@ def masked_choice(logits: np.ndarray, mask: np.ndarray, rng: np.random.Generator
     return int(valid[int(np.argmax(scores))])
 
 
-class PolicyAgent:
+class PolicyAgent(Agent):
     """Plays a policy: argmax over the masked logits (``rng`` given: samples from them)."""
 
     def __init__(self, policy: MaskableActorCriticPolicy, meta: Mapping[str, Any], name: str,
@@ -319,16 +320,15 @@ class PolicyAgent:
         with th.inference_mode():
             return action_logits(self.policy, th.as_tensor(obs, device=self.policy.device)).cpu().numpy()
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
-        mask = np.asarray(action_mask).astype(bool, copy=False)
-        if mask.shape != (self.n_actions,):
-            raise ValueError(f"{self.name}: action mask of shape {mask.shape}, expected ({self.n_actions},)")
-        return masked_choice(self.logits(observation)[0], mask, self.rng)
-
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> list[int]:
-        """One decision per row of ``observations`` / ``masks`` in a single forward pass."""
-        logits = self.logits(observations)
-        return [masked_choice(row, np.asarray(m, dtype=bool), self.rng) for row, m in zip(logits, masks)]
+    def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:
+        """One decision per view, in a single forward pass."""
+        if not views:
+            return np.empty(0, dtype=np.int64)
+        masks = np.stack([v.mask for v in views])
+        if masks.shape[1] != self.n_actions:
+            raise ValueError(f"{self.name}: action masks of {masks.shape[1]} splits, expected {self.n_actions}")
+        logits = self.logits(np.stack([v.observation for v in views]))
+        return np.array([masked_choice(row, mask, self.rng) for row, mask in zip(logits, masks)], dtype=np.int64)
 
 
 # --------------------------------------------------------------------------- files
@@ -417,7 +417,7 @@ def check_meta(meta: Mapping[str, Any], game: Game, num_players: int, where: str
 
 def load_policy_agent(kind: str, ref: str, game: Game, num_players: int,
                       rng: np.random.Generator | None = None) -> PolicyAgent:
-    """The agent of ``checkpoint:PATH`` or ``pretrained:NAME`` (see :mod:`splitpoker.agents.base`)."""
+    """The agent of ``checkpoint:PATH`` or ``pretrained:NAME`` (see :mod:`splitpoker.agents.specs`)."""
     if kind == "pretrained":
         path = PRETRAINED_DIR / f"{ref}.zip"
         if not path.is_file():
@@ -431,6 +431,16 @@ def load_policy_agent(kind: str, ref: str, game: Game, num_players: int,
     check_meta(meta, game, num_players, f"{kind} {ref!r}")
     policy, meta = load_policy(path)
     return PolicyAgent(policy, meta, name=f"{kind}:{ref}", rng=rng)
+
+
+def checkpoint_agent(spec: AgentSpec, game: Game, num_players: int, seed: int | None) -> PolicyAgent:
+    """The agent of a ``checkpoint:PATH`` spec."""
+    return load_policy_agent("checkpoint", spec.argument, game, num_players)
+
+
+def pretrained_agent(spec: AgentSpec, game: Game, num_players: int, seed: int | None) -> PolicyAgent:
+    """The agent of a ``pretrained:NAME`` spec."""
+    return load_policy_agent("pretrained", spec.argument, game, num_players)
 
 
 def snapshot_agent(meta: Mapping[str, Any], state: Mapping[str, th.Tensor], name: str,

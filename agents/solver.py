@@ -12,14 +12,11 @@ One decision, for the hand of one seat at a table of ``n`` players:
    sampled tables, exactly, under the game's full scoring;
 4. play the split of highest expected payoff (ties: the lowest index).
 
-Step 3 never scores a table. Thirteen scoring between two players is a sum over rows, so the
-points a row earns depend only on which cards form it: they are computed once for each of
-the 286 three-card and 1,287 five-card subsets of the hand (counting and summing the
-opponents' row values with ``searchsorted`` over their sorted row strengths) and gathered
-into the splits. The terms that need a whole split at once (two-four majority, scoop, home
-run) are counted on bit sets over (opponent, sample), again built per subset. Biji pots are
-handled the same way, per subset and sample (84 subsets), with the sweep (通锅) of this seat
-and of every opponent counted on whole splits.
+Steps 1 and 2 run on the table core (:func:`splitpoker.envs.table.deal_around`, the
+opponent model's ``act_batch`` over seat views). Step 3 never scores a table: each game
+computes it per subset of the hand and gathers it into the splits
+(:meth:`splitpoker.envs.game.Game.split_totals`, in ``envs/thirteen/expected.py`` and
+``envs/biji/expected.py``), from the same scoring primitives as ``score_table``.
 
 >>> from splitpoker.envs.games import make_game
 >>> agent = SolverAgent(make_game("biji"), num_players=3, samples=16, seed=0)
@@ -37,21 +34,13 @@ from typing import Any
 
 import numpy as np
 
-from ..envs.biji import rules as biji
 from ..envs.cards import format_cards, parse_cards
-from ..envs.games import Game, make_game
-from ..envs.observation import encode_observation
-from ..envs.thirteen import rules as thirteen
-from .base import Agent, hand_of, load_agent
-from .baselines import greedy_index
-from .solver_kernels import (
-    biji_hand_xi,
-    greedy_actions,
-    pack_bits,
-    popcount_rows,
-    split_lookup,
-    thirteen_special_values,
-)
+from ..envs.game import Game
+from ..envs.games import make_game
+from ..envs.table import SeatView, Tables, as_generator, deal_around
+from .base import Agent, check_choices
+from .loading import load_agent
+from .specs import AgentSpec, parse_spec
 
 __all__ = ["SolverAgent", "SolveResult", "OPTIONS", "split_evs", "deal_opponents", "solver_decision_ms"]
 
@@ -66,8 +55,6 @@ DEFAULT_SAMPLES = 256
 DEFAULT_INNER_SAMPLES = 16
 #: opponent models built afresh (and seeded) for every decision; others are built once
 _RESEEDED_KINDS = ("random", "solver")
-#: valid splits per chunk of the bit-set pass (bounds memory)
-_CHUNK = 8192
 #: hands per call of an opponent model's ``act_batch``
 _BATCH = 64
 
@@ -128,32 +115,12 @@ class SolveResult:
 
 # ----------------------------------------------------------------------------- dealing
 
-def _generator(seed: Any) -> np.random.Generator:
-    if isinstance(seed, np.random.Generator):
-        return seed
-    try:
-        return np.random.default_rng(seed)
-    except (TypeError, ValueError):
-        raise ValueError(f"seed {seed!r} is not a Generator, an integer or a sequence of integers") from None
-
-
 def deal_opponents(game: Game, slots: np.ndarray, num_players: int, samples: int,
                    rng: np.random.Generator) -> np.ndarray:
     """``samples`` deals of the other seats' hands from the cards not in ``slots``:
     shape (samples, num_players - 1, hand size), each hand in slot order."""
-    unseen = np.setdiff1d(game.deck().astype(np.int64), slots)
-    need = (num_players - 1) * game.hand_size
-    if need > len(unseen):
-        raise ValueError(f"{num_players} players need {need} unseen cards for the other hands; "
-                         f"the {game.name} deck leaves {len(unseen)}")
-    order = np.argsort(rng.random((samples, len(unseen))), axis=1)[:, :need]
-    return np.sort(unseen[order].reshape(samples, num_players - 1, game.hand_size), axis=2)
-
-
-def _arranged(game: Game, hands: np.ndarray, actions: np.ndarray) -> np.ndarray:
-    """Card ids row by row (each row in slot order) of hands played as ``actions``."""
-    slot_rows = game.split_index.slot_table[actions].astype(np.intp)
-    return np.take_along_axis(hands, slot_rows, axis=-1)
+    tables = deal_around(game, slots, 0, num_players, samples, rng)
+    return tables.slots[:, 1:]
 
 
 # ----------------------------------------------------------------------------- expected payoffs
@@ -180,8 +147,7 @@ def split_evs(game: Game, hand: Sequence[int] | np.ndarray, opponent_arrangement
     for k in range(3):
         opp[..., bounds[k]:bounds[k + 1]].sort(axis=-1)
     opp_seats = tuple(s for s in range(n) if s != seat)
-    engine = _thirteen_totals if game.name == "thirteen" else _biji_totals
-    valid, totals = engine(game, slots, seat, n, opp_seats, opp)
+    valid, totals = game.split_totals(slots, seat, n, opp_seats, opp)
     return valid, totals / opp.shape[0]
 
 
@@ -205,225 +171,15 @@ def _check_disjoint(game: Game, slots: np.ndarray, opp: np.ndarray) -> None:
         raise ValueError(f"sample {s}: card {format_cards([int(dup)])} is dealt twice")
 
 
-def _thirteen_totals(game: Game, slots: np.ndarray, seat: int, n: int, opp_seats: tuple[int, ...],
-                     opp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Valid splits and their summed payoffs over the samples (Thirteen)."""
-    rules: thirteen.ThirteenRules = game.rules  # type: ignore[assignment]
-    samples, n_opp, _ = opp.shape
-    two_four = rules.scoring == "two_four"
-    scoop = rules.scoop == "double"
-    pairs = thirteen.compared_pairs(n, rules)
-    pair_set = set(pairs)
-
-    flat = opp.reshape(samples * n_opp, 13)
-    strengths = np.empty((samples * n_opp, 3), dtype=np.int64)
-    strengths[:, 0] = thirteen.row_strengths(flat[:, :3], rules)
-    strengths[:, 1:] = thirteen.row_strengths(flat[:, 3:].reshape(-1, 5), rules).reshape(-1, 2)
-    strengths = strengths.reshape(samples, n_opp, 3)
-    fouled = ~thirteen.valid_strengths(strengths[..., 0], strengths[..., 1], strengths[..., 2])
-    royal = np.ones((3, len(thirteen.HandType)), dtype=np.int64) if two_four else thirteen.royalty_table(rules.royalties)
-    values = royal[np.arange(3), thirteen.strength_type(strengths)]
-    special = thirteen_special_values(flat, rules).reshape(samples, n_opp)
-    hero_special = thirteen.special_hand(slots.tolist(), rules)[1]
-    compared = np.array([(seat, s) in pair_set or (s, seat) in pair_set for s in opp_seats])
-
-    per = game.subset_strengths(slots)
-    lookup = split_lookup(game.split_index)
-    f_all, m_all, b_all = lookup.columns
-    ro3, ro5 = thirteen.rank_only(per[3]), thirteen.rank_only(per[5])
-    valid = np.flatnonzero((ro3[f_all] <= ro5[m_all]) & (ro5[m_all] <= ro5[b_all]))
-    ids = (f_all[valid], m_all[valid], b_all[valid])
-    row_subsets = (per[3], per[5], per[5])
-    hero_values = [royal[k, thirteen.strength_type(row_subsets[k])] for k in range(3)]
-
-    # pairs decided by special hands: the same for every split
-    constant = 0
-    for j in np.flatnonzero(compared):
-        other = special[:, j]
-        hero_first = (seat, opp_seats[j]) in pair_set
-        vi, vj = (np.full_like(other, hero_special), other) if hero_first else (other, np.full_like(other, hero_special))
-        total = np.where(vi > vj, vi, np.where(vj > vi, -vj, 0))
-        if rules.specials == "banker":
-            first_seat = seat if hero_first else opp_seats[j]
-            total = np.where((vi != 0) & (vj != 0), -vj if first_seat == rules.banker_seat else vi, total)
-        total = np.where((vi != 0) | (vj != 0), total, 0)
-        constant += int(total.sum()) * (1 if hero_first else -1)
-    if hero_special:
-        return valid, np.full(len(valid), float(constant))
-
-    plain = (special == 0) & compared[None, :]
-    good = plain & ~fouled
-    vx = hero_values[0][ids[0]] + hero_values[1][ids[1]] + hero_values[2][ids[2]] + int(two_four)
-    totals = float(constant) + float((plain & fouled).sum() * (1 + scoop)) * vx
-    for k in range(3):
-        order = np.argsort(strengths[..., k][good], kind="stable")
-        theirs = strengths[..., k][good][order]
-        paid = np.concatenate([[0], np.cumsum(values[..., k][good][order])])
-        mine = row_subsets[k]
-        below = np.searchsorted(theirs, mine, side="left")
-        not_above = np.searchsorted(theirs, mine, side="right")
-        row_total = below * hero_values[k] - (paid[-1] - paid[not_above])
-        totals = totals + row_total[ids[k]]
-    if two_four or scoop:
-        totals = totals + _thirteen_joint(rules, n, seat, opp_seats, pairs, row_subsets, ids, vx, strengths,
-                                          values, special, fouled, good, plain, compared)
-    return valid, totals
-
-
-def _thirteen_joint(rules: thirteen.ThirteenRules, n: int, seat: int, opp_seats: tuple[int, ...],
-                    pairs: list[tuple[int, int]], row_subsets: tuple[np.ndarray, ...],
-                    ids: tuple[np.ndarray, ...], vx: np.ndarray, strengths: np.ndarray, values: np.ndarray,
-                    special: np.ndarray, fouled: np.ndarray, good: np.ndarray, plain: np.ndarray,
-                    compared: np.ndarray) -> np.ndarray:
-    """The terms that need all three rows of a split at once, summed over the samples:
-    the two-four majority point, the scoop (打枪) doubling and the home run (全垒打)."""
-    two_four = rules.scoring == "two_four"
-    scoop = rules.scoop == "double"
-    home_run = scoop and rules.home_run and n == 4
-    samples, n_opp, _ = strengths.shape
-    cols = np.flatnonzero(compared)
-    padded = -(-samples // 64) * 64
-
-    def block(a: np.ndarray) -> np.ndarray:
-        """(samples, opponents) → (compared opponents · padded samples,), zero padded."""
-        out = np.zeros((len(cols), padded), dtype=a.dtype)
-        out[:, :samples] = a[:, cols].T
-        return out.reshape(-1)
-
-    live = block(good)
-    wins, losses = [], []
-    for k in range(3):
-        theirs = block(strengths[..., k])
-        mine = row_subsets[k][:, None]
-        wins.append(pack_bits((mine > theirs) & live))
-        losses.append(pack_bits((mine < theirs) & live))
-    weight = block((values.sum(axis=2) + int(two_four)) * good)
-    planes = [pack_bits((weight >> p) & 1 == 1) for p in range(int(weight.max()).bit_length())]
-    hero_home_run = home_run and len(cols) == n - 1
-    swept_free = pack_bits(block(plain & fouled)) if hero_home_run else None
-    their_home_run = _opponent_home_runs(n, opp_seats, pairs, strengths, special, fouled, good) if home_run else None
-    their_bits = pack_bits(block(their_home_run)) if their_home_run is not None and their_home_run.any() else None
-
-    out = np.zeros(len(vx))
-    for start in range(0, len(vx), _CHUNK):
-        part = slice(start, start + _CHUNK)
-        wf, wm, wb = (wins[k][ids[k][part]] for k in range(3))
-        lf, lm, lb = (losses[k][ids[k][part]] for k in range(3))
-        if two_four:
-            ahead = (wf & wm) | (wf & wb) | (wm & wb) | ((wf | wm | wb) & ~(lf | lm | lb))
-            behind = (lf & lm) | (lf & lb) | (lm & lb) | ((lf | lm | lb) & ~(wf | wm | wb))
-            out[part] += popcount_rows(ahead) - popcount_rows(behind)
-        if not scoop:
-            continue
-        swept, lost = wf & wm & wb, lf & lm & lb
-        out[part] += popcount_rows(swept) * vx[part]
-        out[part] -= sum((1 << p) * popcount_rows(lost & plane) for p, plane in enumerate(planes))
-        if swept_free is not None:
-            every = np.bitwise_and.reduce((swept | swept_free).reshape(len(swept), len(cols), -1), axis=1)
-            out[part] += popcount_rows(every) * (2 * len(cols)) * vx[part]
-        if their_bits is not None:
-            lost_all = lost & their_bits
-            out[part] -= 2 * sum((1 << p) * popcount_rows(lost_all & plane) for p, plane in enumerate(planes))
-    return out
-
-
-def _opponent_home_runs(n: int, opp_seats: tuple[int, ...], pairs: list[tuple[int, int]], strengths: np.ndarray,
-                        special: np.ndarray, fouled: np.ndarray, good: np.ndarray) -> np.ndarray:
-    """(samples, opponents): the opponent is compared with every seat and scoops every other
-    opponent, so that scooping this seat too makes its home run."""
-    out = np.zeros(good.shape, dtype=bool)
-    for j, s in enumerate(opp_seats):
-        if sum(s in p for p in pairs) != n - 1:
-            continue
-        ok = good[:, j].copy()
-        for k in range(len(opp_seats)):
-            if k != j:
-                ok &= (special[:, k] == 0) & (fouled[:, k] | (strengths[:, j] > strengths[:, k]).all(axis=1))
-        out[:, j] = ok
-    return out
-
-
-def _biji_totals(game: Game, slots: np.ndarray, seat: int, n: int, opp_seats: tuple[int, ...],
-                 opp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Valid splits and their summed payoffs over the samples (Biji)."""
-    del seat, opp_seats  # every seat meets every other in each pot
-    rules: biji.BijiRules = game.rules  # type: ignore[assignment]
-    samples, n_opp, _ = opp.shape
-    strengths = biji.group_strengths(opp.reshape(-1, 3), rules).reshape(samples, n_opp, 3)
-    increasing = (strengths[..., 0] < strengths[..., 1]) & (strengths[..., 1] < strengths[..., 2])
-    if not increasing.all():
-        s, j = np.argwhere(~increasing)[0]
-        raise ValueError(f"sample {s} opponent {j}: pots {' | '.join(format_cards(g) for g in opp[s, j].reshape(3, 3))} "
-                         "are not strictly increasing")
-    per = game.subset_strengths(slots)[3]
-    lookup = split_lookup(game.split_index)
-    f_all, m_all, b_all = lookup.columns
-    valid = np.flatnonzero((per[f_all] < per[m_all]) & (per[m_all] < per[b_all]))
-    ids = (f_all[valid], m_all[valid], b_all[valid])
-    # opponents stronger than each opponent's pot, among the opponents
-    above_them = (strengths[:, None, :, :] > strengths[:, :, None, :]).sum(axis=2)
-    totals = np.zeros(len(valid))
-    mine = per[:, None, None]
-    hero_first, their_first = [], []
-    for k in range(3):
-        theirs = strengths[None, :, :, k]
-        above, below = theirs > mine, theirs < mine
-        n_above = above.sum(axis=2)
-        collected = (below * (1 + above_them[None, :, :, k])).sum(axis=2)
-        sharing = 1 + (theirs == mine).sum(axis=2)
-        pot = np.where(n_above > 0, -n_above, collected / sharing)
-        totals += pot.sum(axis=1)[ids[k]]
-        hero_first.append(n_above == 0)
-        their_first.append((above_them[None, :, :, k] == 0) & ~below)
-    unit = n - 1
-    cards = slots[game.split_index.slot_table[valid].astype(np.intp)]
-    hero_xi = biji_hand_xi(cards, np.stack([per[i] for i in ids], axis=1), rules)
-    their_xi = biji_hand_xi(opp.reshape(-1, 9), strengths.reshape(-1, 3), rules)
-    totals += unit * ((n - 1) * hero_xi * samples - int(their_xi.sum()))
-    if rules.xi_sweep:
-        mine_swept = (hero_first[0][ids[0]] & hero_first[1][ids[1]] & hero_first[2][ids[2]]).sum(axis=1)
-        theirs_swept = (their_first[0][ids[0]] & their_first[1][ids[1]] & their_first[2][ids[2]]).sum(axis=(1, 2))
-        totals += unit * rules.xi_sweep * ((n - 1) * mine_swept - theirs_swept)
-    return valid, totals
-
-
 # ----------------------------------------------------------------------------- opponents
 
-def _greedy_opponents(game: Game, hands: np.ndarray) -> np.ndarray:
-    """The greedy split of every hand (batched); a hand whose batched greedy split fouls
-    (possible under ``flush_compare=suit_first``) is played as :func:`greedy_index` plays it."""
-    flat = hands.reshape(-1, game.hand_size)
-    actions = greedy_actions(game, flat)
-    if game.name == "thirteen" and game.rules.flush_compare == "suit_first":
-        rows = _arranged(game, flat, actions)
-        front = thirteen.row_strengths(rows[:, :3], game.rules)
-        back = thirteen.row_strengths(rows[:, 3:].reshape(-1, 5), game.rules).reshape(-1, 2)
-        for i in np.flatnonzero(~thirteen.valid_strengths(front, back[:, 0], back[:, 1])):
-            actions[i] = greedy_index(game, flat[i])
-    return actions.reshape(hands.shape[:-1])
-
-
-def _agent_opponents(game: Game, agent: Agent, hands: np.ndarray, opp_seats: tuple[int, ...], n: int) -> np.ndarray:
-    """Split indices chosen by ``agent`` for every sampled hand (shape (samples, opponents))."""
-    samples, n_opp, _ = hands.shape
-    observations, masks, infos = [], [], []
-    for s in range(samples):
-        for j, seat in enumerate(opp_seats):
-            slots = hands[s, j]
-            observations.append(encode_observation(game, slots, seat, n))
-            masks.append(game.valid_mask(slots).astype(np.int8))
-            infos.append({"hand": format_cards(slots).split(), "seat": seat, "num_players": n})
-    if hasattr(agent, "act_batch"):
-        chosen = [int(a) for start in range(0, len(masks), _BATCH)
-                  for a in agent.act_batch(np.stack(observations[start:start + _BATCH]),
-                                           np.stack(masks[start:start + _BATCH]))]
-    else:
-        chosen = [int(agent.act(o, m, i)) for o, m, i in zip(observations, masks, infos)]
-    for a, mask, info in zip(chosen, masks, infos):
-        if not 0 <= a < game.n_actions or not mask[a]:
-            raise ValueError(f"opponent model {agent.name!r} chose split {a}, which is not a valid split of "
-                             f"{' '.join(info['hand'])}")
-    return np.array(chosen, dtype=np.int64).reshape(samples, n_opp)
+def _opponent_actions(agent: Agent, tables: Tables, opp_seats: tuple[int, ...]) -> np.ndarray:
+    """Split indices chosen by ``agent`` for the other seats of every sampled table
+    (shape (samples, opponents)), decided in batches of :data:`_BATCH` hands."""
+    views = tables.views(seats=opp_seats)
+    chosen = np.concatenate([check_choices(agent, part, agent.act_batch(part))
+                             for part in (views[i:i + _BATCH] for i in range(0, len(views), _BATCH))])
+    return chosen.reshape(tables.batch, len(opp_seats))
 
 
 # ----------------------------------------------------------------------------- the agent
@@ -438,11 +194,11 @@ def _positive_int(name: str, value: Any) -> int:
     return number
 
 
-class SolverAgent:
-    """The exhaustive solver as an agent: ``act`` plays :meth:`solve`'s best split.
+class SolverAgent(Agent):
+    """The exhaustive solver as an agent: it plays :meth:`solve`'s best split.
 
-    Opponents modelled by ``opponent`` (an agent spec); ``greedy`` runs batched. ``solver``
-    as the opponent means a solver with ``inner_samples`` samples and greedy opponents.
+    Opponents modelled by ``opponent`` (an agent spec, decided in batches). ``solver`` as the
+    opponent means a solver with ``inner_samples`` samples and greedy opponents.
     """
 
     def __init__(self, game: Game, num_players: int = 4, samples: int | str = DEFAULT_SAMPLES,
@@ -455,16 +211,10 @@ class SolverAgent:
             raise ValueError(f"solver option opponent={opponent!r} is not an agent spec")
         self.opponent = opponent.strip()
         self.name = f"solver(samples={self.samples},opponent={self.opponent})"
-        self.rng = _generator(seed)
-        kind = self.opponent.partition(":")[0]
-        self._reseeded = kind in _RESEEDED_KINDS
-        self._opponent_agent: Agent | None = None
-        if self.opponent != "greedy":
-            agent = load_agent(self._opponent_spec(), game, num_players=self.num_players, seed=0)
-            if not self._reseeded:
-                self._opponent_agent = agent
-        if game.name == "thirteen":
-            thirteen.compared_pairs(self.num_players, game.rules)  # a banker seat outside the table
+        self.rng = as_generator(seed)
+        self._reseeded = parse_spec(self._opponent_spec()).kind in _RESEEDED_KINDS
+        agent = load_agent(self._opponent_spec(), game, num_players=self.num_players, seed=0)
+        self._opponent_agent: Agent | None = None if self._reseeded else agent
 
     @classmethod
     def from_options(cls, game: Game, num_players: int, options: Mapping[str, str], seed: Any = None) -> SolverAgent:
@@ -487,14 +237,13 @@ class SolverAgent:
             return f"solver:samples={self.inner_samples},opponent=greedy"
         return self.opponent
 
-    def _arrange(self, hands: np.ndarray, opp_seats: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
-        if self.opponent == "greedy":
-            return _greedy_opponents(self.game, hands)
-        agent = self._opponent_agent
-        if agent is None:
-            seed = int(rng.integers(2**63))
-            agent = load_agent(self._opponent_spec(), self.game, num_players=self.num_players, seed=seed)
-        return _agent_opponents(self.game, agent, hands, opp_seats, self.num_players)
+    def _opponent_model(self, rng: np.random.Generator) -> Agent:
+        """The opponent model: built once, or afresh from ``rng`` for every decision when it
+        is random (a ``random`` or ``solver`` spec)."""
+        if self._opponent_agent is not None:
+            return self._opponent_agent
+        seed = int(rng.integers(2**63))
+        return load_agent(self._opponent_spec(), self.game, num_players=self.num_players, seed=seed)
 
     def solve(self, hand: Sequence[int] | np.ndarray | str, seed: Any = None, *, seat: int = 0) -> SolveResult:
         """Measure every valid split of ``hand`` (card ids, or card text) for ``seat``.
@@ -506,12 +255,12 @@ class SolverAgent:
         slots = game.slots(cards).astype(np.int64)
         n = self.num_players
         seat = _check_seat(seat, n)
-        rng = self.rng if seed is None else _generator(seed)
+        rng = self.rng if seed is None else as_generator(seed)
         opp_seats = tuple(s for s in range(n) if s != seat)
-        hands = deal_opponents(game, slots, n, self.samples, rng)
-        actions = self._arrange(hands, opp_seats, rng)
-        engine = _thirteen_totals if game.name == "thirteen" else _biji_totals
-        valid, totals = engine(game, slots, seat, n, opp_seats, _arranged(game, hands, actions))
+        tables = deal_around(game, slots, seat, n, self.samples, rng)
+        actions = _opponent_actions(self._opponent_model(rng), tables, opp_seats)
+        hands = tables.slots[:, list(opp_seats)]
+        valid, totals = game.split_totals(slots, seat, n, opp_seats, game.arranged(hands, actions))
         values = totals / self.samples
         best = int(np.argmax(values))
         evs = np.full(game.n_actions, np.nan)
@@ -520,20 +269,24 @@ class SolverAgent:
                            seat=seat, num_players=n, opponent_seats=opp_seats, opponent_hands=hands,
                            opponent_actions=actions)
 
-    def seed(self, value: Any) -> None:
+    def seed(self, seed: Any) -> None:
         """Restart the agent's generator (evaluation reseeds agents per deal)."""
-        self.rng = _generator(value)
+        self.rng = as_generator(seed)
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
-        """The best split of ``info["hand"]`` for ``info.get("seat", 0)``."""
-        players = info.get("num_players", self.num_players)
-        if players != self.num_players:
-            raise ValueError(f"{self.name} was built for {self.num_players} players; the table has {players}")
-        result = self.solve(hand_of(info), seat=int(info.get("seat", 0)))
-        if action_mask is not None and len(action_mask) == self.game.n_actions and not action_mask[result.action]:
-            raise ValueError(f"{self.name}: split {result.action} is valid for the solver but not in the action mask; "
-                             "is info['hand'] the hand of this observation?")
-        return result.action
+    def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:
+        """The best split of each view's hand for its seat."""
+        out = np.empty(len(views), dtype=np.int64)
+        for i, view in enumerate(views):
+            if view.num_players != self.num_players:
+                raise ValueError(f"{self.name} was built for {self.num_players} players; the table has "
+                                 f"{view.num_players}")
+            out[i] = self.solve(view.slots, seat=view.seat).action
+        return check_choices(self, views, out)
+
+
+def solver_agent(spec: AgentSpec, game: Game, num_players: int, seed: Any) -> SolverAgent:
+    """The agent of a ``solver[:options]`` spec."""
+    return SolverAgent.from_options(game, num_players, spec.options, seed=seed)
 
 
 # ----------------------------------------------------------------------------- speed

@@ -6,13 +6,17 @@ import argparse
 import json
 from typing import Any
 
-GAME_CHOICES = ("thirteen", "biji")
+from .games import game_names
+
+GAME_CHOICES = game_names()
 
 
 def add_rules_options(parser: argparse.ArgumentParser) -> None:
     """``--preset`` and ``--set switch=value`` (repeatable)."""
-    parser.add_argument("--preset", default="classic", help="rules preset (default: classic); "
-                        "thirteen: classic, shisanshui, banker, western; biji: classic, no-jokers")
+    from .games import GAMES
+
+    presets = "; ".join(f"{name}: {', '.join(cls.rules_class.PRESETS)}" for name, cls in GAMES.items())
+    parser.add_argument("--preset", default="classic", help=f"rules preset (default: classic); {presets}")
     parser.add_argument("--set", dest="switches", action="append", default=[], metavar="SWITCH=VALUE",
                         help="override one rule switch (repeatable), e.g. --set wheel=lowest")
 
@@ -50,7 +54,7 @@ def _compare(args: argparse.Namespace) -> None:
     rows = []
     for name, text in (("a", args.row_a), ("b", args.row_b)):
         cards = parse_cards(text)
-        sizes = (3, 5) if game.name == "thirteen" else (3,)
+        sizes = tuple(sorted(set(game.split_index.row_sizes)))
         if len(cards) not in sizes:
             raise ValueError(f"row {name} {text!r} has {len(cards)} cards; a {game.name} row has "
                              f"{' or '.join(map(str, sizes))}")
@@ -79,9 +83,12 @@ def _score(args: argparse.Namespace) -> None:
     arrangements = []
     for text in args.hand:
         rows = game.parse_arrangement(text)
-        if game.name == "biji" and args.sort:
+        if args.sort:
             import numpy as np
 
+            if len(set(game.split_index.row_sizes)) > 1:
+                raise ValueError(f"--sort needs rows of one size; {game.name} rows have "
+                                 f"{'/'.join(map(str, game.split_index.row_sizes))} cards")
             strengths = [int(game.row_strengths(np.sort(np.asarray(r, dtype=np.intp))[None])[0]) for r in rows]
             rows = [rows[k] for k in np.argsort(strengths)]
         arrangements.append(rows)
@@ -146,8 +153,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                       "Score a table: one --hand per seat, in seat order (Thirteen 2-4, Biji 2-5).")
     p.add_argument("--hand", action="append", default=[], metavar='"ROW | ROW | ROW"',
                    help="a seat's arrangement, weakest row first (repeat per seat)")
-    p.add_argument("--sort", action="store_true", help="Biji: sort each seat's pots instead of rejecting "
-                   "an arrangement that is not strictly increasing")
+    p.add_argument("--sort", action="store_true", help="sort each seat's rows by strength (games whose rows have "
+                   "one size, such as Biji) instead of rejecting an arrangement that is out of order")
 
     p = _game_command(sub, "splits", _splits, "list the valid splits of a hand",
                       "The canonical slots of a hand and the indices of its valid splits, or the arrangement of "

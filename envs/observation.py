@@ -10,6 +10,8 @@ Layout (``n`` = hand size, ``P`` = the game's most players)::
     players one-hot (2 … P)                                    P - 1 values
     rule features: one value per allowed choice of each categorical switch that changes
                    play (one-hot), booleans as 0/1, integer switches as given
+    seat features: the seat's role at the table (``Game.seat_features``; Thirteen: where
+                   the banker sits relative to the seat under banker scoring)
 
 :func:`observation_labels` names every index.
 """
@@ -22,11 +24,11 @@ from functools import lru_cache
 import numpy as np
 
 from .cards import N_IDS, RANK, RANK_CHARS, SUIT, SUIT_CHARS
-from .games import Game
+from .game import Game
 from .switches import RuleSwitches, parse_suit_order
 
 SLOT_FEATURES = 19
-#: switches that do not change what a seat should play
+#: switches encoded relative to the seat (``Game.seat_features``), not as rule features
 _IGNORED = {"banker_seat"}
 
 
@@ -84,23 +86,38 @@ def observation_labels(game: Game) -> list[str]:
     labels += [f"seat_{s}" for s in range(game.players[1])]
     labels += [f"players_{n}" for n in range(2, game.players[1] + 1)]
     labels += [name for name, _ in _rule_features(game)]
+    labels += list(game.seat_feature_labels())
     return labels
 
 
 def observation_size(game: Game) -> int:
-    return game.hand_size * SLOT_FEATURES + 2 * game.players[1] - 1 + len(_rule_features(game))
+    return (game.hand_size * SLOT_FEATURES + 2 * game.players[1] - 1 + len(_rule_features(game))
+            + len(game.seat_feature_labels()))
+
+
+def encode_observations(game: Game, slots: np.ndarray, seats: np.ndarray, num_players: int) -> np.ndarray:
+    """The float32 observations of many seats at once: ``slots`` (N, hand size) card ids in
+    slot order and ``seats`` (N,) → (N, :func:`observation_size`)."""
+    slots = np.asarray(slots, dtype=np.intp)
+    seats = np.asarray(seats, dtype=np.intp)
+    n, count = game.hand_size, len(slots)
+    rule_values = _rule_values(game.rules)
+    obs = np.zeros((count, observation_size(game)), dtype=np.float32)
+    obs[:, : n * SLOT_FEATURES] = _CARD_FEATURES[slots].reshape(count, n * SLOT_FEATURES)
+    base = n * SLOT_FEATURES
+    rows = np.arange(count)
+    obs[rows, base + seats] = 1.0
+    base += game.players[1]
+    obs[:, base + num_players - 2] = 1.0
+    base += game.players[1] - 1
+    obs[:, base:base + len(rule_values)] = rule_values
+    base += len(rule_values)
+    if game.seat_feature_labels():
+        obs[:, base:] = np.array([game.seat_features(int(seat), num_players) for seat in range(num_players)],
+                                 dtype=np.float32)[seats]
+    return obs
 
 
 def encode_observation(game: Game, slots: np.ndarray, seat: int, num_players: int) -> np.ndarray:
     """The float32 observation of a seat holding ``slots`` (card ids in slot order)."""
-    n = game.hand_size
-    rule_values = _rule_values(game.rules)
-    obs = np.zeros(n * SLOT_FEATURES + 2 * game.players[1] - 1 + len(rule_values), dtype=np.float32)
-    obs[: n * SLOT_FEATURES].reshape(n, SLOT_FEATURES)[:] = _CARD_FEATURES[np.asarray(slots, dtype=np.intp)]
-    base = n * SLOT_FEATURES
-    obs[base + seat] = 1.0
-    base += game.players[1]
-    obs[base + num_players - 2] = 1.0
-    base += game.players[1] - 1
-    obs[base:] = rule_values
-    return obs
+    return encode_observations(game, np.asarray(slots)[None], np.array([seat]), num_players)[0]

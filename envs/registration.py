@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import re
 
-#: the versioned environment modules of ``splitpoker.envs``
-ENV_MODULES = ("thirteen_v0", "biji_v0")
+from .games import GAMES
+
+#: the versioned environment modules of ``splitpoker.envs``, one per registered game
+ENV_MODULES = tuple(cls.env_module for cls in GAMES.values())
 #: the PettingZoo registry namespace of the environments
 REGISTRY_NAMESPACE = "splitpoker"
 _PACKAGE = __name__.rpartition(".")[0]
 
 
 def register_envs() -> list[str]:
-    """Register both environments (AEC ``env`` and ``parallel_env``) with PettingZoo's
-    registry as ``splitpoker/thirteen_v0`` and ``splitpoker/biji_v0``. Returns the ids;
+    """Register every game's environment (AEC ``env`` and ``parallel_env``) with PettingZoo's
+    registry as ``splitpoker/thirteen_v0``, ``splitpoker/biji_v0`` …. Returns the ids;
     an empty list when the installed PettingZoo has no registry (before 1.27). Calling it
     again changes nothing."""
     try:

@@ -8,7 +8,7 @@ all splits (DESIGN.md's one data flow).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from functools import cache
 
 import numpy as np
@@ -24,9 +24,13 @@ def _subsets(index: SplitIndex, size: int) -> np.ndarray:
 
 
 @cache
-def _columns(index: SplitIndex) -> tuple[np.ndarray, ...]:
+def split_columns(index: SplitIndex) -> tuple[np.ndarray, ...]:
+    """The subset id of each row of every split: three ``(n_actions,)`` arrays."""
     table = index.table
     return tuple(np.ascontiguousarray(table[:, k], dtype=np.intp) for k in range(3))
+
+
+_columns = split_columns
 
 
 def subset_strengths(slots: np.ndarray, index: SplitIndex, strength: RowStrength) -> dict[int, np.ndarray]:
@@ -56,6 +60,82 @@ def gather_rows(per_subset: dict[int, np.ndarray], index: SplitIndex) -> tuple[n
     return a, b, c
 
 
-def hand_slots(cards: Sequence[int]) -> np.ndarray:
-    """A hand as a sorted int array of card ids (its canonical slots)."""
-    return np.sort(np.asarray(cards, dtype=np.intp))
+@cache
+def _flat_indices(index: SplitIndex, hand_size: int, n: int) -> tuple[dict[int, np.ndarray], list[np.ndarray]]:
+    """Flat take-indices for ``n`` hands: each row size's subsets of every hand, and the
+    middle and last rows' columns into every hand's per-subset values."""
+    sizes = index.row_sizes
+    rows = {size: (np.arange(n)[:, None, None] * hand_size + _subsets(index, size)).reshape(-1)
+            for size in sorted(set(sizes))}
+    columns = [(np.arange(n)[:, None] * len(_subsets(index, size)) + _columns(index)[k]).reshape(-1)
+               for k, size in ((1, sizes[1]), (2, sizes[2]))]
+    return rows, columns
+
+
+def split_values(slots: np.ndarray, index: SplitIndex, strength: RowStrength) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The three rows' values of every split of many hands at once: ``slots`` (N, hand size)
+    → three ``(N, n_actions)`` arrays, with one ``strength`` call per row size for all hands."""
+    n = len(slots)
+    rows, columns = _flat_indices(index, slots.shape[1], n)
+    flat = slots.ravel()
+    per_subset = {size: strength(flat.take(ids).reshape(-1, size)).reshape(n, -1) for size, ids in rows.items()}
+    sizes = index.row_sizes
+    first = np.repeat(per_subset[sizes[0]], _first_row_repeats(index), axis=1)
+    middle = per_subset[sizes[1]].ravel().take(columns[0]).reshape(n, -1)
+    last = per_subset[sizes[2]].ravel().take(columns[1]).reshape(n, -1)
+    return first, middle, last
+
+
+@cache
+def disjoint_subsets(index: SplitIndex) -> np.ndarray:
+    """For every last-row subset, the middle-row subsets disjoint from it, in subset order:
+    ``(n_last_subsets, n_disjoint)`` subset ids."""
+    sizes = index.row_sizes
+    last = (np.int64(1) << _subsets(index, sizes[2]).astype(np.int64)).sum(axis=1)
+    middle = (np.int64(1) << _subsets(index, sizes[1]).astype(np.int64)).sum(axis=1)
+    return np.array([np.flatnonzero(row) for row in (last[:, None] & middle[None, :]) == 0], dtype=np.int64)
+
+
+def strongest_rows(hands: np.ndarray, index: SplitIndex, strength: RowStrength) -> tuple[np.ndarray, np.ndarray]:
+    """Per hand ``(H, hand size)``: the subset id of the strongest last row (first of equals)
+    and of the strongest middle row disjoint from it (first of equals)."""
+    sizes = index.row_sizes
+    if sizes[1] != sizes[2]:
+        raise ValueError(f"{index!r}: strongest_rows needs middle and last rows of one size")
+    subsets = _subsets(index, sizes[2])
+    strengths = strength(hands[:, subsets].reshape(-1, sizes[2])).reshape(len(hands), -1)
+    rows = np.arange(len(hands))
+    last = np.argmax(strengths, axis=1)
+    candidates = disjoint_subsets(index)[last]
+    middle = candidates[rows, np.argmax(strengths[rows[:, None], candidates], axis=1)]
+    return last, middle
+
+
+@cache
+def _split_of_subsets(index: SplitIndex) -> tuple[dict[int, np.ndarray], np.ndarray]:
+    """Subset id by bit mask of slots, per row size, and split index by (first, middle) subset ids."""
+    to_id: dict[int, np.ndarray] = {}
+    for size in set(index.row_sizes):
+        masks = (np.int64(1) << _subsets(index, size).astype(np.int64)).sum(axis=1)
+        table = np.full(1 << index.n_slots, -1, dtype=np.int64)
+        table[masks] = np.arange(len(masks))
+        to_id[size] = table
+    table = index.table.astype(np.int64)
+    action_of = np.full((len(_subsets(index, index.row_sizes[0])), len(_subsets(index, index.row_sizes[1]))), -1,
+                        dtype=np.int64)
+    action_of[table[:, 0], table[:, 1]] = np.arange(index.n_actions)
+    return to_id, action_of
+
+
+def split_of_rows(index: SplitIndex, middle_ids: np.ndarray, last_ids: np.ndarray) -> np.ndarray:
+    """Split indices of the splits whose middle and last rows are these subset ids (the first
+    row is the rest)."""
+    to_id, action_of = _split_of_subsets(index)
+    sizes = index.row_sizes
+
+    def bits(size: int, ids: np.ndarray) -> np.ndarray:
+        return (np.int64(1) << _subsets(index, size).astype(np.int64)).sum(axis=1)[ids]
+
+    full = (1 << index.n_slots) - 1
+    first_mask = full ^ bits(sizes[1], np.asarray(middle_ids)) ^ bits(sizes[2], np.asarray(last_ids))
+    return action_of[to_id[sizes[0]][first_mask], middle_ids]

@@ -7,6 +7,7 @@ environment figures); a figure repeats the run several times.
 
 from __future__ import annotations
 
+import importlib
 import os
 import platform
 import time
@@ -15,10 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from ..agents.base import load_agent
-from ..envs.cards import format_cards
-from ..envs.games import Game, make_game
-from ..envs.observation import encode_observation
+from ..agents import load_agent
+from ..agents.base import Agent
+from ..envs.game import Game
+from ..envs.games import GAMES, game_class, make_game
+from ..envs.table import deal
 
 SOLVER_SCALING = (64, 256, 1024)
 
@@ -46,13 +48,7 @@ def machine() -> dict[str, Any]:
 
 
 def _hands(game: Game, count: int, num_players: int, seed: int) -> list[list[np.ndarray]]:
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(count):
-        cards = rng.permutation(game.deck())[: num_players * game.hand_size]
-        out.append([np.sort(cards[s * game.hand_size:(s + 1) * game.hand_size]).astype(np.intp)
-                    for s in range(num_players)])
-    return out
+    return [list(table) for table in deal(game, num_players, np.random.default_rng(seed), batch=count).slots]
 
 
 def _per_call_ms(calls: list[Callable[[], Any]]) -> float:
@@ -62,14 +58,13 @@ def _per_call_ms(calls: list[Callable[[], Any]]) -> float:
     return (time.perf_counter() - start) / len(calls) * 1e3
 
 
-def _decision_calls(game: Game, agent: Any, num_players: int, count: int) -> list[Callable[[], Any]]:
+def _decision_calls(game: Game, agent: Agent, num_players: int, count: int) -> list[Callable[[], Any]]:
     """One call of ``agent.act`` per random hand (seat 0), inputs prepared beforehand."""
     calls = []
-    for table in _hands(game, count, num_players, seed=3):
-        hand = table[0]
-        obs = encode_observation(game, hand, 0, num_players)
-        mask = game.valid_mask(hand).astype(np.int8)
-        info = {"hand": format_cards(hand).split(), "seat": 0, "num_players": num_players}
+    tables = deal(game, num_players, np.random.default_rng(3), batch=count)
+    for b in range(count):
+        view = tables.view(b, 0)
+        obs, mask, info = view.observation, view.action_mask, view.info()
         calls.append(lambda obs=obs, mask=mask, info=info: agent.act(obs, mask, info))
     return calls
 
@@ -83,8 +78,9 @@ def _figures(quick: bool) -> list[tuple[str, str, str, Callable[[], float]]]:
     """(name, unit, what, one run) of every figure."""
     n_calls = 20 if quick else 100
     figures: list[tuple[str, str, str, Callable[[], float]]] = []
-    for name, players, score_players in (("thirteen", 4, 4), ("biji", 4, 5)):
+    for name in GAMES:
         game = make_game(name)
+        players, score_players = min(4, game.players[1]), game.players[1]
         tables = _hands(game, n_calls, score_players, seed=1)
         slots = [t[0] for t in tables]
         figures.append((f"{name}.mask_ms", "ms", "valid-split mask of one random hand",
@@ -101,7 +97,7 @@ def _figures(quick: bool) -> list[tuple[str, str, str, Callable[[], float]]]:
         solver_calls = 3 if quick else 10
         for samples in SOLVER_SCALING:
             label = f"{name}.solver_ms" if samples == 256 else f"{name}.solver_ms@{samples}"
-            if quick and samples == 1024 and name == "thirteen":
+            if quick and samples == 1024 and game.n_actions > 10_000:  # the slowest figure
                 continue
             figures.append((label, "ms", f"solver decision, {players} players, {samples} samples, greedy opponents",
                             lambda g=game, p=players, k=samples, c=solver_calls: _spec_ms(
@@ -112,9 +108,57 @@ def _figures(quick: bool) -> list[tuple[str, str, str, Callable[[], float]]]:
 
 
 def _env_rate(game: str, players: int, seconds: float) -> float:
-    from ..envs.arrange_env import hands_per_second
-
     return hands_per_second(game, players, seconds)
+
+
+def random_valid_action(mask: np.ndarray, rng: np.random.Generator) -> int:
+    """A split drawn uniformly from the valid ones of ``mask``: by rejection sampling for
+    large masks (about a third of Thirteen's 72,072 splits are valid), else directly."""
+    n = len(mask)
+    if n > 8192:
+        draws = (rng.random(32) * n).astype(np.intp)
+        hits = draws[mask[draws] != 0]
+        if len(hits):
+            return int(hits[0])
+    valid = mask.nonzero()[0]
+    if not len(valid):
+        raise ValueError("the action mask has no valid split")
+    return int(valid[int(rng.random() * len(valid))])
+
+
+def env_module(game_name: str) -> Any:
+    """The versioned PettingZoo module (``thirteen_v0`` / ``biji_v0``) of a registered game."""
+    return importlib.import_module(f"splitpoker.envs.{game_class(game_name).env_module}")
+
+
+def hands_per_second(game_name: str, num_players: int = 4, seconds: float = 2.0, *, wrapped: bool = True,
+                     seed: int = 0, **kwargs: Any) -> float:
+    """Hands played per second through the AEC API by random agents drawing valid splits
+    from the mask, on one core: seconds of this process's CPU time (``time.process_time``),
+    so other load on the machine does not distort it. ``wrapped`` uses ``env()`` (else
+    ``raw_env``); ``kwargs`` go to the environment (``preset``, switches)."""
+    module = env_module(game_name)
+    environment = (module.env if wrapped else module.raw_env)(num_players=num_players, **kwargs)
+    rng = np.random.default_rng(seed)
+
+    def play() -> None:
+        for _agent in environment.agent_iter():
+            observation, _reward, terminated, truncated, _info = environment.last()
+            environment.step(None if terminated or truncated
+                             else random_valid_action(observation["action_mask"], rng))
+
+    environment.reset(seed=seed)
+    play()  # warm-up: the rules' strength tables are built on first use
+    hands = 0
+    start = time.process_time()
+    deadline = start + seconds
+    while True:
+        environment.reset()
+        play()
+        hands += 1
+        if time.process_time() >= deadline:
+            break
+    return hands / (time.process_time() - start)
 
 
 def _policy_ms(game: Game, players: int, count: int) -> float:

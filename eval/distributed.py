@@ -6,12 +6,8 @@ without it a local Ray instance is started with ``--workers`` CPUs.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .match import Decision
-    from .runner import EvalSettings
+from collections.abc import Callable, Iterator
+from typing import Any
 
 
 def _require_ray() -> Any:
@@ -22,21 +18,22 @@ def _require_ray() -> Any:
     return ray
 
 
-def ray_chunks(settings: EvalSettings, work: list[list[int]]) -> Iterator[list[Decision]]:
-    """Submit every chunk as a task; yield results as they finish."""
+def ray_chunks(play_chunk: Callable[[Any, list[int]], Any], payload: Any, work: list[list[int]], workers: int,
+               address: str | None = None) -> Iterator[Any]:
+    """Submit ``play_chunk(payload, chunk)`` for every chunk of ``work`` as a Ray task; yield
+    the results as they finish. ``address`` joins an existing cluster; without it a local Ray
+    instance is started with ``workers`` CPUs."""
     ray = _require_ray()
-    from .runner import play_chunk
-
     started_here = not ray.is_initialized()
     if started_here:
-        if settings.address:
-            ray.init(address=settings.address, log_to_driver=False)
+        if address:
+            ray.init(address=address, log_to_driver=False)
         else:
-            ray.init(num_cpus=settings.workers, include_dashboard=False, log_to_driver=False)
+            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
     try:
         task = ray.remote(num_cpus=1)(play_chunk)
-        payload = ray.put(settings.to_dict())
-        pending = [task.remote(payload, chunk) for chunk in work]
+        shared = ray.put(payload)
+        pending = [task.remote(shared, chunk) for chunk in work]
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
             yield ray.get(done[0])

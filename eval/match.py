@@ -16,10 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from ..agents.base import Agent
-from ..envs.cards import format_cards
-from ..envs.games import Game
-from ..envs.observation import encode_observation
+from ..agents.base import Agent, check_choices
+from ..envs.game import Game
+from ..envs.table import Tables, deal
 from .stats import mean_ci
 
 #: a function returning (best EV, EVs indexed by split) for a seat's hand, or None without regret
@@ -82,57 +81,41 @@ def seating(num_agents: int, num_players: int, rotation: int) -> list[int]:
     return [order[(seat + rotation) % num_players] for seat in range(num_players)]
 
 
-def deal(game: Game, num_players: int, seed: int, group: int) -> list[np.ndarray]:
-    """The hands (slots) of deal group ``group``: a fresh Generator seeded by ``(seed, group)``."""
-    rng = np.random.default_rng([seed, group])
-    cards = rng.permutation(game.deck())[: num_players * game.hand_size]
-    return [np.sort(cards[s * game.hand_size:(s + 1) * game.hand_size]).astype(np.intp) for s in range(num_players)]
-
-
-def _seat_outcome(game: Game, score: Any, seat: int) -> tuple[bool, int, int, tuple[float, float, float]]:
-    """(fouled, special value, 喜 count, share of opponents beaten in each row) of a seat."""
-    n = len(score.payoffs)
-    if game.name == "biji":
-        won = tuple(float(score.places[seat, k] == 1) for k in range(3))
-        return False, 0, int(score.xi[seat]), won  # type: ignore[return-value]
-    strengths, fouled, specials = score.strengths, score.fouled, score.specials
-    wins = np.zeros(3)
-    for other in range(n):
-        if other == seat or specials[seat] or specials[other] or fouled[seat]:
-            continue
-        wins += 1.0 if fouled[other] else (strengths[seat] > strengths[other])
-    return bool(fouled[seat]), int(specials[seat]), 0, tuple(wins / (n - 1))  # type: ignore[return-value]
+def deal_group(game: Game, num_players: int, seed: int, group: int) -> Tables:
+    """The table of deal group ``group``: dealt from a fresh Generator seeded by ``(seed, group)``."""
+    return deal(game, num_players, np.random.default_rng([seed, group]))
 
 
 def play_group(game: Game, agents: Sequence[Agent], num_players: int, seed: int, group: int,
                regret: RegretOracle | None = None) -> list[Decision]:
-    """Play deal group ``group``: the same deal under every rotation of the lineup."""
-    hands = deal(game, num_players, seed, group)
-    observations = [encode_observation(game, hand, seat, num_players) for seat, hand in enumerate(hands)]
-    masks = [game.valid_mask(hand).astype(np.int8) for hand in hands]
-    infos = [{"hand": format_cards(hand).split(), "seat": seat, "num_players": num_players}
-             for seat, hand in enumerate(hands)]
+    """Play deal group ``group``: the same deal under every rotation of the lineup. In each
+    rotation every agent decides all of its seats in one batch."""
+    tables = deal_group(game, num_players, seed, group)
+    hands = tables.slots[0]
     oracle = [regret(hand, seat, group) if regret else None for seat, hand in enumerate(hands)]
     decisions = []
     for rotation in range(num_players):
         seats = seating(len(agents), num_players, rotation)
         for index, agent in enumerate(agents):
-            if hasattr(agent, "seed"):
-                agent.seed(int(np.random.SeedSequence([seed, group, rotation, index]).generate_state(1)[0]))
-        actions, times = [], []
-        for seat, index in enumerate(seats):
+            agent.seed(int(np.random.SeedSequence([seed, group, rotation, index]).generate_state(1)[0]))
+        actions = np.zeros(num_players, dtype=np.int64)
+        times = np.zeros(num_players)
+        for index, agent in enumerate(agents):
+            mine = [seat for seat in range(num_players) if seats[seat] == index]
+            if not mine:
+                continue
+            views = tables.views(0, mine)
             start = time.perf_counter()
-            action = agents[index].act(observations[seat], masks[seat].copy(), dict(infos[seat]))
-            times.append(time.perf_counter() - start)
-            if not (isinstance(action, (int, np.integer)) and 0 <= action < game.n_actions and masks[seat][action]):
-                raise ValueError(f"agent {agents[index].name!r} chose {action!r}, not a valid split of seat {seat}'s "
-                                 f"hand {format_cards(hands[seat])}")
-            actions.append(int(action))
-        score = game.score([game.arrangement(hands[s], actions[s]) for s in range(num_players)])
+            chosen = agent.act_batch(views)
+            elapsed = time.perf_counter() - start
+            actions[mine] = check_choices(agent, views, chosen)
+            times[mine] = elapsed / len(mine)
+        result = tables.score(actions[None])
+        outcomes = result.outcomes
         for seat, index in enumerate(seats):
-            fouled, special, xi, won = _seat_outcome(game, score, seat)
-            decision = Decision(group, rotation, seat, index, actions[seat], float(score.payoffs[seat]),
-                                times[seat] * 1e3, fouled, special, xi, won)
+            decision = Decision(group, rotation, seat, index, int(actions[seat]), float(result.payoffs[0, seat]),
+                                times[seat] * 1e3, bool(outcomes.fouled[0, seat]), int(outcomes.special[0, seat]),
+                                int(outcomes.xi[0, seat]), tuple(float(x) for x in outcomes.rows_won[0, seat]))
             if oracle[seat] is not None:
                 best, evs = oracle[seat]
                 decision.regret = float(evs[best] - evs[actions[seat]])

@@ -18,8 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from ..agents.base import load_agent
+from ..agents import load_agent
 from ..envs.games import make_game
+from .distributed import ray_chunks
 from .match import Decision, play_group, summarise
 
 
@@ -112,9 +113,7 @@ def _play_star(args: tuple[dict[str, Any], list[int]]) -> list[Decision]:
 
 
 def _ray(settings: EvalSettings, work: list[list[int]]) -> Iterator[list[Decision]]:
-    from .distributed import ray_chunks
-
-    yield from ray_chunks(settings, work)
+    yield from ray_chunks(play_chunk, settings.to_dict(), work, settings.workers, settings.address)
 
 
 def run(settings: EvalSettings, progress: bool = True) -> tuple[dict[str, Any], list[Decision]]:

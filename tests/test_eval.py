@@ -7,15 +7,15 @@ import json
 import numpy as np
 import pytest
 
-from splitpoker.agents import load_agent
+from splitpoker.agents import Agent, load_agent
 from splitpoker.envs.games import make_game
-from splitpoker.eval.match import deal, evaluate, play_group, seating
+from splitpoker.eval.match import deal_group, evaluate, play_group, seating
 from splitpoker.eval.runner import EvalSettings, run
 from splitpoker.eval.stats import mean_ci, t_quantile_975
 from splitpoker.train.cli import main
 
 
-class Recorder:
+class Recorder(Agent):
     """An agent that plays greedy and records the hands it saw."""
 
     def __init__(self, game, name="recorder"):
@@ -23,9 +23,9 @@ class Recorder:
         self.inner = load_agent("greedy", game)
         self.seen = []
 
-    def act(self, observation, action_mask, info):
-        self.seen.append((info["seat"], tuple(info["hand"])))
-        return self.inner.act(observation, action_mask, info)
+    def act_batch(self, views):
+        self.seen += [(view.seat, tuple(view.hand)) for view in views]
+        return self.inner.act_batch(views)
 
 
 def test_seating_rotates_the_lineup_through_every_seat():
@@ -45,7 +45,7 @@ def test_duplicate_rotation_replays_identical_deals(name, players):
     game = make_game(name)
     a, b = Recorder(game, "a"), Recorder(game, "b")
     decisions = play_group(game, [a, b], players, seed=11, group=3)
-    hands = deal(game, players, 11, 3)
+    hands = deal_group(game, players, 11, 3).slots[0]
     assert len(decisions) == players * players
     # every seat's hand is the same in every rotation, and each agent plays it in turn
     seen = a.seen + b.seen
@@ -54,8 +54,8 @@ def test_duplicate_rotation_replays_identical_deals(name, players):
         assert len(played) == players and len(set(played)) == 1
     assert sorted(int(c) for h in hands for c in h) == sorted(set(int(c) for h in hands for c in h))
     # identical deal under a new call with the same seed and group; a different group differs
-    assert all((x == y).all() for x, y in zip(hands, deal(game, players, 11, 3)))
-    assert not all((x == y).all() for x, y in zip(hands, deal(game, players, 11, 4)))
+    assert all((x == y).all() for x, y in zip(hands, deal_group(game, players, 11, 3).slots[0]))
+    assert not all((x == y).all() for x, y in zip(hands, deal_group(game, players, 11, 4).slots[0]))
     # zero-sum within every rotation
     for rotation in range(players):
         assert sum(d.payoff for d in decisions if d.rotation == rotation) == pytest.approx(0)
@@ -147,7 +147,7 @@ def test_solver_regret_against_itself_on_the_same_samples_is_zero():
     oracle = _oracle(settings, game)
     solver = load_agent("solver:samples=32,opponent=greedy", game, num_players=4)
     for group in range(2):
-        for seat, hand in enumerate(deal(game, 4, 3, group)):
+        for seat, hand in enumerate(deal_group(game, 4, 3, group).slots[0]):
             best, evs = oracle(hand, seat, group)
             mine = solver.solve(hand, seat=seat, seed=[3, group, seat, 7919])
             assert evs[best] == np.nanmax(evs)

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import torch as th
 
+from splitpoker.agents import load_agent
 from splitpoker.agents import policy as P
-from splitpoker.agents.base import load_agent
 from splitpoker.envs.cards import format_cards, parse_cards
 from splitpoker.envs.games import make_game
 from splitpoker.envs.observation import encode_observation

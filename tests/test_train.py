@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import yaml
 
-from splitpoker.agents.base import load_agent
+from splitpoker.agents import load_agent
 from splitpoker.agents.baselines import GreedyAgent, greedy_index
 from splitpoker.agents.policy import read_meta, read_policy_state
 from splitpoker.envs.cards import format_cards
@@ -57,7 +57,7 @@ def run(tmp_path: Path, data: dict[str, Any], name: str = "tiny.yaml"):
     ({"colour": "red"}, "unknown key 'colour'; allowed keys: game, num_players"),
     ({"ppo": {"n_steps": "many"}}, "ppo.n_steps: Input should be a valid integer"),
     ({"ppo": {"n_steps": 0}}, "ppo.n_steps: Input should be greater than 0 (got 0)"),
-    ({"game": "go"}, "game: Input should be 'thirteen' or 'biji' (got 'go')"),
+    ({"game": "go"}, "game: unknown game 'go'; games: thirteen, biji"),
     ({"policy": {"kind": "transformer"}}, "policy.kind: Input should be 'mlp' or 'split_scorer'"),
     ({"policy": {"kind": "mlp", "embed_dim": 4}}, "policy.embed_dim does not apply to the mlp policy"),
     ({"rules": {"wheel": "lowest"}}, "rules: unknown biji switch 'wheel'; switches: jokers"),
@@ -65,7 +65,7 @@ def run(tmp_path: Path, data: dict[str, Any], name: str = "tiny.yaml"):
     ({"preset": "fancy"}, "rules: unknown biji preset 'fancy'; presets: classic, no-jokers"),
     ({"num_players": 6}, "num_players: 6 is not allowed for biji; use 2 to 5"),
     ({"ppo": {"batch_size": 4096}}, "ppo.batch_size: 4096 exceeds a rollout"),
-    ({"selfplay": {"baselines": ["grandmaster"]}}, "'grandmaster' is not an agent spec"),
+    ({"selfplay": {"baselines": ["grandmaster"]}}, "bad agent spec 'grandmaster': unknown kind 'grandmaster'"),
     ({"imitation": {"solver": "greedy"}}, "'greedy' is not a solver spec"),
     ({"ppo": 3}, "ppo must be a mapping of keys, got 3"),
 ])
@@ -166,7 +166,7 @@ def test_env_rejects_invalid_splits_and_options(rng):
         env.reset(options={"colour": 1, "opponents": [greedy]})
     with pytest.raises(ValueError, match="seat 5 is not a seat"):
         env.reset(options={"seat": 5, "opponents": [greedy]})
-    with pytest.raises(ValueError, match="deals a card twice"):
+    with pytest.raises(ValueError, match="is dealt to seats 0 and 1"):
         env.reset(options={"hands": ["As Ks Qs Js Ts 9s 8s 7s 6s"] * 2, "opponents": [greedy]})
     with pytest.raises(ValueError, match="no opponent pool"):
         env.reset()

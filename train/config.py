@@ -21,8 +21,10 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ..agents.specs import check_spec
+from ..envs.games import check_game, game_class, game_names, make_rules
+
 POLICY_KINDS = ("mlp", "split_scorer")
-AGENT_KINDS = ("random", "greedy", "solver", "checkpoint", "pretrained")
 
 
 class _Section(BaseModel):
@@ -30,11 +32,7 @@ class _Section(BaseModel):
 
 
 def _check_agent_spec(spec: str) -> str:
-    kind = spec.partition(":")[0]
-    if not spec.strip() or (kind not in AGENT_KINDS and not (":" in spec and "." in kind)):
-        raise ValueError(f"{spec!r} is not an agent spec; use random, greedy, solver[:options], "
-                         "checkpoint:PATH, pretrained:NAME or package.module:attr")
-    return spec
+    return check_spec(spec)
 
 
 class PolicyConfig(_Section):
@@ -166,7 +164,7 @@ class CheckpointConfig(_Section):
 class TrainConfig(_Section):
     """One training run."""
 
-    game: Literal["thirteen", "biji"]
+    game: str = Field(description="a registered game: " + ", ".join(game_names()))
     num_players: int = 4
     preset: str = "classic"
     rules: dict[str, Any] = Field(default_factory=dict, description="rule switches over the preset")
@@ -188,13 +186,15 @@ class TrainConfig(_Section):
 
     @model_validator(mode="after")
     def _cross_checks(self) -> TrainConfig:
-        from ..envs.games import GAME_CLASSES, make_rules
-
+        try:
+            check_game(self.game)
+        except ValueError as error:
+            raise ValueError(f"game: {error}") from None
         try:
             make_rules(self.game, self.preset, self.rules)
         except ValueError as error:
             raise ValueError(f"rules: {error}") from None
-        lo, hi = GAME_CLASSES[self.game].players
+        lo, hi = game_class(self.game).players
         if not lo <= self.num_players <= hi:
             raise ValueError(f"num_players: {self.num_players} is not allowed for {self.game}; use {lo} to {hi}")
         rollout = self.ppo.n_steps * self.n_envs

@@ -23,12 +23,14 @@ import torch as th
 import torch.nn.functional as F
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from ..agents.base import load_agent, parse_options
+from ..agents import load_agent
+from ..agents.base import check_choices
 from ..agents.policy import action_logits
-from ..envs.cards import format_cards
-from ..envs.games import Game, game_of
-from ..envs.observation import encode_observation
+from ..agents.specs import format_options, parse_spec
+from ..envs.game import Game
+from ..envs.games import game_of
 from ..envs.switches import RuleSwitches
+from ..envs.table import deal
 
 CHUNK = 32
 CACHE_FORMAT = 1
@@ -48,7 +50,7 @@ class LabelledHands:
 
     def packed_masks(self, game: Game) -> np.ndarray:
         """The valid-split masks of every hand, bit-packed (``np.unpackbits`` to read)."""
-        return np.stack([np.packbits(game.valid_mask(s)) for s in self.slots])
+        return np.stack([np.packbits(game.valid_mask(s)) for s in self.slots.astype(np.intp)])
 
 
 def _label_chunk(task: tuple[RuleSwitches, int, str, int, int, int]) -> dict[str, np.ndarray]:
@@ -56,33 +58,24 @@ def _label_chunk(task: tuple[RuleSwitches, int, str, int, int, int]) -> dict[str
     if multiprocessing.parent_process() is not None:
         th.set_num_threads(1)  # one labelling process per core
     game = game_of(rules)
-    rng = np.random.default_rng([seed, chunk])
     solver_seed = int(np.random.SeedSequence([seed, chunk, 1]).generate_state(1)[0])
     teacher = load_agent(spec, game=game, num_players=num_players, seed=solver_seed)
-    size = game.hand_size
-    observations, slots_out, seats, labels = [], [], [], []
-    for i in range(count):
-        deck = rng.permutation(game.deck())
-        seat = (chunk * CHUNK + i) % num_players
-        slots = game.slots(deck[seat * size:(seat + 1) * size])
-        obs = encode_observation(game, slots, seat, num_players)
-        mask = game.valid_mask(slots)
-        info = {"hand": format_cards(slots).split(), "seat": seat, "num_players": num_players}
-        label = int(teacher.act(obs, mask.astype(np.int8), info))
-        if not mask[label]:
-            raise ValueError(f"the teacher {spec!r} chose invalid split {label} for {format_cards(slots)}")
-        observations.append(obs)
-        slots_out.append(slots)
-        seats.append(seat)
-        labels.append(label)
-    return {"observations": np.stack(observations).astype(np.float32), "slots": np.stack(slots_out).astype(np.int16),
-            "seats": np.asarray(seats, dtype=np.int8), "labels": np.asarray(labels, dtype=np.int32)}
+    tables = deal(game, num_players, np.random.default_rng([seed, chunk]), batch=count)
+    seats = (chunk * CHUNK + np.arange(count)) % num_players
+    views = [tables.view(b, int(seat)) for b, seat in enumerate(seats)]
+    try:
+        labels = check_choices(teacher, views, teacher.act_batch(views))
+    except ValueError as error:
+        raise ValueError(f"the teacher {spec!r}: {error}") from None
+    return {"observations": np.stack([v.observation for v in views]).astype(np.float32),
+            "slots": np.stack([v.slots for v in views]).astype(np.int16),
+            "seats": seats.astype(np.int8), "labels": labels.astype(np.int32)}
 
 
 def _spec_identity(spec: str) -> dict[str, Any]:
     """The teacher spec plus size and mtime of any checkpoint it plays against (cache key part)."""
     out: dict[str, Any] = {"spec": spec}
-    opponent = parse_options(spec.partition(":")[2]).get("opponent", "")
+    opponent = parse_spec(spec).options.get("opponent", "")
     if opponent.startswith("checkpoint:"):
         path = Path(opponent.partition(":")[2])
         if path.is_file():
@@ -103,7 +96,7 @@ def label_hands(game: Game, num_players: int, spec: str, count: int, seed: int, 
                 cache_dir: str | Path | None = None,
                 progress: Callable[[int, int], None] | None = None) -> tuple[LabelledHands, bool]:
     """``count`` hands labelled by the teacher ``spec``; returns (data, whether it came from the cache)."""
-    if spec.partition(":")[0] != "solver":
+    if parse_spec(spec).kind != "solver":
         raise ValueError(f"the imitation teacher must be a solver spec, got {spec!r}")
     path = cache_path(cache_dir, game, num_players, spec, count, seed) if cache_dir is not None else None
     if path is not None and path.is_file():
@@ -175,6 +168,6 @@ def behaviour_clone(policy: MaskableActorCriticPolicy, data: LabelledHands, game
 
 def teacher_against(spec: str, checkpoint: str | Path) -> str:
     """The teacher spec with its opponent model replaced by ``checkpoint:PATH``."""
-    options = parse_options(spec.partition(":")[2])
+    options = parse_spec(spec).options
     options["opponent"] = f"checkpoint:{checkpoint}"
-    return "solver:" + ",".join(f"{k}={v}" for k, v in options.items())
+    return format_options("solver", options)

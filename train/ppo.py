@@ -39,7 +39,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import HParam, KVWriter, Logger, TensorBoardOutputFormat
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
-from ..agents.base import load_agent
+from ..agents import load_agent
 from ..agents.policy import PolicyAgent
 from ..envs.games import Game, make_game
 from .config import TrainConfig, load_config, model_keys

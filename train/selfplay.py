@@ -31,22 +31,26 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from ..agents.base import Agent, load_agent
-from ..envs.cards import format_cards, parse_cards
-from ..envs.games import Game
-from ..envs.observation import encode_observation
+from ..agents import load_agent
+from ..agents.base import Agent, check_choices
+from ..envs.cards import format_cards
+from ..envs.game import Game
+from ..envs.table import SeatView, Tables, deal, from_hands
 from .config import SelfPlayConfig
 
 
-class NamedAgent:
+class NamedAgent(Agent):
     """An agent under another name (a baseline is named by its spec in the opponent mix)."""
 
     def __init__(self, name: str, agent: Agent) -> None:
         self.name = name
         self.agent = agent
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
-        return self.agent.act(observation, action_mask, info)
+    def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:
+        return self.agent.act_batch(views)
+
+    def seed(self, seed: int | None) -> None:
+        self.agent.seed(seed)
 
 
 @dataclass
@@ -130,13 +134,6 @@ class OpponentPool:
         return out
 
 
-def _hand_ids(hand: str | Sequence[Any]) -> list[int]:
-    if isinstance(hand, str):
-        return parse_cards(hand)
-    items = list(hand)
-    return parse_cards(items) if items and isinstance(items[0], str) else [int(c) for c in items]
-
-
 class SelfPlayEnv(gymnasium.Env):
     """One learner seat at a table of opponents drawn from an :class:`OpponentPool` (see module doc).
 
@@ -157,7 +154,7 @@ class SelfPlayEnv(gymnasium.Env):
         self.reward_scale = float(reward_scale)
         self.observation_space, self.action_space = spaces_of(game)
         self._episode = seat_offset
-        self._slots: list[np.ndarray] | None = None
+        self._tables: Tables | None = None
         self._mask = np.zeros(game.n_actions, dtype=bool)
         self._obs = np.zeros(self.observation_space.shape, dtype=np.float32)
         self._seat = 0
@@ -171,10 +168,6 @@ class SelfPlayEnv(gymnasium.Env):
         self.pool.load_state(state)
 
     # ------------------------------------------------------------------ gymnasium API
-    def _info(self, seat: int) -> dict[str, Any]:
-        assert self._slots is not None
-        return {"hand": format_cards(self._slots[seat]).split(), "seat": seat, "num_players": self.num_players}
-
     def reset(self, *, seed: int | None = None, options: Mapping[str, Any] | None = None
               ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
@@ -182,18 +175,11 @@ class SelfPlayEnv(gymnasium.Env):
         unknown = sorted(set(options) - {"hands", "seat", "opponents"})
         if unknown:
             raise ValueError(f"unknown reset option {unknown[0]!r}; options: hands, seat, opponents")
-        n, size = self.num_players, self.game.hand_size
+        n = self.num_players
         if "hands" in options:
-            hands = [_hand_ids(h) for h in options["hands"]]
-            if len(hands) != n:
-                raise ValueError(f"options['hands'] has {len(hands)} hands for {n} seats")
-            flat = [c for h in hands for c in h]
-            if len(set(flat)) != len(flat):
-                raise ValueError("options['hands'] deals a card twice")
+            tables = from_hands(self.game, options["hands"], n, what="options['hands']")
         else:
-            deck = self.np_random.permutation(self.game.deck())
-            hands = [deck[i * size:(i + 1) * size] for i in range(n)]
-        self._slots = [self.game.slots(h) for h in hands]
+            tables = deal(self.game, n, self.np_random)
         seat = options.get("seat", self._episode % n)
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
             raise ValueError(f"seat {seat!r} is not a seat of a {n}-player table")
@@ -207,50 +193,43 @@ class SelfPlayEnv(gymnasium.Env):
             if self.pool is None:
                 raise ValueError("this env has no opponent pool; pass options['opponents']")
             self._opponents = self.pool.draw(n - 1)
-        self._mask = self.game.valid_mask(self._slots[self._seat])
-        self._obs = encode_observation(self.game, self._slots[self._seat], self._seat, n)
-        return self._obs, self._info(self._seat)
+        self._tables = tables
+        view = tables.view(0, self._seat)
+        self._mask = view.mask
+        self._obs = view.observation
+        return self._obs, view.info()
 
     def action_masks(self) -> np.ndarray:
         """The valid splits of the learner's hand."""
         return self._mask
 
-    def _opponent_actions(self) -> dict[int, int]:
-        assert self._slots is not None
+    def _opponent_actions(self, actions: np.ndarray) -> None:
+        """Every opponent seat's split into ``actions``: the seats played by one agent are
+        decided in one batch."""
+        assert self._tables is not None
         seats = [s for s in range(self.num_players) if s != self._seat]
         groups: dict[int, list[int]] = {}
         agents: dict[int, Agent] = {}
         for seat, agent in zip(seats, self._opponents):
             groups.setdefault(id(agent), []).append(seat)
             agents[id(agent)] = agent
-        actions: dict[int, int] = {}
         for key, group in groups.items():
-            agent = agents[key]
-            obs = [encode_observation(self.game, self._slots[s], s, self.num_players) for s in group]
-            masks = [self.game.valid_mask(self._slots[s]) for s in group]
-            if len(group) > 1 and hasattr(agent, "act_batch"):
-                chosen = agent.act_batch(np.stack(obs), np.stack(masks))
-            else:
-                chosen = [agent.act(o, m, self._info(s)) for o, m, s in zip(obs, masks, group)]
-            for seat, action, mask in zip(group, chosen, masks):
-                if not mask[int(action)]:
-                    raise ValueError(f"opponent {agent.name} chose invalid split {action} at seat {seat}")
-                actions[seat] = int(action)
-        return actions
+            views = self._tables.views(0, group)
+            actions[group] = check_choices(agents[key], views, agents[key].act_batch(views))
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        if self._slots is None:
+        if self._tables is None:
             raise ValueError("the hand is over; call reset() before step()")
         action = int(action)
         if not 0 <= action < self.game.n_actions or not self._mask[action]:
             raise ValueError(f"split {action} is not valid for the learner's hand "
-                             f"{format_cards(self._slots[self._seat])}")
-        actions = self._opponent_actions()
+                             f"{format_cards(self._tables.slots[0, self._seat])}")
+        actions = np.zeros(self.num_players, dtype=np.int64)
+        self._opponent_actions(actions)
         actions[self._seat] = action
-        arrangements = [self.game.arrangement(self._slots[s], actions[s]) for s in range(self.num_players)]
-        payoffs = np.asarray(self.game.score(arrangements).payoffs, dtype=np.float64)
+        payoffs = self._tables.score(actions[None]).payoffs[0]
         payoff = float(payoffs[self._seat])
         info = {"payoff": payoff, "payoffs": payoffs.tolist(), "seat": self._seat,
                 "opponents": [a.name for a in self._opponents]}
-        self._slots = None
+        self._tables = None
         return self._obs, payoff * self.reward_scale, True, False, info

@@ -111,30 +111,14 @@ breakdown (`places` and `pot_payoffs` per pot, `xi`, `bonuses`, `bonus_payoff`, 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from ..arrange_env import ArrangeEnv, make_env_fns
-from . import rules
-
-
-def seat_score(table: Mapping[str, Any], seat: int) -> dict[str, Any]:
-    """The seat's part of ``BijiScore.to_dict()``."""
-    bonus = table["bonuses"][seat]
-    return {"places": [pot["places"][seat] for pot in table["pots"]],
-            "pot_payoffs": [pot["payoffs"][seat] for pot in table["pots"]],
-            "xi": table["xi"][seat], "bonuses": bonus["xi"], "bonus_payoff": bonus["payoff"]}
 
 
 class raw_env(ArrangeEnv):  # noqa: N801 - PettingZoo's name
     """Biji without wrappers (an invalid split raises ValueError)."""
 
     game_name = "biji"
-    invalid_reason = "is not strictly increasing (pot 1 < pot 2 < pot 3)"
-    batch_masks = True
     metadata = {**ArrangeEnv.metadata, "name": "biji_v0"}
-    seat_score = staticmethod(seat_score)
-    strength_type = staticmethod(rules.strength_type)
 
 
 env, parallel_env = make_env_fns(raw_env)

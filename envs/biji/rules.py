@@ -41,6 +41,7 @@ from ..cards import (
     format_cards,
     parse_cards,
 )
+from ..game import Outcomes, Score
 from ..splits import BIJI
 from ..strength import gather_rows, subset_strengths
 from ..switches import RuleSwitches, choice, parse_suit_order
@@ -54,7 +55,8 @@ XI_NAMES = ("all_black", "all_red", "nine_straight", "four_of_a_kind", "sweep", 
 __all__ = ["GroupType", "BijiRules", "BijiScore", "group_strengths", "group_strength", "group_type",
            "compare_groups", "is_valid", "valid_mask", "split_strengths", "score_table", "parse_cards",
            "parse_arrangement", "HAND_SIZE", "ROW_SIZES", "ROW_NAMES", "PLAYERS", "XI_NAMES", "hand_slots",
-           "check_arrangement", "xi_table", "check_table", "strength_type"]
+           "check_arrangement", "xi_table", "check_table", "strength_type", "increasing_pots", "hand_xi",
+           "xi_payoff", "pot_payments"]
 
 
 class GroupType(IntEnum):
@@ -212,7 +214,7 @@ def check_arrangement(rows: Sequence[Sequence[int]], rules: BijiRules, what: str
 def is_valid(rows: Sequence[Sequence[int]], rules: BijiRules) -> bool:
     """True when pot 1 < pot 2 < pot 3 strictly."""
     s = group_strengths(np.stack(check_arrangement(rows, rules)), rules)
-    return bool(s[0] < s[1] < s[2])
+    return bool(increasing_pots(s[0], s[1], s[2]))
 
 
 def split_strengths(hand: Sequence[int] | np.ndarray, rules: BijiRules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -221,10 +223,14 @@ def split_strengths(hand: Sequence[int] | np.ndarray, rules: BijiRules) -> tuple
     return gather_rows(per_subset, BIJI)
 
 
+def increasing_pots(first: Any, second: Any, third: Any) -> Any:
+    """The validity rule on pot strengths: pot 1 < pot 2 < pot 3 strictly (vectorised)."""
+    return (first < second) & (second < third)
+
+
 def valid_mask(hand: Sequence[int] | np.ndarray, rules: BijiRules) -> np.ndarray:
     """Boolean mask over the 1,680 splits: True where pot 1 < pot 2 < pot 3."""
-    first, second, third = split_strengths(hand, rules)
-    return (first < second) & (second < third)
+    return increasing_pots(*split_strengths(hand, rules))
 
 
 # ----------------------------------------------------------------------------- scoring
@@ -268,8 +274,22 @@ def xi_table(cards: np.ndarray, strengths: np.ndarray, places: np.ndarray, rules
     return held * _xi_values(rules)
 
 
+def hand_xi(arrangements: np.ndarray, strengths: np.ndarray, rules: BijiRules) -> np.ndarray:
+    """喜 every arrangement holds without the sweep (通锅, which depends on the table):
+    ``arrangements`` (H, 9) card ids pot by pot, ``strengths`` (H, 3) → (H,) 喜 counts."""
+    not_first = np.full(strengths.shape, 2, dtype=np.int64)
+    return xi_table(arrangements, strengths, not_first, rules).sum(axis=1)
+
+
+def xi_payoff(own: Any, others: Any, num_players: int) -> Any:
+    """What 喜 pay a seat: every other seat pays it ``players − 1`` for each of its own 喜,
+    and it pays each other seat the same for theirs (``others``: their 喜 summed)."""
+    unit = num_players - 1
+    return unit * ((num_players - 1) * own - others)
+
+
 @dataclasses.dataclass
-class BijiScore:
+class BijiScore(Score):
     """Payoffs of a table and their breakdown."""
 
     payoffs: np.ndarray
@@ -300,6 +320,20 @@ class BijiScore:
             "bonuses": [{"seat": s, "xi": b, "payoff": float(xi[s] * unit * n - unit * sum(xi))}
                         for s, b in enumerate(self.bonuses)],
         }
+
+    def seat_breakdown(self, seat: int) -> dict[str, Any]:
+        table = self.to_dict()
+        bonus = table["bonuses"][seat]
+        return {"places": [pot["places"][seat] for pot in table["pots"]],
+                "pot_payoffs": [pot["payoffs"][seat] for pot in table["pots"]],
+                "xi": table["xi"][seat], "bonuses": bonus["xi"], "bonus_payoff": bonus["payoff"]}
+
+    def outcomes(self) -> Outcomes:
+        """Rows won: first place (shared or not) in each pot."""
+        n = len(self.payoffs)
+        return Outcomes(payoffs=np.asarray(self.payoffs, dtype=float), rows_won=(self.places == 1).astype(float),
+                        fouled=np.zeros(n, dtype=bool), special=np.zeros(n, dtype=np.int64),
+                        xi=self.xi_held.sum(axis=1).astype(np.int64))
 
 
 def pot_payments(strengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -337,7 +371,7 @@ def score_table(arrangements: Sequence[Sequence[Sequence[int]]], rules: BijiRule
     table = check_table(arrangements, rules)
     n = len(table)
     strengths = group_strengths(table.reshape(-1, 3), rules).reshape(n, 3)
-    increasing = (strengths[:, 0] < strengths[:, 1]) & (strengths[:, 1] < strengths[:, 2])
+    increasing = increasing_pots(strengths[:, 0], strengths[:, 1], strengths[:, 2])
     if not increasing.all():
         seat = int(np.flatnonzero(~increasing)[0])
         raise ValueError(f"seat {seat} pots {' | '.join(format_cards(g) for g in table[seat])} are not "
@@ -345,8 +379,7 @@ def score_table(arrangements: Sequence[Sequence[Sequence[int]]], rules: BijiRule
     places, pot_payoffs = pot_payments(strengths)
     held = xi_table(table.reshape(n, 9), strengths, places, rules)
     xi = held.sum(axis=1)
-    unit = n - 1
-    payoffs = pot_payoffs.sum(axis=1) + unit * (n * xi - xi.sum())
+    payoffs = pot_payoffs.sum(axis=1) + xi_payoff(xi, xi.sum() - xi, n)
     return BijiScore(payoffs=payoffs, xi_held=held, places=places, pot_payoffs=pot_payoffs, strengths=strengths)
 
 

@@ -11,7 +11,7 @@
 | Agents             | 2 to 4 (`num_players`, default 4)                               |
 | Action Shape       | Discrete(72072)                                                 |
 | Action Values      | [0, 72071]                                                      |
-| Observation Shape  | (277,), with an action mask of shape (72072,)                   |
+| Observation Shape  | (281,), with an action mask of shape (72072,)                   |
 | Observation Values | [0, 1]                                                          |
 
 Each seat is dealt 13 of 52 cards and splits them into a front row of 3 cards, a middle
@@ -74,6 +74,8 @@ below (`splitpoker.envs.observation`), and an `'action_mask'` element (Legal Act
 | 270 - 271 | `scoop` one-hot: none, double                                              |
 | 272       | `home_run` (0/1)                                                           |
 | 273 - 276 | `specials` one-hot: classic, shisanshui, banker, off                       |
+| 277 - 280 | where the banker sits relative to the seat under `scoring=banker`, one-hot:|
+|           | 0 this seat, 1 the next seat, … (all 0 under other scoring)                |
 
 `observation_labels(game)` names every index.
 
@@ -113,32 +115,14 @@ seat, and `payoff`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from ..arrange_env import ArrangeEnv, make_env_fns
-from ..games import Game
-from . import rules
-
-
-def seat_score(table: Mapping[str, Any], seat: int) -> dict[str, Any]:
-    """The seat's part of ``ThirteenScore.to_dict()``."""
-    return {"fouled": table["fouled"][seat], "special": table["special_names"][seat],
-            "special_value": table["specials"][seat], "pairs": [p for p in table["pairs"] if seat in p["seats"]]}
 
 
 class raw_env(ArrangeEnv):  # noqa: N801 - PettingZoo's name
     """Thirteen without wrappers (an invalid split raises ValueError)."""
 
     game_name = "thirteen"
-    invalid_reason = "fouls"
     metadata = {**ArrangeEnv.metadata, "name": "thirteen_v0"}
-    seat_score = staticmethod(seat_score)
-    strength_type = staticmethod(rules.strength_type)
-
-    @staticmethod
-    def check_table(game: Game, num_players: int) -> None:
-        rules.compared_pairs(num_players, game.rules)  # type: ignore[arg-type]
 
 
 env, parallel_env = make_env_fns(raw_env)

@@ -23,7 +23,7 @@ import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 from enum import IntEnum
-from functools import cache, lru_cache
+from functools import cache
 from itertools import combinations, combinations_with_replacement
 from typing import Any
 
@@ -38,6 +38,7 @@ from ..cards import (
     format_cards,
     parse_cards,
 )
+from ..game import Outcomes, Score
 from ..splits import THIRTEEN
 from ..strength import gather_rows, subset_strengths
 from ..switches import RuleSwitches, choice, parse_suit_order
@@ -203,6 +204,12 @@ def row_strengths(rows: np.ndarray, rules: ThirteenRules) -> np.ndarray:
         top_suit = np.where(ranks == top[:, None], values[suits], -1).max(axis=1)
     else:
         top_suit = 0
+    return pack_strength(kind, flush_suit, rank_key, top_suit)
+
+
+def pack_strength(kind: Any, flush_suit: Any, rank_key: Any, top_suit: Any) -> Any:
+    """The strength formula (module docstring), for scalars and arrays alike; the solver's
+    compiled kernels compile this same function."""
     return ((kind * 4 + flush_suit) * K5 + rank_key) * 4 + top_suit
 
 
@@ -270,10 +277,14 @@ def arrangement_strengths(rows: Sequence[Sequence[int]], rules: ThirteenRules) -
     return np.concatenate([row_strengths(front[None], rules), row_strengths(np.stack([middle, back]), rules)])
 
 
+def no_foul(front: Any, middle: Any, back: Any) -> Any:
+    """The foul rule (倒水) on rank-only strengths: front ≤ middle ≤ back (vectorised)."""
+    return (front <= middle) & (middle <= back)
+
+
 def valid_strengths(front: np.ndarray | int, middle: np.ndarray | int, back: np.ndarray | int) -> Any:
-    """No foul: front ≤ middle ≤ back by rank-only strength (vectorised over arrangements)."""
-    f, m, b = rank_only(front), rank_only(middle), rank_only(back)
-    return (f <= m) & (m <= b)
+    """No foul, from full row strengths: :func:`no_foul` on their rank-only parts."""
+    return no_foul(rank_only(front), rank_only(middle), rank_only(back))
 
 
 def is_valid(rows: Sequence[Sequence[int]], rules: ThirteenRules) -> bool:
@@ -297,8 +308,7 @@ def split_strengths(hand: Sequence[int] | np.ndarray, rules: ThirteenRules) -> t
 def valid_mask(hand: Sequence[int] | np.ndarray, rules: ThirteenRules) -> np.ndarray:
     """Boolean mask over the 72,072 splits: True where the split does not foul."""
     per_subset = subset_strengths(hand_slots(hand), THIRTEEN, lambda rows: rank_only_strengths(rows, rules))
-    front, middle, back = gather_rows(per_subset, THIRTEEN)
-    return (front <= middle) & (middle <= back)
+    return no_foul(*gather_rows(per_subset, THIRTEEN))
 
 
 # ----------------------------------------------------------------------------- specials
@@ -314,103 +324,91 @@ SPECIAL_VALUES: dict[str, dict[str, int]] = {
 
 _STRAIGHTS3 = [(12, 0, 1)] + [(r, r + 1, r + 2) for r in range(11)]
 _STRAIGHTS5 = [(12, 0, 1, 2, 3)] + [tuple(range(r, r + 5)) for r in range(9)]
+_THREE_FLUSH_SHAPES = np.array([(13, 0, 0, 0), (10, 3, 0, 0), (8, 5, 0, 0), (5, 5, 3, 0)], dtype=np.int64)
+_BASE5 = 5 ** np.arange(13, dtype=np.int64)
+_RANK64 = RANK.astype(np.int64)
+_SUIT64 = SUIT.astype(np.int64)
 
 
 @cache
-def _three_straight_counts() -> frozenset[tuple[int, ...]]:
-    """Every rank multiset (counts per rank) that can be set as a 3-card straight and two
-    5-card straights: at most 12 × 55 of them, enumerated once."""
-    out = set()
+def _three_straight_keys() -> np.ndarray:
+    """Rank-count keys (base 5, rank r digit r) of every 13-card hand that can be set as a
+    3-card straight and two 5-card straights: at most 12 × 55 of them, enumerated once."""
+    keys = set()
     for s3 in _STRAIGHTS3:
-        for i, s5 in enumerate(_STRAIGHTS5):
-            for t5 in _STRAIGHTS5[i:]:
-                counts = [0] * 13
-                for r in (*s3, *s5, *t5):
-                    counts[r] += 1
-                out.add(tuple(counts))
-    return frozenset(out)
+        for s5a, s5b in combinations_with_replacement(_STRAIGHTS5, 2):
+            counts = np.zeros(13, dtype=np.int64)
+            for r in (*s3, *s5a, *s5b):
+                counts[r] += 1
+            keys.add(int(counts @ _BASE5))
+    return np.array(sorted(keys), dtype=np.int64)
 
 
-def _three_straights(counts: tuple[int, ...]) -> bool:
-    """Can a rank multiset (counts per rank) be set as a 3-card straight and two 5-card straights?"""
-    return counts in _three_straight_counts()
+@cache
+def _three_straight_flush_masks() -> np.ndarray:
+    """Card bit masks of every 13-card hand made of a 3-card and two 5-card straight flushes."""
+    def masks(straights: Sequence[tuple[int, ...]]) -> np.ndarray:
+        return np.array([sum(1 << (2 + 4 * r + s) for r in ranks) for s in range(4) for ranks in straights],
+                        dtype=np.int64)
+
+    m3, m5 = masks(_STRAIGHTS3), masks(_STRAIGHTS5)
+    pair = (m5[:, None] | m5[None, :])[np.triu((m5[:, None] & m5[None, :]) == 0, 1)]
+    full = (pair[:, None] | m3[None, :])[(pair[:, None] & m3[None, :]) == 0]
+    return np.unique(full)
 
 
-def _one_colour(suits: np.ndarray) -> bool:
-    black = (suits == 0) | (suits == 3)
-    return bool(black.all() or not black.any())
+def special_flags(hands: np.ndarray, names: Sequence[str] | None = None) -> dict[str, np.ndarray]:
+    """Which special hands (报到) each 13-card hand of a batch ``(H, 13)`` qualifies for, by
+    name (all names of :data:`SPECIAL_VALUES`, or those given): ``{name: (H,) bool}``."""
+    hands = np.asarray(hands, dtype=np.int64)
+    ranks, suits = _RANK64[hands], _SUIT64[hands]
+    counts = (ranks[:, :, None] == np.arange(13)).sum(axis=1)
+    suit_counts = (suits[:, :, None] == np.arange(4)).sum(axis=1)
+    shape = -np.sort(-suit_counts, axis=1)
+    three_flushes = (shape[:, None, :] == _THREE_FLUSH_SHAPES[None]).all(axis=2).any(axis=1)
+    dragon = (counts > 0).all(axis=1)
+    one_suit = suit_counts.max(axis=1) == 13
+    tests: dict[str, Any] = {
+        "clean_dragon": lambda: dragon & one_suit,
+        "dragon": lambda: dragon & ~one_suit,
+        "six_pairs": lambda: (counts // 2).sum(axis=1) == 6,
+        "three_flushes": lambda: three_flushes,
+        "three_straights": lambda: np.isin(counts @ _BASE5, _three_straight_keys()),
+        "four_trips": lambda: (counts // 3).sum(axis=1) == 4,
+        "one_colour": lambda: np.isin(suits, (0, 3)).all(axis=1) | np.isin(suits, (1, 2)).all(axis=1),
+        "all_small": lambda: ranks.max(axis=1) <= 6,
+        "all_big": lambda: ranks.min(axis=1) >= 6,
+        "three_fours": lambda: (counts // 4).sum(axis=1) == 3,
+        "royals": lambda: ranks.min(axis=1) >= 9,
+        "three_straight_flushes": lambda: three_flushes & np.isin((np.int64(1) << hands).sum(axis=1),
+                                                                  _three_straight_flush_masks()),
+    }
+    return {name: tests[name]() for name in (tests if names is None else names)}
 
 
-def _qualifying(hand: Sequence[int]) -> list[str]:
-    cards = np.asarray(hand, dtype=np.intp)
-    ranks, suits = RANK[cards], SUIT[cards]
-    per_rank = tuple(np.bincount(ranks, minlength=13).tolist())
-    counts = {r: n for r, n in enumerate(per_rank) if n}
-    suit_counts = sorted((n for n in np.bincount(suits, minlength=4).tolist() if n), reverse=True)
-    names = []
-    if len(counts) == 13:
-        names.append("clean_dragon" if len(suit_counts) == 1 else "dragon")
-    if sum(n // 2 for n in counts.values()) == 6:
-        names.append("six_pairs")
-    if tuple(suit_counts) in {(13,), (10, 3), (8, 5), (5, 5, 3)}:
-        names.append("three_flushes")
-        by_suit = [tuple(sum(1 for c in hand if SUIT[c] == s and RANK[c] == r) for r in range(13)) for s in range(4)]
-        if _three_straight_flushes(tuple(by_suit)):
-            names.append("three_straight_flushes")
-    if _three_straights(per_rank):
-        names.append("three_straights")
-    if sum(n // 3 for n in counts.values()) == 4:
-        names.append("four_trips")
-    if len(suit_counts) <= 2 and _one_colour(suits):
-        names.append("one_colour")
-    if ranks.max() <= 6:
-        names.append("all_small")
-    if ranks.min() >= 6:
-        names.append("all_big")
-    if sum(n // 4 for n in counts.values()) == 3:
-        names.append("three_fours")
-    if ranks.min() >= 9:
-        names.append("royals")
-    return names
-
-
-@lru_cache(maxsize=4096)
-def _three_straight_flushes(by_suit: tuple[tuple[int, ...], ...]) -> bool:
-    """Can the hand (rank counts per suit) be set as a 3-card straight flush and two 5-card ones?"""
-    rows3 = [(s, t) for s in range(4) for t in _STRAIGHTS3]
-    rows5 = [(s, t) for s in range(4) for t in _STRAIGHTS5]
-
-    def take(c: tuple[tuple[int, ...], ...], row: tuple[int, tuple[int, ...]]) -> tuple[tuple[int, ...], ...] | None:
-        suit, ranks = row
-        counts = list(c[suit])
-        for r in ranks:
-            if counts[r] == 0:
-                return None
-            counts[r] -= 1
-        return c[:suit] + (tuple(counts),) + c[suit + 1:]
-
-    for r3 in rows3:
-        rest = take(by_suit, r3)
-        if rest is None:
-            continue
-        for i, r5 in enumerate(rows5):
-            rest2 = take(rest, r5)
-            if rest2 is not None and any(take(rest2, r) is not None for r in rows5[i:]):
-                return True
-    return False
+def special_hands(hands: np.ndarray, rules: ThirteenRules) -> tuple[list[str], np.ndarray]:
+    """The special hand each 13-card hand of a batch qualifies for under ``rules.specials``
+    and its value: the highest-valued one (equal values: the name last in alphabetical
+    order), ``""`` and 0 where none qualifies."""
+    table = SPECIAL_VALUES[rules.specials]
+    hands = np.asarray(hands, dtype=np.int64)
+    values = np.zeros(len(hands), dtype=np.int64)
+    chosen = np.full(len(hands), -1)
+    if not table or len(hands) == 0:
+        return [""] * len(hands), values
+    ranked = sorted(table, key=lambda name: (table[name], name))  # weakest precedence first
+    flags = special_flags(hands, ranked)
+    for position, name in enumerate(ranked):
+        chosen = np.where(flags[name], position, chosen)
+    values = np.where(chosen >= 0, np.array([table[name] for name in ranked])[chosen], 0)
+    return [ranked[i] if i >= 0 else "" for i in chosen.tolist()], values
 
 
 def special_hand(hand: Sequence[int], rules: ThirteenRules) -> tuple[str, int]:
     """The special hand 报到 the 13 cards qualify for under ``rules.specials`` and its value:
     the highest-valued one, or ``("", 0)``."""
-    table = SPECIAL_VALUES[rules.specials]
-    if not table:
-        return "", 0
-    found = [(table[name], name) for name in _qualifying(hand) if name in table]
-    if not found:
-        return "", 0
-    value, name = max(found)
-    return name, value
+    names, values = special_hands(np.asarray(hand, dtype=np.int64)[None], rules)
+    return names[0], int(values[0])
 
 
 # ----------------------------------------------------------------------------- scoring
@@ -439,7 +437,7 @@ def row_values(strengths: np.ndarray, rules: ThirteenRules) -> np.ndarray:
 
 
 @dataclasses.dataclass
-class ThirteenScore:
+class ThirteenScore(Score):
     """Payoffs of a table and their breakdown."""
 
     payoffs: np.ndarray
@@ -452,6 +450,46 @@ class ThirteenScore:
     def to_dict(self) -> dict[str, Any]:
         return {"payoffs": [float(p) for p in self.payoffs], "fouled": self.fouled, "specials": self.specials,
                 "special_names": self.special_names, "pairs": self.pairs}
+
+    def seat_breakdown(self, seat: int) -> dict[str, Any]:
+        return {"fouled": self.fouled[seat], "special": self.special_names[seat],
+                "special_value": self.specials[seat], "pairs": [p for p in self.pairs if seat in p["seats"]]}
+
+    def outcomes(self) -> Outcomes:
+        """Rows won: the share of the other seats whose row the seat's row beats (a fouled
+        other seat counts as beaten); none for a fouled seat or between special hands."""
+        n = len(self.payoffs)
+        specials = np.asarray(self.specials)
+        fouled = np.asarray(self.fouled, dtype=bool)
+        beats = (self.strengths[:, None, :] > self.strengths[None, :, :]).astype(float)
+        beats = np.where(fouled[None, :, None], 1.0, beats)
+        counted = (~np.eye(n, dtype=bool) & (specials[:, None] == 0) & (specials[None, :] == 0)
+                   & ~fouled[:, None])
+        rows_won = (beats * counted[:, :, None]).sum(axis=1) / (n - 1)
+        return Outcomes(payoffs=np.asarray(self.payoffs, dtype=float), rows_won=rows_won, fouled=fouled,
+                        special=specials.astype(np.int64), xi=np.zeros(n, dtype=np.int64))
+
+
+def table_strengths(table: np.ndarray, rules: ThirteenRules) -> np.ndarray:
+    """Row strengths of arrangements ``(..., 13)`` (front, middle, back card ids, each row
+    sorted) → ``(..., 3)``."""
+    flat = np.asarray(table).reshape(-1, HAND_SIZE)
+    strengths = np.empty((len(flat), 3), dtype=np.int64)
+    strengths[:, 0] = row_strengths(flat[:, :3], rules)
+    strengths[:, 1:] = row_strengths(flat[:, 3:].reshape(-1, 5), rules).reshape(-1, 2)
+    return strengths.reshape(*np.shape(table)[:-1], 3)
+
+
+def special_pair_total(first: Any, second: Any, first_is_banker: bool, rules: ThirteenRules) -> Any:
+    """Points to the first seat of a compared pair from the two seats' special-hand values
+    (0: none), vectorised: the higher special is paid its value, equal specials tie; under
+    ``specials=banker``, when both seats hold one, the player (not the banker) is paid the
+    value of its own special. 0 where neither seat holds a special (the rows decide)."""
+    vi, vj = np.asarray(first), np.asarray(second)
+    total = np.where(vi > vj, vi, np.where(vj > vi, -vj, 0))
+    if rules.specials == "banker":
+        total = np.where((vi != 0) & (vj != 0), -vj if first_is_banker else vi, total)
+    return np.where((vi != 0) | (vj != 0), total, 0)
 
 
 def compared_pairs(n: int, rules: ThirteenRules) -> list[tuple[int, int]]:
@@ -517,13 +555,11 @@ def score_table(arrangements: Sequence[Sequence[Sequence[int]]], rules: Thirteen
     if not PLAYERS[0] <= n <= PLAYERS[1]:
         raise ValueError(f"a Thirteen table has 2 to 4 players, got {n} hands")
     table = check_table(arrangements)
-    strengths = np.empty((n, 3), dtype=np.int64)
-    strengths[:, 0] = row_strengths(table[:, :3], rules)
-    strengths[:, 1:] = row_strengths(table[:, 3:].reshape(2 * n, 5), rules).reshape(n, 2)
+    strengths = table_strengths(table, rules)
     values = row_values(strengths, rules).tolist()
     fouled = (~valid_strengths(strengths[:, 0], strengths[:, 1], strengths[:, 2])).tolist()
-    specials = [special_hand(hand, rules) for hand in table] if rules.specials != "off" else [("", 0)] * n
-    special_value = [v for _, v in specials]
+    special_names, special_values = special_hands(table, rules)
+    special_value = special_values.tolist()
     pairs = compared_pairs(n, rules)
     strength_rows = strengths.tolist()
     totals: dict[tuple[int, int], float] = {}
@@ -533,11 +569,7 @@ def score_table(arrangements: Sequence[Sequence[Sequence[int]]], rules: Thirteen
     for i, j in pairs:
         detail: dict[str, Any] = {"seats": [i, j], "rows": [0, 0, 0], "special": 0, "majority": 0, "scoop": 0, "home_run": 0}
         if special_value[i] or special_value[j]:
-            vi, vj = special_value[i], special_value[j]
-            if rules.specials == "banker" and vi and vj:
-                total = -vj if i == rules.banker_seat else vi
-            else:
-                total = vi if vi > vj else (-vj if vj > vi else 0)
+            total = int(special_pair_total(special_value[i], special_value[j], i == rules.banker_seat, rules))
             detail["special"] = total
         else:
             row_points, winner = _pair_rows(i, j, strength_rows, values, fouled, rules)
@@ -567,7 +599,7 @@ def score_table(arrangements: Sequence[Sequence[Sequence[int]]], rules: Thirteen
         payoffs[j] -= total
         out_pairs.append({**details[(i, j)], "total": total})
     return ThirteenScore(payoffs=payoffs, fouled=[f and not v for f, v in zip(fouled, special_value)],
-                         specials=special_value, special_names=[name for name, _ in specials],
+                         specials=special_value, special_names=special_names,
                          strengths=strengths, pairs=out_pairs)
 
 
@@ -582,4 +614,5 @@ def parse_arrangement(text: str | Sequence[Any]) -> list[list[int]]:
 
 __all__ += ["parse_arrangement", "rank_only_strengths", "K5", "ROW_SIZES", "ROW_NAMES", "HAND_SIZE", "PLAYERS", "SPECIAL_VALUES",
             "strength_type", "is_valid", "check_arrangement", "arrangement_strengths", "compared_pairs",
-            "royalty_table", "hand_slots", "valid_strengths"]
+            "royalty_table", "hand_slots", "valid_strengths", "no_foul", "special_hands", "special_flags",
+            "table_strengths", "special_pair_total", "pack_strength"]

@@ -1,0 +1,76 @@
+"""``load_agent``: an agent built from its spec (the grammar and the registry of kinds are
+:mod:`splitpoker.agents.specs`)."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..envs.game import Game
+from ..envs.games import make_game
+from ..envs.table import SeatView
+from .base import Agent
+from .specs import AGENT_KINDS, bad_spec, parse_spec
+
+__all__ = ["load_agent"]
+
+
+def load_agent(spec: str, game: str | Game = "thirteen", num_players: int = 4, seed: int | None = None,
+               **env_kwargs: Any) -> Agent:
+    """Build the agent named by ``spec`` for ``game`` (a name plus env keyword arguments such
+    as ``preset`` and rule switches, or a :class:`~splitpoker.envs.game.Game`) at a table of
+    ``num_players``, seeded by ``seed``."""
+    parsed = parse_spec(spec)
+    if isinstance(game, Game):
+        if env_kwargs:
+            raise ValueError(f"pass rule switches through the Game, not beside it: {sorted(env_kwargs)}")
+        the_game = game
+    else:
+        the_game = make_game(game, **env_kwargs)
+    num_players = the_game.check_players(num_players)
+    if parsed.kind == "import":
+        return _import_agent(parsed.text, the_game, num_players, seed)
+    module_name, _, function = AGENT_KINDS[parsed.kind].builder.partition(":")
+    builder = getattr(importlib.import_module(f"{__package__}.{module_name}"), function)
+    return builder(parsed, the_game, num_players, seed)
+
+
+class _ActOnly(Agent):
+    """An outside agent that has only ``act(observation, action_mask, info)``, deciding a
+    batch one view at a time (and, without a ``seed`` method, never reseeded)."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+        self.name = str(agent.name)
+
+    def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:
+        return np.array([self.agent.act(v.observation, v.action_mask, v.info()) for v in views], dtype=np.int64)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Any) -> int:
+        return int(self.agent.act(observation, action_mask, info))
+
+    def seed(self, seed: int | None) -> None:
+        reseed = getattr(self.agent, "seed", None)
+        if callable(reseed):
+            reseed(seed)
+
+
+def _import_agent(spec: str, game: Game, num_players: int, seed: int | None) -> Agent:
+    module_name, _, attr = spec.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise bad_spec(spec, f"cannot import module {module_name!r} ({error})") from None
+    if not hasattr(module, attr):
+        raise bad_spec(spec, f"module {module_name!r} has no attribute {attr!r}")
+    factory = getattr(module, attr)
+    agent = factory(game=game, num_players=num_players, seed=seed) if callable(factory) else factory
+    if isinstance(agent, Agent):
+        return agent
+    if isinstance(getattr(agent, "name", None), str) and callable(getattr(agent, "act", None)):
+        return _ActOnly(agent)
+    raise bad_spec(spec, f"{attr} did not give an Agent (or an object with a name and "
+                   "act(observation, action_mask, info))")

@@ -1,0 +1,222 @@
+"""The interface every game implements: :class:`Game`, its table :class:`Score` and the typed
+per-seat :class:`Outcomes`.
+
+A :class:`Game` binds a rules configuration to the split index and answers the questions of
+the one data flow: the slots of a hand, the strength of rows, the valid masks, the
+arrangement of an index, the scores of a table and the expected payoffs the solver needs.
+Each game is one package under ``envs/`` (``envs/thirteen``, ``envs/biji``) whose ``game``
+module subclasses :class:`Game`; :mod:`splitpoker.envs.games` registers them. Pure:
+standard library and NumPy.
+
+>>> from splitpoker.envs.games import make_game
+>>> game = make_game("biji", preset="no-jokers")
+>>> game.n_actions, game.hand_size, game.players
+(1680, 9, (2, 5))
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .cards import deck, format_cards
+from .splits import SplitIndex
+from .strength import gather_rows, split_values, subset_strengths
+from .switches import RuleSwitches
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcomes:
+    """What happened to each seat of a scored table, beyond its payoff (arrays over seats).
+
+    ``rows_won[s, k]``: the share of the seat's opponents it beat in row ``k`` (Thirteen), or
+    1.0 where it took first place in pot ``k`` (Biji); ``fouled``: the arrangement fouled;
+    ``special``: the value of the special hand (报到) it was paid for, 0 for none;
+    ``xi``: its 喜 count (Biji), 0 elsewhere."""
+
+    payoffs: np.ndarray
+    rows_won: np.ndarray
+    fouled: np.ndarray
+    special: np.ndarray
+    xi: np.ndarray
+
+    def seat(self, seat: int) -> dict[str, Any]:
+        """One seat's outcome as plain values."""
+        return {"payoff": float(self.payoffs[seat]), "rows_won": [float(x) for x in self.rows_won[seat]],
+                "fouled": bool(self.fouled[seat]), "special": int(self.special[seat]), "xi": int(self.xi[seat])}
+
+
+class Score(abc.ABC):
+    """The scoring of one table: payoffs (summing to zero), each seat's row strengths and the
+    game's breakdown."""
+
+    payoffs: np.ndarray
+    strengths: np.ndarray
+
+    @abc.abstractmethod
+    def to_dict(self) -> dict[str, Any]:
+        """The whole breakdown as plain values (``payoffs`` first)."""
+
+    @abc.abstractmethod
+    def seat_breakdown(self, seat: int) -> dict[str, Any]:
+        """The seat's part of :meth:`to_dict` (what the environments put in ``infos[agent]["score"]``)."""
+
+    @abc.abstractmethod
+    def outcomes(self) -> Outcomes:
+        """The typed per-seat outcomes."""
+
+
+class Game(abc.ABC):
+    """A game under one rules configuration (see the module docstring)."""
+
+    #: the registered name, e.g. ``"thirteen"``
+    name: ClassVar[str]
+    #: the PettingZoo module of the game under ``splitpoker.envs`` (``thirteen_v0``)
+    env_module: ClassVar[str]
+    #: the frozen rules dataclass of the game
+    rules_class: ClassVar[type[RuleSwitches]]
+    split_index: ClassVar[SplitIndex]
+    hand_size: ClassVar[int]
+    players: ClassVar[tuple[int, int]]
+    row_names: ClassVar[tuple[str, str, str]]
+    type_names: ClassVar[tuple[str, ...]]
+    #: why a split outside the mask is invalid, for error messages
+    invalid_reason: ClassVar[str] = "is not valid"
+    #: a one-line description for listings
+    summary: ClassVar[str] = ""
+    rules: RuleSwitches
+
+    def __init__(self, rules: RuleSwitches) -> None:
+        if not isinstance(rules, self.rules_class):
+            raise TypeError(f"{type(self).__name__} needs {self.rules_class.__name__}, got {type(rules).__name__}")
+        self.rules = rules
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.rules!r})"
+
+    @property
+    def n_actions(self) -> int:
+        return self.split_index.n_actions
+
+    @property
+    def jokers(self) -> bool:
+        """Whether the deck holds the two jokers."""
+        return False
+
+    def deck(self) -> np.ndarray:
+        return deck(jokers=self.jokers)
+
+    def check_players(self, n: Any) -> int:
+        """``n`` as an int when a table of ``n`` seats is allowed; else ValueError."""
+        lo, hi = self.players
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not lo <= n <= hi:
+            raise ValueError(f"num_players={n!r} is not allowed for {self.name}; use {lo} to {hi}")
+        self.check_table(int(n))
+        return int(n)
+
+    def check_table(self, num_players: int) -> None:
+        """Raise ValueError when the rules do not fit a table of ``num_players`` seats."""
+        return None
+
+    # ------------------------------------------------------------------ hands and rows
+
+    @abc.abstractmethod
+    def slots(self, hand: Sequence[int]) -> np.ndarray:
+        """The hand validated and sorted into canonical slots."""
+
+    @abc.abstractmethod
+    def row_strengths(self, rows: np.ndarray) -> np.ndarray:
+        """Strengths of a batch of rows of one size (card ids, sorted) → int64 ``(N,)``."""
+
+    @abc.abstractmethod
+    def strength_type(self, strengths: Any) -> Any:
+        """The type (an index of :attr:`type_names`) of row strengths, vectorised."""
+
+    @abc.abstractmethod
+    def valid_rows(self, first: Any, middle: Any, last: Any) -> Any:
+        """Validity of arrangements from their rows' strengths (vectorised): the one
+        definition of a valid arrangement (Thirteen: no foul; Biji: increasing pots)."""
+
+    def subset_strengths(self, slots: np.ndarray) -> dict[int, np.ndarray]:
+        """Strength of every subset of the hand's slots, per row size."""
+        return subset_strengths(slots, self.split_index, self.row_strengths)
+
+    def split_strengths(self, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The three rows' strengths of every split (from :meth:`subset_strengths`)."""
+        return gather_rows(self.subset_strengths(slots), self.split_index)
+
+    def valid_mask(self, slots: np.ndarray) -> np.ndarray:
+        """Boolean mask over the splits of one hand: True where the split is valid."""
+        return self.valid_rows(*self.split_strengths(slots))
+
+    def valid_masks(self, slots: np.ndarray) -> np.ndarray:
+        """Masks of many hands ``(N, hand size)`` → ``(N, n_actions)`` bool, equal to
+        :meth:`valid_mask` hand by hand: every subset of every hand in one
+        :meth:`row_strengths` call per row size, gathered into every split."""
+        return self.valid_rows(*split_values(np.asarray(slots, dtype=np.intp), self.split_index,
+                                             self.row_strengths))
+
+    def strongest_rows(self, hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per hand of a batch ``(H, hand size)``: the subset id of the strongest last row
+        (first of equals) and of the strongest middle row disjoint from it."""
+        from .strength import strongest_rows
+
+        return strongest_rows(np.asarray(hands, dtype=np.intp), self.split_index, self.row_strengths)
+
+    # ------------------------------------------------------------------ arrangements and scores
+
+    @abc.abstractmethod
+    def score(self, arrangements: Sequence[Sequence[Sequence[int]]]) -> Score:
+        """Score a table of arrangements (rows of card ids per seat, seat order)."""
+
+    @abc.abstractmethod
+    def parse_arrangement(self, text: str | Sequence[Any]) -> list[list[int]]:
+        """Read ``"row | row | row"`` into three rows of card ids (validated)."""
+
+    @abc.abstractmethod
+    def split_totals(self, slots: np.ndarray, seat: int, num_players: int, opponent_seats: tuple[int, ...],
+                     opponents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The solver's exact expected-value path: the valid splits of ``slots`` (ascending)
+        and, for each, the sum over the sampled tables of ``score(table).payoffs[seat]``.
+        ``opponents`` (samples, players - 1, hand size) are the other seats' arrangements,
+        card ids row by row, each row sorted."""
+
+    def type_name(self, strength: int) -> str:
+        return self.type_names[int(self.strength_type(strength))]
+
+    def arrangement(self, slots: Sequence[int], index: int) -> list[list[int]]:
+        """The rows of card ids that split ``index`` makes of a hand in slot order."""
+        return [[int(slots[s]) for s in row] for row in self.split_index.decode(index)]
+
+    def arranged(self, hands: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """Card ids row by row (each row in slot order) of hands ``(..., hand size)`` played as
+        split indices ``(...)``: the batched :meth:`arrangement`."""
+        slot_rows = self.split_index.slot_table[np.asarray(actions)].astype(np.intp)
+        return np.take_along_axis(np.asarray(hands), slot_rows, axis=-1)
+
+    def index_of(self, slots: Sequence[int], rows: Sequence[Sequence[int]]) -> int:
+        """The split index of an arrangement of the hand whose slots are given."""
+        position = {int(c): i for i, c in enumerate(slots)}
+        missing = [c for r in rows for c in r if int(c) not in position]
+        if missing:
+            raise ValueError(f"card {format_cards(missing[:1])} is not in the hand {format_cards(slots)}")
+        return self.split_index.encode([[position[int(c)] for c in r] for r in rows])
+
+    def describe_rows(self, rows: Sequence[Sequence[int]]) -> list[str]:
+        """The type name of each row of an arrangement."""
+        return [self.type_name(int(self.row_strengths(np.sort(np.asarray(r, dtype=np.intp))[None])[0])) for r in rows]
+
+    # ------------------------------------------------------------------ observations
+
+    def seat_features(self, seat: int, num_players: int) -> tuple[float, ...]:
+        """Observation values about the seat's role at the table (e.g. who the banker is),
+        one per label of :meth:`seat_feature_labels`."""
+        return ()
+
+    @classmethod
+    def seat_feature_labels(cls) -> tuple[str, ...]:
+        return ()

@@ -1,0 +1,323 @@
+"""The table core: ``B`` tables of one game at once, from the deal to the payoffs.
+
+Every driver of the project is a thin layer over this module: the PettingZoo environments
+(one table), self-play training, duplicate matches, imitation labelling, the solver's
+opponent sampling and the benchmarks. Nothing else deals, builds masks or observations, or
+scores. Pure: standard library and NumPy.
+
+The one data flow::
+
+    deal (a Generator, or scripted hands)  →  Tables.slots (B, players, hand size)
+    Tables.view(b, seat) / views()        →  SeatView: slots, seat, mask, observation
+    agents decide                          →  actions (B, players) split indices
+    Tables.score(actions)                  →  TableResult: payoffs (B, players), typed
+                                              Outcomes, and each table's Score
+
+Masks and observations are computed on first use, for all the seats asked for in one call
+(:meth:`Tables.prepare`), and kept. A research loop can deal and score thousands of tables
+without the per-step overhead of an environment API:
+
+>>> import numpy as np
+>>> from splitpoker.envs.games import make_game
+>>> game = make_game("biji")
+>>> tables = deal(game, num_players=4, rng=np.random.default_rng(0), batch=256)
+>>> tables.slots.shape
+(256, 4, 9)
+>>> actions = np.array([[int(np.flatnonzero(v.mask)[0]) for v in tables.views(b)] for b in range(256)])
+>>> result = tables.score(actions)
+>>> result.payoffs.shape, bool(np.allclose(result.payoffs.sum(axis=1), 0))
+((256, 4), True)
+>>> result.outcomes.rows_won.shape
+(256, 4, 3)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .cards import N_IDS, format_card, format_cards, parse_cards
+from .game import Game, Outcomes, Score
+from .observation import encode_observations
+
+__all__ = ["SeatView", "Tables", "TableResult", "as_generator", "deal", "deal_around", "from_hands"]
+
+_CARD_TEXT = tuple(format_card(c) for c in range(N_IDS))
+
+
+class SeatView:
+    """One seat of one table as an agent sees it: the hand's card ids in slot order, the
+    seat, the table size, the valid mask (bool) and the observation (float32).
+
+    Views made by :class:`Tables` compute their mask and observation on first read (see
+    :meth:`Tables.prepare`); :meth:`from_env` wraps what a PettingZoo environment gives."""
+
+    __slots__ = ("_slots", "seat", "num_players", "_tables", "_table", "_mask", "_observation")
+
+    def __init__(self, slots: np.ndarray | None, seat: int, num_players: int, *, mask: np.ndarray | None = None,
+                 observation: np.ndarray | None = None, tables: Tables | None = None, table: int = 0) -> None:
+        self._slots = slots
+        self.seat = seat
+        self.num_players = num_players
+        self._tables = tables
+        self._table = table
+        self._mask = mask
+        self._observation = observation
+
+    @classmethod
+    def from_env(cls, observation: np.ndarray, action_mask: np.ndarray, info: Any) -> SeatView:
+        """The view of an environment's ``observation``, ``action_mask`` and ``infos[agent]``
+        (``"hand"``: card strings in slot order, ``"seat"``, ``"num_players"``). Without
+        ``"hand"`` the view has no slots: agents that read the hand say so."""
+        info = info if isinstance(info, Mapping) else {}
+        slots = np.asarray(parse_cards(list(info["hand"])), dtype=np.intp) if "hand" in info else None
+        return cls(slots, int(info.get("seat", 0)), int(info.get("num_players", 0)),
+                   mask=np.asarray(action_mask).astype(bool, copy=False), observation=np.asarray(observation))
+
+    @property
+    def slots(self) -> np.ndarray:
+        """The hand's card ids in slot order."""
+        if self._slots is None:
+            raise ValueError("the agent needs info['hand'] (the seat's infos entry from the env)")
+        return self._slots
+
+    @property
+    def mask(self) -> np.ndarray:
+        """The valid splits of the hand (bool, ``(n_actions,)``)."""
+        if self._mask is None:
+            if self._tables is None:
+                raise ValueError("this seat view has no mask")
+            self._mask = self._tables.mask(self._table, self.seat)
+        return self._mask
+
+    @property
+    def action_mask(self) -> np.ndarray:
+        """The mask as the environments give it (int8)."""
+        return self.mask.view(np.int8)
+
+    @property
+    def observation(self) -> np.ndarray:
+        if self._observation is None:
+            if self._tables is None:
+                raise ValueError("this seat view has no observation")
+            self._observation = self._tables.observation(self._table, self.seat)
+        return self._observation
+
+    @property
+    def hand(self) -> list[str]:
+        """The hand as card strings in slot order."""
+        return [_CARD_TEXT[c] for c in self.slots.tolist()]
+
+    def info(self) -> dict[str, Any]:
+        """The seat's ``infos`` entry as the environments give it."""
+        return {"hand": self.hand, "seat": self.seat, "num_players": self.num_players}
+
+    def __repr__(self) -> str:
+        hand = "?" if self._slots is None else format_cards(self._slots)
+        return f"SeatView(seat={self.seat} of {self.num_players}, hand={hand!r})"
+
+
+@dataclasses.dataclass
+class TableResult:
+    """The scoring of B tables: ``payoffs`` (B, players), the typed per-seat ``outcomes``
+    (arrays with a leading B axis) and each table's :class:`~splitpoker.envs.game.Score`
+    (the game's full breakdown)."""
+
+    payoffs: np.ndarray
+    outcomes: Outcomes
+    scores: list[Score]
+
+
+class Tables:
+    """B tables of ``num_players`` seats of one game: ``slots`` (B, players, hand size), each
+    hand's card ids in slot order. Build them with :func:`deal`, :func:`deal_around` or
+    :func:`from_hands`."""
+
+    def __init__(self, game: Game, slots: np.ndarray) -> None:
+        slots = np.asarray(slots, dtype=np.intp)
+        if slots.ndim != 3 or slots.shape[2] != game.hand_size:
+            raise ValueError(f"slots of shape {slots.shape} are not (tables, players, {game.hand_size})")
+        self.game = game
+        self.num_players = game.check_players(slots.shape[1])
+        self.slots = slots
+        self._masks: dict[tuple[int, int], np.ndarray] = {}
+        self._observations: dict[tuple[int, int], np.ndarray] = {}
+
+    @property
+    def batch(self) -> int:
+        return len(self.slots)
+
+    def __len__(self) -> int:
+        return len(self.slots)
+
+    # ------------------------------------------------------------------ seats
+
+    def prepare(self, seats: Iterable[tuple[int, int]], masks: bool = True, observations: bool = True) -> None:
+        """Compute the masks and observations of the ``(table, seat)`` pairs not yet known,
+        each kind in one batched call."""
+        pairs = list(seats)
+        if masks:
+            todo = [p for p in pairs if p not in self._masks]
+            if todo:
+                index = np.array(todo).T
+                for pair, mask in zip(todo, self.game.valid_masks(self.slots[index[0], index[1]])):
+                    self._masks[pair] = mask
+        if observations:
+            todo = [p for p in pairs if p not in self._observations]
+            if todo:
+                index = np.array(todo).T
+                encoded = encode_observations(self.game, self.slots[index[0], index[1]], index[1], self.num_players)
+                for pair, observation in zip(todo, encoded):
+                    self._observations[pair] = observation
+
+    def mask(self, table: int, seat: int) -> np.ndarray:
+        """The valid mask (bool) of a seat's hand."""
+        if (table, seat) not in self._masks:
+            self.prepare([(table, seat)], observations=False)
+        return self._masks[(table, seat)]
+
+    def observation(self, table: int, seat: int) -> np.ndarray:
+        """The observation (float32) of a seat."""
+        if (table, seat) not in self._observations:
+            self.prepare([(table, seat)], masks=False)
+        return self._observations[(table, seat)]
+
+    def view(self, table: int, seat: int) -> SeatView:
+        return SeatView(self.slots[table, seat], seat, self.num_players, tables=self, table=table)
+
+    def views(self, table: int | None = None, seats: Sequence[int] | None = None) -> list[SeatView]:
+        """The views of ``seats`` (all by default) of one table, or of every table (table-major)."""
+        tables = range(self.batch) if table is None else [table]
+        chosen = range(self.num_players) if seats is None else seats
+        return [self.view(b, s) for b in tables for s in chosen]
+
+    # ------------------------------------------------------------------ decisions
+
+    def arranged(self, actions: np.ndarray) -> np.ndarray:
+        """Card ids row by row (rows in slot order) of every seat played as ``actions`` (B, players)."""
+        return self.game.arranged(self.slots, actions)
+
+    def check_actions(self, actions: Any) -> np.ndarray:
+        """``actions`` as an int64 (B, players) array of valid split indices; ValueError naming
+        the first bad one."""
+        array = np.asarray(actions)
+        if array.shape != (self.batch, self.num_players) or not np.issubdtype(array.dtype, np.integer):
+            raise ValueError(f"actions of shape {array.shape} and type {array.dtype} are not integer split indices "
+                             f"of shape ({self.batch}, {self.num_players})")
+        array = array.astype(np.int64)
+        n_actions = self.game.n_actions
+        outside = (array < 0) | (array >= n_actions)
+        if outside.any():
+            b, s = np.argwhere(outside)[0]
+            raise ValueError(f"action {array[b, s]} of seat {s} (table {b}) is out of range 0..{n_actions - 1}")
+        valid = self.game.valid_rows(*self._row_strengths(self.arranged(array)))
+        if not np.all(valid):
+            b, s = np.argwhere(~np.asarray(valid))[0]
+            rows = self.game.arrangement(self.slots[b, s], int(array[b, s]))
+            shown = " | ".join(format_cards(r) for r in rows)
+            raise ValueError(f"action {array[b, s]} of seat {s} (table {b}) is not a valid split: {shown} "
+                             f"{self.game.invalid_reason}")
+        return array
+
+    def _row_strengths(self, cards: np.ndarray) -> list[np.ndarray]:
+        """The three rows' strengths of arranged hands ``(..., hand size)`` → three ``(...)`` arrays."""
+        bounds = np.cumsum((0, *self.game.split_index.row_sizes))
+        shape = cards.shape[:-1]
+        return [self.game.row_strengths(np.sort(cards[..., a:b], axis=-1).reshape(-1, b - a)).reshape(shape)
+                for a, b in zip(bounds[:-1], bounds[1:])]
+
+    def score(self, actions: Any) -> TableResult:
+        """Score every table's decisions ``actions`` (B, players) of valid split indices."""
+        array = self.check_actions(actions)
+        cuts = np.cumsum(self.game.split_index.row_sizes)[:-1]
+        cards = self.arranged(array)
+        scores = [self.game.score([[row.tolist() for row in np.split(hand, cuts)] for hand in table])
+                  for table in cards]
+        outcomes = [score.outcomes() for score in scores]
+        stacked = Outcomes(**{field.name: np.stack([getattr(o, field.name) for o in outcomes])
+                              for field in dataclasses.fields(Outcomes)})
+        return TableResult(payoffs=stacked.payoffs, outcomes=stacked, scores=scores)
+
+
+# ---------------------------------------------------------------------- dealing
+
+def as_generator(rng: Any) -> np.random.Generator:
+    """``rng`` when it is a Generator, else a new one seeded by it; ValueError for a bad seed."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    try:
+        return np.random.default_rng(rng)
+    except (TypeError, ValueError):
+        raise ValueError(f"seed {rng!r} is not a Generator, an integer or a sequence of integers") from None
+
+
+def deal(game: Game, num_players: int, rng: Any, batch: int = 1) -> Tables:
+    """Deal ``batch`` tables: for each, one permutation of the deck drawn from ``rng`` (a
+    Generator, or a seed for one), its first ``players × hand size`` cards dealt seat by
+    seat in order."""
+    n = game.check_players(num_players)
+    generator = as_generator(rng)
+    deck, size = game.deck(), game.hand_size
+    slots = np.empty((batch, n, size), dtype=np.intp)
+    for b in range(batch):
+        slots[b] = generator.permutation(deck)[: n * size].reshape(n, size)
+    slots.sort(axis=2)
+    return Tables(game, slots)
+
+
+def deal_around(game: Game, hand: np.ndarray, seat: int, num_players: int, batch: int, rng: Any) -> Tables:
+    """``batch`` tables where ``seat`` holds ``hand`` (slot order) and the other seats' hands
+    are dealt, independently per table, from the cards not in ``hand``."""
+    n = game.check_players(num_players)
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
+        raise ValueError(f"seat {seat!r} is not a seat of a {n}-player table (seats 0..{n - 1})")
+    generator = as_generator(rng)
+    hand = np.asarray(hand, dtype=np.int64)
+    unseen = np.setdiff1d(game.deck().astype(np.int64), hand)
+    need = (n - 1) * game.hand_size
+    if need > len(unseen):
+        raise ValueError(f"{n} players need {need} unseen cards for the other hands; "
+                         f"the {game.name} deck leaves {len(unseen)}")
+    order = np.argsort(generator.random((batch, len(unseen))), axis=1)[:, :need]
+    others = np.sort(unseen[order].reshape(batch, n - 1, game.hand_size), axis=2)
+    slots = np.insert(others, seat, hand, axis=1)
+    return Tables(game, slots)
+
+
+def from_hands(game: Game, hands: Any, num_players: int | None = None, what: str = "hands") -> Tables:
+    """One table of scripted hands, one per seat: each a string of cards (``"As Kd 10h …"``),
+    a list of card strings or a list of card ids. ``num_players`` (optional) is the number
+    of hands expected; ``what`` names the input in errors."""
+    count = "" if num_players is None else f"{num_players} "
+    if isinstance(hands, (str, bytes)) or not isinstance(hands, Sequence):
+        raise ValueError(f"{what} must be a list of {count}hands (one per seat), got {hands!r}")
+    if num_players is not None and len(hands) != num_players:
+        raise ValueError(f"{what} has {len(hands)} hands; this table has {num_players} seats")
+    lo, hi = game.players
+    if not lo <= len(hands) <= hi:
+        raise ValueError(f"{what} has {len(hands)} hands; a {game.name} table has {lo} to {hi} seats")
+    slots: list[np.ndarray] = []
+    owner: dict[int, int] = {}
+    for seat, hand in enumerate(hands):
+        try:
+            cards = [int(c) for c in hand] if _is_ids(hand) else parse_cards(hand)
+            seat_slots = game.slots(cards)
+        except ValueError as error:
+            raise ValueError(f"{what}[{seat}] {hand!r}: {error}") from None
+        for card in seat_slots.tolist():
+            if card in owner:
+                raise ValueError(f"{what}: card {_CARD_TEXT[card]} is dealt to seats {owner[card]} and {seat}")
+            owner[card] = seat
+        slots.append(seat_slots)
+    return Tables(game, np.stack(slots)[None])
+
+
+def _is_ids(hand: Any) -> bool:
+    if isinstance(hand, np.ndarray):
+        return np.issubdtype(hand.dtype, np.integer)
+    return (isinstance(hand, Sequence) and not isinstance(hand, str) and len(hand) > 0
+            and all(isinstance(c, (int, np.integer)) and not isinstance(c, bool) for c in hand))
+

@@ -1,0 +1,81 @@
+"""Thirteen (十三张) as a :class:`~splitpoker.envs.game.Game`: the rules engine of
+:mod:`.rules` bound to the split index, with the solver's expected-value path
+(:mod:`.expected`) and the compiled strongest-rows kernel (:mod:`.kernels`, which needs
+numba and is imported on first use: importing the game imports only NumPy)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..game import Game
+from ..splits import THIRTEEN
+from . import expected, rules
+
+
+class ThirteenGame(Game):
+    name = "thirteen"
+    env_module = "thirteen_v0"
+    rules_class = rules.ThirteenRules
+    split_index = THIRTEEN
+    hand_size = rules.HAND_SIZE
+    players = rules.PLAYERS
+    row_names = rules.ROW_NAMES
+    type_names = tuple(t.name.lower() for t in rules.HandType)
+    invalid_reason = "fouls"
+    summary = "十三张 / 十三水, Chinese poker: 13 cards into rows of 3, 5 and 5"
+
+    rules: rules.ThirteenRules
+
+    def check_table(self, num_players: int) -> None:
+        rules.compared_pairs(num_players, self.rules)  # a banker seat outside the table
+
+    def slots(self, hand: Sequence[int]) -> np.ndarray:
+        return rules.hand_slots(hand)
+
+    def valid_mask(self, slots: np.ndarray) -> np.ndarray:
+        return rules.valid_mask(slots, self.rules)
+
+    def valid_masks(self, slots: np.ndarray) -> np.ndarray:
+        # 1,573 subsets a hand: one hand at a time costs no more than a batch, in less memory
+        return np.stack([rules.valid_mask(hand, self.rules) for hand in np.asarray(slots)]) if len(slots) else \
+            np.zeros((0, self.n_actions), dtype=bool)
+
+    def row_strengths(self, rows: np.ndarray) -> np.ndarray:
+        return rules.row_strengths(rows, self.rules)
+
+    def strength_type(self, strengths: Any) -> Any:
+        return rules.strength_type(strengths)
+
+    def valid_rows(self, first: Any, middle: Any, last: Any) -> Any:
+        return rules.valid_strengths(first, middle, last)
+
+    def strongest_rows(self, hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        from . import kernels  # compiled with numba: loaded on first use, so the game stays pure
+
+        return kernels.strongest_rows(hands, self.rules)
+
+    def score(self, arrangements: Sequence[Sequence[Sequence[int]]]) -> rules.ThirteenScore:
+        return rules.score_table(arrangements, self.rules)
+
+    def parse_arrangement(self, text: str | Sequence[Any]) -> list[list[int]]:
+        return rules.parse_arrangement(text)
+
+    def split_totals(self, slots: np.ndarray, seat: int, num_players: int, opponent_seats: tuple[int, ...],
+                     opponents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return expected.split_totals(self.subset_strengths(slots), slots, seat, num_players, opponent_seats,
+                                     opponents, self.rules)
+
+    def seat_features(self, seat: int, num_players: int) -> tuple[float, ...]:
+        """Under banker scoring, where the banker sits relative to the seat (one-hot: 0 the
+        seat itself, 1 the next seat, …); all zero under other scoring."""
+        features = [0.0] * self.players[1]
+        if self.rules.scoring == "banker":
+            features[(self.rules.banker_seat - seat) % num_players] = 1.0
+        return tuple(features)
+
+    @classmethod
+    def seat_feature_labels(cls) -> tuple[str, ...]:
+        return tuple(f"banker_offset_{k}" for k in range(cls.players[1]))
