@@ -30,6 +30,8 @@ class Agent(abc.ABC):
     """Base of every agent: ``name``, batched :meth:`act_batch`, :meth:`act` and :meth:`seed`."""
 
     name: str = "agent"
+    #: the most views the agent wants in one ``act_batch`` call (None: any number)
+    batch_size: int | None = None
 
     @abc.abstractmethod
     def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:
@@ -49,16 +51,23 @@ class Agent(abc.ABC):
 
 def check_choices(agent: Agent, views: Sequence[SeatView], actions: Any) -> np.ndarray:
     """``actions`` as int64 when there is one valid split per view; else ValueError naming the
-    agent, the choice and the hand."""
+    agent, the choice and the hand. Views of one :class:`~splitpoker.envs.table.Tables` are
+    checked in one batch from the rows the splits form; others against their masks."""
     try:
         chosen = np.asarray(actions, dtype=np.int64).reshape(-1)
     except (TypeError, ValueError):
         raise ValueError(f"agent {agent.name!r} returned {actions!r}, not split indices") from None
     if len(chosen) != len(views):
         raise ValueError(f"agent {agent.name!r} returned {len(chosen)} splits for {len(views)} seats")
-    for action, view in zip(chosen.tolist(), views):
-        mask = view.mask
-        if not (0 <= action < len(mask) and mask[action]):
-            raise ValueError(f"agent {agent.name!r} chose {action!r}, not a valid split of seat {view.seat}'s "
-                             f"hand {' '.join(view.hand)}")
+    tables = {id(view.tables): view.tables for view in views}
+    if len(tables) == 1 and views and views[0].tables is not None:
+        valid = views[0].tables.valid_choices(np.array([v.table for v in views]), np.array([v.seat for v in views]),
+                                              chosen)
+    else:
+        valid = np.array([0 <= a < len(v.mask) and bool(v.mask[a]) for a, v in zip(chosen.tolist(), views)],
+                         dtype=bool)
+    if not valid.all():
+        i = int(np.flatnonzero(~valid)[0])
+        raise ValueError(f"agent {agent.name!r} chose {chosen[i]!r}, not a valid split of seat {views[i].seat}'s "
+                         f"hand {' '.join(views[i].hand)}")
     return chosen

@@ -54,10 +54,7 @@ def greedy_actions(game: Game, hands: np.ndarray) -> np.ndarray:
     index = game.split_index
     last, middle = game.strongest_rows(hands)
     actions = split_of_rows(index, middle, last)
-    rows = game.arranged(hands, actions)
-    bounds = np.cumsum((0, *index.row_sizes))
-    strengths = [game.row_strengths(np.sort(rows[:, a:b], axis=1)) for a, b in zip(bounds[:-1], bounds[1:])]
-    for i in np.flatnonzero(~np.asarray(game.valid_rows(*strengths))):
+    for i in np.flatnonzero(~game.valid_arrangements(game.arranged(hands, actions))):
         first_s, middle_s, last_s = gather_rows(game.subset_strengths(hands[i]), index)
         valid = np.flatnonzero(game.valid_rows(first_s, middle_s, last_s))
         actions[i] = valid[np.lexsort((-valid, middle_s[valid], last_s[valid]))[-1]]

@@ -306,6 +306,9 @@ def masked_choice(logits: np.ndarray, mask: np.ndarray, rng: np.random.Generator
 class PolicyAgent(Agent):
     """Plays a policy: argmax over the masked logits (``rng`` given: samples from them)."""
 
+    #: bounds the (batch, n_actions) logits held at once
+    batch_size = 64
+
     def __init__(self, policy: MaskableActorCriticPolicy, meta: Mapping[str, Any], name: str,
                  rng: np.random.Generator | None = None) -> None:
         self.policy = policy.eval()

@@ -55,8 +55,6 @@ DEFAULT_SAMPLES = 256
 DEFAULT_INNER_SAMPLES = 16
 #: opponent models built afresh (and seeded) for every decision; others are built once
 _RESEEDED_KINDS = ("random", "solver")
-#: hands per call of an opponent model's ``act_batch``
-_BATCH = 64
 
 
 # ----------------------------------------------------------------------------- result
@@ -175,11 +173,11 @@ def _check_disjoint(game: Game, slots: np.ndarray, opp: np.ndarray) -> None:
 
 def _opponent_actions(agent: Agent, tables: Tables, opp_seats: tuple[int, ...]) -> np.ndarray:
     """Split indices chosen by ``agent`` for the other seats of every sampled table
-    (shape (samples, opponents)), decided in batches of :data:`_BATCH` hands."""
+    (shape (samples, opponents)), decided in batches of the agent's ``batch_size``."""
     views = tables.views(seats=opp_seats)
-    chosen = np.concatenate([check_choices(agent, part, agent.act_batch(part))
-                             for part in (views[i:i + _BATCH] for i in range(0, len(views), _BATCH))])
-    return chosen.reshape(tables.batch, len(opp_seats))
+    size = agent.batch_size or len(views)
+    chosen = np.concatenate([agent.act_batch(views[i:i + size]) for i in range(0, len(views), size)])
+    return check_choices(agent, views, chosen).reshape(tables.batch, len(opp_seats))
 
 
 # ----------------------------------------------------------------------------- the agent

@@ -1,4 +1,4 @@
-"""Cards, notation, decks and the canonical slot order (RULES.md section 1).
+"""Cards, notation, decks and the canonical slot order (envs/thirteen/RULES.md and envs/biji/RULES.md, section 1).
 
 A card is an integer id whose natural order *is* the canonical slot order: the jokers
 first (``BJ`` = 0, ``RJ`` = 1), then ``2c 2d 2h 2s 3c ... As`` (2 … 53): rank ascending,

@@ -141,6 +141,15 @@ class Game(abc.ABC):
         """Validity of arrangements from their rows' strengths (vectorised): the one
         definition of a valid arrangement (Thirteen: no foul; Biji: increasing pots)."""
 
+    def valid_arrangements(self, cards: np.ndarray) -> np.ndarray:
+        """Validity of arranged hands ``(..., hand size)`` (card ids row by row, each row in
+        slot order) → bool ``(...)``: :meth:`valid_rows` of their rows' strengths."""
+        bounds = np.cumsum((0, *self.split_index.row_sizes))
+        shape = cards.shape[:-1]
+        strengths = [self.row_strengths(cards[..., a:b].reshape(-1, b - a)).reshape(shape)
+                     for a, b in zip(bounds[:-1], bounds[1:])]
+        return np.asarray(self.valid_rows(*strengths), dtype=bool)
+
     def subset_strengths(self, slots: np.ndarray) -> dict[int, np.ndarray]:
         """Strength of every subset of the hand's slots, per row size."""
         return subset_strengths(slots, self.split_index, self.row_strengths)

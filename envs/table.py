@@ -78,6 +78,16 @@ class SeatView:
                    mask=np.asarray(action_mask).astype(bool, copy=False), observation=np.asarray(observation))
 
     @property
+    def tables(self) -> Tables | None:
+        """The tables the view belongs to (None for a view made from an environment's data)."""
+        return self._tables
+
+    @property
+    def table(self) -> int:
+        """The view's table in :attr:`tables`."""
+        return self._table
+
+    @property
     def slots(self) -> np.ndarray:
         """The hand's card ids in slot order."""
         if self._slots is None:
@@ -200,6 +210,14 @@ class Tables:
         """Card ids row by row (rows in slot order) of every seat played as ``actions`` (B, players)."""
         return self.game.arranged(self.slots, actions)
 
+    def valid_choices(self, tables: np.ndarray, seats: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """Whether each ``actions[i]`` is a valid split of seat ``seats[i]`` of table
+        ``tables[i]``, from the rows it forms (no mask needed): bool array."""
+        actions = np.asarray(actions, dtype=np.int64)
+        inside = (actions >= 0) & (actions < self.game.n_actions)
+        cards = self.game.arranged(self.slots[np.asarray(tables), np.asarray(seats)], np.where(inside, actions, 0))
+        return inside & self.game.valid_arrangements(cards)
+
     def check_actions(self, actions: Any) -> np.ndarray:
         """``actions`` as an int64 (B, players) array of valid split indices; ValueError naming
         the first bad one."""
@@ -213,7 +231,7 @@ class Tables:
         if outside.any():
             b, s = np.argwhere(outside)[0]
             raise ValueError(f"action {array[b, s]} of seat {s} (table {b}) is out of range 0..{n_actions - 1}")
-        valid = self.game.valid_rows(*self._row_strengths(self.arranged(array)))
+        valid = self.game.valid_arrangements(self.arranged(array))
         if not np.all(valid):
             b, s = np.argwhere(~np.asarray(valid))[0]
             rows = self.game.arrangement(self.slots[b, s], int(array[b, s]))
@@ -221,13 +239,6 @@ class Tables:
             raise ValueError(f"action {array[b, s]} of seat {s} (table {b}) is not a valid split: {shown} "
                              f"{self.game.invalid_reason}")
         return array
-
-    def _row_strengths(self, cards: np.ndarray) -> list[np.ndarray]:
-        """The three rows' strengths of arranged hands ``(..., hand size)`` → three ``(...)`` arrays."""
-        bounds = np.cumsum((0, *self.game.split_index.row_sizes))
-        shape = cards.shape[:-1]
-        return [self.game.row_strengths(np.sort(cards[..., a:b], axis=-1).reshape(-1, b - a)).reshape(shape)
-                for a, b in zip(bounds[:-1], bounds[1:])]
 
     def score(self, actions: Any) -> TableResult:
         """Score every table's decisions ``actions`` (B, players) of valid split indices."""

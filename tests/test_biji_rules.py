@@ -1,4 +1,4 @@
-"""Biji rules engine (RULES.md section 2): worked examples, jokers, straights, the slow
+"""Biji rules engine (envs/biji/RULES.md): worked examples, jokers, straights, the slow
 reference implementation against the fast engine, 喜 bonuses, invariants, bad input."""
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def test_seed_pot_payment_example() -> None:
 
 
 def test_shared_places_split_payments() -> None:
-    """RULES.md 2.5 for variants that allow equal groups: the tied share the better place."""
+    """envs/biji/RULES.md section 6.3 for variants that allow equal groups: the tied share the better place."""
     places, payoffs = B.pot_payments(np.array([[9], [9], [1]]))
     assert places[:, 0].tolist() == [1, 1, 3] and payoffs[:, 0].tolist() == [1, 1, -2]
     places, payoffs = B.pot_payments(np.array([[9], [5], [5], [1]]))
@@ -208,7 +208,7 @@ def test_group_order_equals_the_reference(preset: str, overrides: dict[str, Any]
 
 @pytest.mark.parametrize("preset, overrides", RULE_SETS[:6], ids=RULE_IDS[:6])
 def test_disjoint_groups_never_tie(preset: str, overrides: dict[str, Any], rng: np.random.Generator) -> None:
-    """RULES.md 2.3: with one deck and suit tie-breaks two different groups never compare equal."""
+    """envs/biji/RULES.md section 4.5: with one deck and suit tie-breaks two different groups never compare equal."""
     rules = engine_rules(preset, **overrides)
     deck = make_game("biji", preset, **overrides).deck()
     for _ in range(3_000):
@@ -304,7 +304,7 @@ def test_scores_against_reference(preset: str, overrides: dict[str, Any], rounds
 @settings(max_examples=40)
 def test_exactly_one_valid_order_per_partition(deck: list[int], case: tuple[str, dict[str, Any]]) -> None:
     """Group the 1,680 splits by unordered partition (280 partitions of 6 orders each): every
-    partition has exactly one valid order (RULES.md 2.4)."""
+    partition has exactly one valid order (envs/biji/RULES.md section 5)."""
     rules = engine_rules(case[0], **case[1])
     hand = [c for c in deck if rules.has_jokers or c >= 2][:9]
     mask = B.valid_mask(hand, rules)

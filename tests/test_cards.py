@@ -1,4 +1,4 @@
-"""Cards and notation (RULES.md section 1): parsing, formatting, decks, canonical slot order."""
+"""Cards and notation (section 1 of the games' RULES.md): parsing, formatting, decks, canonical slot order."""
 
 from __future__ import annotations
 

@@ -491,6 +491,7 @@ class _BatchGreedy(Agent):
     policies): greedy on the slots decoded from the observations."""
 
     name = "batch-greedy"
+    batch_size = 64
 
     def __init__(self, game: Game) -> None:
         self.game, self.calls = game, 0

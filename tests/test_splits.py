@@ -1,4 +1,4 @@
-"""The arrange action index (RULES.md section 4): decode/encode, the subset tables, the counts."""
+"""The arrange action index (section 11 of the games' RULES.md): decode/encode, the subset tables, the counts."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from splitpoker.envs.splits import BIJI, THIRTEEN, SplitIndex
 
 
 def spec_decode(index: int, n: int, sizes: tuple[int, int, int]) -> tuple[tuple[int, ...], ...]:
-    """RULES.md 4 written out plainly: index = F * C(n - a, b) + M."""
+    """Section 11 of the games' RULES.md written out plainly: index = F * C(n - a, b) + M."""
     a, b, _ = sizes
     f, m = divmod(index, comb(n - a, b))
     first = list(combinations(range(n), a))[f]

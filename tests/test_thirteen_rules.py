@@ -1,4 +1,4 @@
-"""Thirteen rules engine (RULES.md section 3): worked examples, strength counts, the slow
+"""Thirteen rules engine (envs/thirteen/RULES.md): worked examples, strength counts, the slow
 reference implementation against the fast engine, specials, scoring, invariants, bad input."""
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def row_pair(rng: np.random.Generator) -> tuple[list[int], list[int]]:
     return drawn[:size], drawn[size:]
 
 
-# ----------------------------------------------------------------------------- RULES.md 3.2 worked examples
+# ----------------------------------------------------------------------------- envs/thirteen/RULES.md section 4.4 worked examples
 
 SEED_EXAMPLES = [
     ("♠A ♠Q ♦5", "♦A ♦Q ♣6", -1),
@@ -327,7 +327,7 @@ def consecutive_classes(strengths: np.ndarray, rows: np.ndarray) -> list[tuple[n
 
 
 def only_kickers_differ(a: np.ndarray, b: np.ndarray) -> bool:
-    """Trips, full houses and fours of one rank: RULES.md compares them by the three / four
+    """Trips, full houses and fours of one rank: envs/thirteen/RULES.md section 4.1 compares them by the three / four
     only; the engine also orders them by the other cards. Such rows never meet (one deck)."""
     ca, cb = Counter(RANK[a].tolist()), Counter(RANK[b].tolist())
     (ra, na), (rb, nb) = ca.most_common(1)[0], cb.most_common(1)[0]
@@ -501,7 +501,7 @@ SPECIAL_HANDS = {
     "nothing": "2c 3c 5d 6h 8s 9s Tc Jd Jh Kc Ks Ad 4c",
 }
 
-# (table, hand) -> (name, value) of the best special it qualifies for (RULES.md 3.5)
+# (table, hand) -> (name, value) of the best special it qualifies for (envs/thirteen/RULES.md section 7.2)
 EXPECTED_SPECIALS = {
     "classic": {"dragon": ("dragon", 13), "clean_dragon": (None, 13), "six_pairs": ("six_pairs", 3),
                 "six_pairs_with_a_four": ("six_pairs", 3), "three_flushes": ("three_flushes", 3),
@@ -720,7 +720,7 @@ def test_mask_equals_validity(case: tuple[str, dict[str, Any]], deck: list[int],
 
 
 def test_masks_are_plausible(rng: np.random.Generator) -> None:
-    """RULES.md 4: about 22,000 of the 72,072 splits are valid for a typical hand."""
+    """envs/thirteen/RULES.md section 11.3: about 22,000 of the 72,072 splits are valid for a typical hand."""
     rules = engine_rules()
     counts = [int(T.valid_mask(rng.choice(np.arange(2, 54), 13, replace=False), rules).sum()) for _ in range(20)]
     assert 15_000 < float(np.median(counts)) < 30_000

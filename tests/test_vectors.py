@@ -1,4 +1,4 @@
-"""Known-answer rule vectors (``shared/vectors/*.jsonl``, copied to ``tests/data/``) against
+"""Known-answer rule vectors (``tests/data/*.jsonl``) against
 the engine: compare, valid, score and splits vectors of both games."""
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from splitpoker.envs.games import make_game
 from splitpoker.envs.thirteen import rules as thirteen
 
 HERE = Path(__file__).resolve().parent
-#: the copies that travel with the repository, and the shared folder beside the checkout
-FOLDERS = (HERE / "data", Path(__file__).resolve().parents[1].parent / "shared" / "vectors")
+#: the vector files that travel with the repository
+FOLDERS = (HERE / "data",)
 FILES = ("thirteen.jsonl", "biji.jsonl")
 
 
 def load_vectors() -> list[Any]:
-    """Every vector of both folders (a vector present in both counts once)."""
+    """Every vector (a vector present twice counts once)."""
     seen: set[str] = set()
     params = []
     for folder in FOLDERS:

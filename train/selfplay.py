@@ -10,7 +10,7 @@ Episode            one hand, one decision: ``reset`` deals (or takes scripted ha
 Learner seat       rotates hand by hand (``seat`` option of ``reset`` fixes it)
 Observation        :func:`~splitpoker.envs.observation.encode_observation` of the learner's
                    seat (float32, flat)
-Action             ``Discrete(n_actions)``: the split index (RULES.md section 4); an invalid
+Action             ``Discrete(n_actions)``: the split index (section 11 of the games' RULES.md); an invalid
                    split is a ``ValueError``
 Mask               ``action_masks()``: the valid splits of the learner's hand (bool)
 Reward             the learner's payoff times ``reward_scale``; ``terminated=True``

@@ -17,7 +17,7 @@
 Each seat is dealt 9 cards (54-card deck with two jokers, or 52 under `no-jokers`) and
 splits them into three pots (锅) of 3 cards with pot 1 < pot 2 < pot 3 strictly. Each pot
 is compared across the whole table; the losers pay the winner by place, and 喜 bonuses
-are paid by every other seat (RULES.md section 2).
+are paid by every other seat (envs/biji/RULES.md sections 6 and 7).
 
 One hand is one episode and one decision per seat, taken simultaneously as in
 rock-paper-scissors: the seats act in order `player_0 … player_{n-1}` and no seat sees
@@ -38,7 +38,7 @@ module runs it).
 
 `num_players`: 2 to 5.
 
-`preset`: `classic` (default, 54 cards) or `no-jokers` (RULES.md 2.6).
+`preset`: `classic` (default, 54 cards) or `no-jokers` (envs/biji/RULES.md section 9).
 
 `switches`: any rule switch overriding the preset: `jokers`, `suit_order`,
 `pair_tiebreak`, `flush_compare`, and the 喜 values `xi_all_black`, `xi_all_red`,
@@ -85,7 +85,7 @@ of −1 for that seat and 0 for the others; `raw_env` and
 
 ### Action Space
 
-A split index (RULES.md 4): `index = P1 * 20 + P2`, where `P1` is the position of pot 1's
+A split index (envs/biji/RULES.md section 11): `index = P1 * 20 + P2`, where `P1` is the position of pot 1's
 slots among the 84 3-subsets of `range(9)` in `itertools.combinations` order and `P2` the
 position of pot 2's slots among the 20 3-subsets of the 6 remaining slots; pot 3 is the
 rest. `splitpoker.envs.splits.BIJI` encodes and decodes it.

@@ -1,5 +1,5 @@
 """Biji (比机 / 比鸡) rules: switches and presets, group strength (jokers included), the
-valid-split mask and scoring with places and 喜 bonuses (RULES.md section 2). Pure:
+valid-split mask and scoring with places and 喜 bonuses (envs/biji/RULES.md). Pure:
 standard library and NumPy.
 
 Group strength is one integer per 3-card group, larger is stronger::
@@ -72,7 +72,7 @@ class GroupType(IntEnum):
 
 @dataclasses.dataclass(frozen=True)
 class BijiRules(RuleSwitches):
-    """The switches of Biji (RULES.md 2). Build with ``BijiRules.preset(name, **overrides)``."""
+    """The switches of Biji (envs/biji/RULES.md sections 8 and 9). Build with ``BijiRules.preset(name, **overrides)``."""
 
     GAME = "biji"
 
@@ -118,7 +118,7 @@ def _joker_suits(card: int) -> tuple[int, int]:
 
 
 def _scalar_strength(group: tuple[int, int, int], rules: BijiRules) -> int:
-    """Strength of one group of three card ids (sorted), straight from RULES.md 2.1–2.3."""
+    """Strength of one group of three card ids (sorted), straight from envs/biji/RULES.md sections 3 and 4."""
     values = parse_suit_order(rules.suit_order)
     jokers = [c for c in group if c < 2]
     real = sorted((c for c in group if c >= 2), key=lambda c: (_rank(c), values[SUIT[c]]), reverse=True)

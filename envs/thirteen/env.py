@@ -16,7 +16,7 @@
 
 Each seat is dealt 13 of 52 cards and splits them into a front row of 3 cards, a middle
 row of 5 and a back row of 5, with front ≤ middle ≤ back (otherwise the hand fouls).
-The rows are compared seat against seat and paid by the rules of RULES.md section 3.
+The rows are compared seat against seat and paid by the rules of envs/thirteen/RULES.md section 6.
 
 One hand is one episode and one decision per seat, taken simultaneously as in
 rock-paper-scissors: the seats act in order `player_0 … player_{n-1}` and no seat sees
@@ -39,7 +39,7 @@ module runs it).
 
 `num_players`: 2, 3 or 4.
 
-`preset`: `classic` (default), `shisanshui`, `banker` or `western` (RULES.md 3.6).
+`preset`: `classic` (default), `shisanshui`, `banker` or `western` (envs/thirteen/RULES.md section 9).
 
 `switches`: any rule switch overriding the preset: `wheel`, `flush_compare`,
 `suit_tiebreak`, `suit_order`, `scoring`, `banker_seat`, `royalties`, `scoop`,
@@ -89,7 +89,7 @@ for that seat and 0 for the others; `raw_env` and
 
 ### Action Space
 
-A split index (RULES.md 4): `index = F * 252 + M`, where `F` is the position of the
+A split index (envs/thirteen/RULES.md section 11): `index = F * 252 + M`, where `F` is the position of the
 front's 3 slots among the 286 3-subsets of `range(13)` in `itertools.combinations` order
 and `M` the position of the middle's 5 slots among the 252 5-subsets of the 10 remaining
 slots; the back is the rest. `splitpoker.envs.splits.THIRTEEN` encodes and decodes it.

@@ -52,6 +52,14 @@ class ThirteenGame(Game):
     def valid_rows(self, first: Any, middle: Any, last: Any) -> Any:
         return rules.valid_strengths(first, middle, last)
 
+    def valid_arrangements(self, cards: np.ndarray) -> np.ndarray:
+        # fouls compare types and ranks only: the cheaper rank-only strengths suffice
+        shape = cards.shape[:-1]
+        flat = cards.reshape(-1, rules.HAND_SIZE)
+        front = rules.rank_only_strengths(flat[:, :3], self.rules)
+        middle, back = rules.rank_only_strengths(flat[:, 3:].reshape(-1, 5), self.rules).reshape(-1, 2).T
+        return np.asarray(rules.no_foul(front, middle, back), dtype=bool).reshape(shape)
+
     def strongest_rows(self, hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         from . import kernels  # compiled with numba: loaded on first use, so the game stays pure
 

@@ -20,6 +20,7 @@ from .rules import K5, ThirteenRules, pack_strength, rank_tables
 _RANK64 = RANK.astype(np.int64)
 _SUIT64 = SUIT.astype(np.int64)
 _pack = njit(cache=True)(pack_strength)
+_SUBSETS5 = np.ascontiguousarray(THIRTEEN.subsets(5), dtype=np.int64)
 
 
 @njit(cache=True)
@@ -86,7 +87,7 @@ def strongest_rows(hands: np.ndarray, rules: ThirteenRules) -> tuple[np.ndarray,
     tables = rank_tables(rules.wheel)
     return _strongest5(
         np.ascontiguousarray(hands, dtype=np.int64), _RANK64, _SUIT64,
-        np.ascontiguousarray(THIRTEEN.subsets(5), dtype=np.int64), disjoint_subsets(THIRTEEN),
+        _SUBSETS5, disjoint_subsets(THIRTEEN),
         tables["plain5"], tables["flush5"], tables["top5"], rules.suit_values.astype(np.int64),
         rules.flush_compare == "suit_first", bool(rules.suit_tiebreak), np.int64(K5))
 

@@ -1,5 +1,5 @@
 """Thirteen (十三张 / 十三水) rules: switches and presets, row strength, fouls, the valid-split
-mask, special hands and scoring (RULES.md section 3). Pure: standard library and NumPy.
+mask, special hands and scoring (envs/thirteen/RULES.md). Pure: standard library and NumPy.
 
 Row strength is one integer per row, larger is stronger::
 
@@ -72,7 +72,7 @@ class HandType(IntEnum):
 
 @dataclasses.dataclass(frozen=True)
 class ThirteenRules(RuleSwitches):
-    """The switches of Thirteen (RULES.md 3). Build with ``ThirteenRules.preset(name, **overrides)``."""
+    """The switches of Thirteen (envs/thirteen/RULES.md sections 8 and 9). Build with ``ThirteenRules.preset(name, **overrides)``."""
 
     GAME = "thirteen"
 

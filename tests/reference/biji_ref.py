@@ -1,4 +1,4 @@
-"""Slow, plain reference implementation of Biji (RULES.md section 2).
+"""Slow, plain reference implementation of Biji (envs/biji/RULES.md).
 
 Written straight from the rule text, independent of the project's engine, for tests that
 compare the fast engine against it. Clarity over speed: strengths are tuples compared

@@ -1,4 +1,4 @@
-"""Run every rule vector in ``shared/vectors/*.jsonl`` through the reference implementations.
+"""Run every rule vector in ``tests/data/*.jsonl`` through the reference implementations.
 
 Usage, from the repository root::
 
@@ -6,7 +6,7 @@ Usage, from the repository root::
     python tests/reference/check_vectors.py [VECTOR_DIR]
 
 Prints each mismatch and a summary per file and kind; exits 1 if anything mismatched.
-The vector directory defaults to ``$SPLITPOKER_VECTORS`` or ``/work/shared/vectors``.
+The vector directory defaults to ``$SPLITPOKER_VECTORS`` or ``tests/data``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ if __package__ in (None, ""):  # run as a plain script: make `tests.reference` i
 
 from tests.reference import biji_ref, thirteen_ref  # noqa: E402
 
-DEFAULT_DIR = Path(os.environ.get("SPLITPOKER_VECTORS", "/work/shared/vectors"))
+DEFAULT_DIR = Path(os.environ.get("SPLITPOKER_VECTORS", Path(__file__).resolve().parents[1] / "data"))
 GAMES: dict[str, ModuleType] = {"thirteen": thirteen_ref, "biji": biji_ref}
 
 

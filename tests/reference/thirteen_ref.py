@@ -1,4 +1,4 @@
-"""Slow, plain reference implementation of Thirteen (RULES.md section 3).
+"""Slow, plain reference implementation of Thirteen (envs/thirteen/RULES.md).
 
 Written straight from the rule text, independent of the project's engine, for tests that
 compare the fast engine against it. Clarity over speed: strengths are tuples compared
@@ -287,7 +287,7 @@ def compare(a: Sequence[Card], b: Sequence[Card], r: Rules) -> int:
     """Full comparison of two rows of one size (3.2): 1 if ``a`` is stronger, -1 if ``b``, 0 tie.
 
     Meant for rows from one deck (no card in both): trips, full house and four of a kind are
-    compared by the three / four only, as RULES.md says, which is complete for such rows.
+    compared by the three / four only, as envs/thirteen/RULES.md section 4.1 says, which is complete for such rows.
     """
     if len(a) != len(b):
         raise ValueError("rows of different sizes")
