@@ -49,7 +49,13 @@ from .base import Agent
 from .specs import AgentSpec
 
 POLICY_KINDS = ("mlp", "split_scorer")
-CHECKPOINT_FORMAT = "splitpoker-policy/1"
+CHECKPOINT_FORMAT = "splitpoker-policy/2"
+#: format 1 predates the seat-role observation features (``Game.seat_features``); its
+#: policies are read by giving those new, trailing inputs zero weights (same decisions)
+_FORMAT_1 = "splitpoker-policy/1"
+#: the weights that read the observation (or its context part, which ends it), per policy kind
+_INPUT_WEIGHTS = {"split_scorer": ("mlp_extractor.context_layers.", "mlp_extractor.value_layer.0.weight"),
+                  "mlp": ("mlp_extractor.policy_net.0.weight", "mlp_extractor.value_net.0.weight")}
 META_MEMBER = "splitpoker.json"
 POLICY_MEMBER = "policy.pth"
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
@@ -354,15 +360,32 @@ def read_meta(path: str | Path) -> dict[str, Any]:
             meta = json.loads(archive.read(META_MEMBER).decode())
     except zipfile.BadZipFile:
         raise ValueError(f"{path} is not a splitpoker policy (not a zip file)") from None
+    if meta.get("format") == _FORMAT_1:
+        return {**meta, "format": CHECKPOINT_FORMAT, "upgraded_from": _FORMAT_1,
+                "observation_size": int(meta["observation_size"]) + _new_inputs(meta)}
     if meta.get("format") != CHECKPOINT_FORMAT:
-        raise ValueError(f"{path} has policy format {meta.get('format')!r}; this version reads {CHECKPOINT_FORMAT}")
+        raise ValueError(f"{path} has policy format {meta.get('format')!r}; this version reads "
+                         f"{CHECKPOINT_FORMAT} and {_FORMAT_1}")
     return meta
 
 
+def _new_inputs(meta: Mapping[str, Any]) -> int:
+    """Observation entries added since format 1: the game's seat-role features."""
+    return len(game_class(str(meta.get("game"))).seat_feature_labels())
+
+
 def read_policy_state(path: str | Path) -> dict[str, th.Tensor]:
-    """The policy state dict stored in a saved policy."""
+    """The policy state dict stored in a saved policy (a format-1 policy's input weights
+    padded with zero columns for the observation entries added since)."""
     with zipfile.ZipFile(path) as archive:
-        return th.load(io.BytesIO(archive.read(POLICY_MEMBER)), map_location="cpu", weights_only=True)
+        state = th.load(io.BytesIO(archive.read(POLICY_MEMBER)), map_location="cpu", weights_only=True)
+        raw = json.loads(archive.read(META_MEMBER).decode())
+    if raw.get("format") == _FORMAT_1 and _new_inputs(raw):
+        names = _INPUT_WEIGHTS[raw["policy"]["kind"]]
+        for key, value in state.items():
+            if value.ndim == 2 and key.startswith(names) and key.endswith(".weight"):
+                state[key] = th.cat([value, value.new_zeros(value.shape[0], _new_inputs(raw))], dim=1)
+    return state
 
 
 def write_policy_file(path: str | Path, meta: Mapping[str, Any], state: Mapping[str, th.Tensor]) -> Path:

@@ -189,3 +189,30 @@ def test_shipped_pretrained_policy_plays(rng):
     assert mask[agent.act(encode_observation(game, slots, 2, 4), mask.astype(np.int8), {})]
     with pytest.raises(ValueError, match="trained for 4 players, not 5"):
         load_agent("pretrained:biji_classic_4p", game=game, num_players=5)
+
+
+def test_format_1_policies_read_the_new_seat_features_with_zero_weights():
+    """The shipped Thirteen policy predates the banker-position entries: read with zero
+    weights for them, it decides exactly as before on the observation without them."""
+    import io
+    import json
+    import zipfile
+
+    import torch as th
+
+    from splitpoker.envs.table import deal
+
+    path = P.PRETRAINED_DIR / "thirteen_classic_4p.zip"
+    with zipfile.ZipFile(path) as archive:
+        raw_meta = json.loads(archive.read(P.META_MEMBER).decode())
+        raw_state = th.load(io.BytesIO(archive.read(P.POLICY_MEMBER)), map_location="cpu", weights_only=True)
+    assert raw_meta["format"] == "splitpoker-policy/1" and raw_meta["observation_size"] == 277
+    old = P.build_policy(raw_meta)
+    old.load_state_dict(raw_state)
+    game = make_game("thirteen", "banker")
+    agent = load_agent("pretrained:thirteen_classic_4p", game=make_game("thirteen"), num_players=4)
+    observations = np.stack([v.observation for v in deal(game, 4, np.random.default_rng(1), batch=3).views()])
+    assert observations.shape[1] == 281 and observations[:, 277:].sum() == len(observations)
+    with th.inference_mode():
+        before = P.action_logits(old, th.as_tensor(observations[:, :277])).numpy()
+    assert np.array_equal(agent.logits(observations), before)
