@@ -18,6 +18,8 @@ PURE_MODULES = (
     "splitpoker.envs.thirteen.rules",
     "splitpoker.envs.biji.rules",
     "splitpoker.envs.games",
+    "splitpoker.envs.game",
+    "splitpoker.envs.table",
 )
 HEAVY = ("gymnasium", "pettingzoo", "torch")
 
