@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-slow test-all lint bench install clean
+.PHONY: demo test test-slow test-all test-floor lint bench install clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,15 @@ test-all: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[dev,ray]"
 	$(BIN)/python -m pytest -q -n 2 -m "slow or not slow"
 
+# the oldest NumPy and numba that pyproject.toml allows, on the rules, solver and split tests
+FLOOR := .venv-floor
+test-floor:
+	$(PYTHON) -m venv $(FLOOR)
+	$(FLOOR)/bin/python -m pip install --quiet "numpy==2.0.*" "numba==0.60.*" pyyaml rich pytest hypothesis
+	$(FLOOR)/bin/python -m pip install --quiet --no-deps -e .
+	$(FLOOR)/bin/python -m pytest -q -p no:xdist tests/test_cards.py tests/test_splits.py \
+		tests/test_thirteen_rules.py tests/test_biji_rules.py tests/test_vectors.py tests/test_solver.py
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
@@ -41,4 +50,4 @@ bench: $(STAMP)
 	$(BIN)/splitpoker bench
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) $(FLOOR) build *.egg-info .pytest_cache .ruff_cache .mypy_cache
