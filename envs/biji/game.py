@@ -10,47 +10,48 @@ import numpy as np
 
 from ..game import Game
 from ..splits import BIJI
-from . import expected, rules
+from . import expected
+from . import rules as engine
 
 
 class BijiGame(Game):
     name = "biji"
     env_module = "biji_v0"
-    rules_class = rules.BijiRules
+    rules_class = engine.BijiRules
     split_index = BIJI
-    hand_size = rules.HAND_SIZE
-    players = rules.PLAYERS
-    row_names = rules.ROW_NAMES
-    type_names = tuple(t.name.lower() for t in rules.GroupType)
+    hand_size = engine.HAND_SIZE
+    players = engine.PLAYERS
+    row_names = engine.ROW_NAMES
+    type_names = tuple(t.name.lower() for t in engine.GroupType)
     invalid_reason = "is not strictly increasing (pot 1 < pot 2 < pot 3)"
     summary = "比机 / 比鸡: 9 cards into three pots of 3"
 
-    rules: rules.BijiRules
+    rules: engine.BijiRules
 
     @property
     def jokers(self) -> bool:
         return self.rules.has_jokers
 
     def slots(self, hand: Sequence[int]) -> np.ndarray:
-        return rules.hand_slots(hand, self.rules)
+        return engine.hand_slots(hand, self.rules)
 
     def valid_mask(self, slots: np.ndarray) -> np.ndarray:
-        return rules.valid_mask(slots, self.rules)
+        return engine.valid_mask(slots, self.rules)
 
     def row_strengths(self, rows: np.ndarray) -> np.ndarray:
-        return rules.group_strengths(rows, self.rules)
+        return engine.group_strengths(rows, self.rules)
 
     def strength_type(self, strengths: Any) -> Any:
-        return rules.strength_type(strengths)
+        return engine.strength_type(strengths)
 
     def valid_rows(self, first: Any, middle: Any, last: Any) -> Any:
-        return rules.increasing_pots(first, middle, last)
+        return engine.increasing_pots(first, middle, last)
 
-    def score(self, arrangements: Sequence[Sequence[Sequence[int]]]) -> rules.BijiScore:
-        return rules.score_table(arrangements, self.rules)
+    def score(self, arrangements: Sequence[Sequence[Sequence[int]]]) -> engine.BijiScore:
+        return engine.score_table(arrangements, self.rules)
 
     def parse_arrangement(self, text: str | Sequence[Any]) -> list[list[int]]:
-        return rules.parse_arrangement(text, self.rules)
+        return engine.parse_arrangement(text, self.rules)
 
     def split_totals(self, slots: np.ndarray, seat: int, num_players: int, opponent_seats: tuple[int, ...],
                      opponents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -12,64 +12,65 @@ import numpy as np
 
 from ..game import Game
 from ..splits import THIRTEEN
-from . import expected, rules
+from . import expected
+from . import rules as engine
 
 
 class ThirteenGame(Game):
     name = "thirteen"
     env_module = "thirteen_v0"
-    rules_class = rules.ThirteenRules
+    rules_class = engine.ThirteenRules
     split_index = THIRTEEN
-    hand_size = rules.HAND_SIZE
-    players = rules.PLAYERS
-    row_names = rules.ROW_NAMES
-    type_names = tuple(t.name.lower() for t in rules.HandType)
+    hand_size = engine.HAND_SIZE
+    players = engine.PLAYERS
+    row_names = engine.ROW_NAMES
+    type_names = tuple(t.name.lower() for t in engine.HandType)
     invalid_reason = "fouls"
     summary = "十三张 / 十三水, Chinese poker: 13 cards into rows of 3, 5 and 5"
 
-    rules: rules.ThirteenRules
+    rules: engine.ThirteenRules
 
     def check_table(self, num_players: int) -> None:
-        rules.compared_pairs(num_players, self.rules)  # a banker seat outside the table
+        engine.compared_pairs(num_players, self.rules)  # a banker seat outside the table
 
     def slots(self, hand: Sequence[int]) -> np.ndarray:
-        return rules.hand_slots(hand)
+        return engine.hand_slots(hand)
 
     def valid_mask(self, slots: np.ndarray) -> np.ndarray:
-        return rules.valid_mask(slots, self.rules)
+        return engine.valid_mask(slots, self.rules)
 
     def valid_masks(self, slots: np.ndarray) -> np.ndarray:
         # 1,573 subsets a hand: one hand at a time costs no more than a batch, in less memory
-        return np.stack([rules.valid_mask(hand, self.rules) for hand in np.asarray(slots)]) if len(slots) else \
+        return np.stack([engine.valid_mask(hand, self.rules) for hand in np.asarray(slots)]) if len(slots) else \
             np.zeros((0, self.n_actions), dtype=bool)
 
     def row_strengths(self, rows: np.ndarray) -> np.ndarray:
-        return rules.row_strengths(rows, self.rules)
+        return engine.row_strengths(rows, self.rules)
 
     def strength_type(self, strengths: Any) -> Any:
-        return rules.strength_type(strengths)
+        return engine.strength_type(strengths)
 
     def valid_rows(self, first: Any, middle: Any, last: Any) -> Any:
-        return rules.valid_strengths(first, middle, last)
+        return engine.valid_strengths(first, middle, last)
 
     def valid_arrangements(self, cards: np.ndarray) -> np.ndarray:
         # fouls compare types and ranks only: the cheaper rank-only strengths suffice
         shape = cards.shape[:-1]
-        flat = cards.reshape(-1, rules.HAND_SIZE)
-        front = rules.rank_only_strengths(flat[:, :3], self.rules)
-        middle, back = rules.rank_only_strengths(flat[:, 3:].reshape(-1, 5), self.rules).reshape(-1, 2).T
-        return np.asarray(rules.no_foul(front, middle, back), dtype=bool).reshape(shape)
+        flat = cards.reshape(-1, engine.HAND_SIZE)
+        front = engine.rank_only_strengths(flat[:, :3], self.rules)
+        middle, back = engine.rank_only_strengths(flat[:, 3:].reshape(-1, 5), self.rules).reshape(-1, 2).T
+        return np.asarray(engine.no_foul(front, middle, back), dtype=bool).reshape(shape)
 
     def strongest_rows(self, hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         from . import kernels  # compiled with numba: loaded on first use, so the game stays pure
 
         return kernels.strongest_rows(hands, self.rules)
 
-    def score(self, arrangements: Sequence[Sequence[Sequence[int]]]) -> rules.ThirteenScore:
-        return rules.score_table(arrangements, self.rules)
+    def score(self, arrangements: Sequence[Sequence[Sequence[int]]]) -> engine.ThirteenScore:
+        return engine.score_table(arrangements, self.rules)
 
     def parse_arrangement(self, text: str | Sequence[Any]) -> list[list[int]]:
-        return rules.parse_arrangement(text)
+        return engine.parse_arrangement(text)
 
     def split_totals(self, slots: np.ndarray, seat: int, num_players: int, opponent_seats: tuple[int, ...],
                      opponents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
