@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Sequence
 from typing import Any
 
@@ -67,7 +68,22 @@ def _import_agent(spec: str, game: Game, num_players: int, seed: int | None) -> 
     if not hasattr(module, attr):
         raise bad_spec(spec, f"module {module_name!r} has no attribute {attr!r}")
     factory = getattr(module, attr)
-    agent = factory(game=game, num_players=num_players, seed=seed) if callable(factory) else factory
+    if callable(factory):
+        try:
+            inspect.signature(factory).bind(game=game, num_players=num_players, seed=seed)
+        except TypeError:
+            raise bad_spec(spec, f"{attr} is not an agent class or factory: it cannot be called as "
+                           f"{attr}(game=..., num_players=..., seed=...)") from None
+        except ValueError:
+            pass  # no signature to inspect (a builtin): try the call
+        try:
+            agent = factory(game=game, num_players=num_players, seed=seed)
+        except Exception as error:  # outside code: any failure is a bad spec, named
+            first = str(error).splitlines()[0] if str(error).strip() else ""
+            raise bad_spec(spec, f"{attr}(game=..., num_players=..., seed=...) failed: "
+                           f"{type(error).__name__}{': ' + first if first else ''}") from None
+    else:
+        agent = factory
     if isinstance(agent, Agent):
         return agent
     if isinstance(getattr(agent, "name", None), str) and callable(getattr(agent, "act", None)):

@@ -28,6 +28,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import warnings
 import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -354,12 +355,19 @@ def read_meta(path: str | Path) -> dict[str, Any]:
     """The ``splitpoker.json`` of a saved policy; ValueError when the file is not one."""
     path = Path(path)
     try:
-        with zipfile.ZipFile(path) as archive:
-            if META_MEMBER not in archive.namelist():
-                raise ValueError(f"{path} is not a splitpoker policy (no {META_MEMBER} inside)")
-            meta = json.loads(archive.read(META_MEMBER).decode())
+        archive = zipfile.ZipFile(path)
     except zipfile.BadZipFile:
-        raise ValueError(f"{path} is not a splitpoker policy (not a zip file)") from None
+        raise ValueError(f"{path} is not a splitpoker policy (not a zip file, or a truncated one)") from None
+    with archive:
+        if META_MEMBER not in archive.namelist():
+            raise ValueError(f"{path} is not a splitpoker policy, or a truncated one (no {META_MEMBER} inside)")
+        try:
+            meta = json.loads(archive.read(META_MEMBER).decode())
+        except Exception as error:  # a damaged member: CRC, zlib, text or JSON errors
+            raise damaged(path, META_MEMBER, error) from None
+    required = ("format", "game", "num_players", "rules", "observation_size", "n_actions", "policy")
+    if not isinstance(meta, dict) or any(key not in meta for key in required):
+        raise ValueError(f"{path} is damaged: its {META_MEMBER} lacks the policy description")
     if meta.get("format") == _FORMAT_1:
         return {**meta, "format": CHECKPOINT_FORMAT, "upgraded_from": _FORMAT_1,
                 "observation_size": int(meta["observation_size"]) + _new_inputs(meta)}
@@ -367,6 +375,13 @@ def read_meta(path: str | Path) -> dict[str, Any]:
         raise ValueError(f"{path} has policy format {meta.get('format')!r}; this version reads "
                          f"{CHECKPOINT_FORMAT} and {_FORMAT_1}")
     return meta
+
+
+def damaged(path: str | Path, member: str, error: BaseException) -> ValueError:
+    """The error of a saved policy whose ``member`` cannot be read."""
+    first = str(error).splitlines()[0] if str(error).strip() else ""
+    return ValueError(f"{path} is damaged: its {member} cannot be read ({type(error).__name__}"
+                      f"{': ' + first if first else ''})")
 
 
 def _new_inputs(meta: Mapping[str, Any]) -> int:
@@ -412,7 +427,16 @@ def resolve_checkpoint(ref: str | Path) -> Path:
         folder = path / "checkpoints" if (path / "checkpoints").is_dir() else path
         state = folder / "state.json"
         if state.is_file():
-            return folder / json.loads(state.read_text())["checkpoint"]
+            try:
+                name = json.loads(state.read_text())["checkpoint"]
+                if not isinstance(name, str) or not name:
+                    raise TypeError
+            except Exception as error:
+                raise ValueError(f"{state} is damaged: {type(error).__name__} {error}; name a checkpoint file "
+                                 f"of {folder} instead") from None
+            if not (folder / name).is_file():
+                raise ValueError(f"{state} names {name}, which is not in {folder}")
+            return folder / name
         candidates = sorted(folder.glob("*.zip"))
         if not candidates:
             raise ValueError(f"checkpoint folder {path} holds no checkpoint")
@@ -426,7 +450,15 @@ def load_policy(path: str | Path) -> tuple[MaskableActorCriticPolicy, dict[str, 
     """The policy module and metadata of a saved policy file."""
     meta = read_meta(path)
     policy = build_policy(meta)
-    policy.load_state_dict(read_policy_state(path))
+    try:
+        state = read_policy_state(path)
+    except Exception as error:  # a damaged or missing member: CRC, zlib, torch or pickle errors
+        raise damaged(path, POLICY_MEMBER, error) from None
+    try:
+        policy.load_state_dict(state)
+    except RuntimeError as error:
+        raise ValueError(f"{path} is damaged: its weights do not fit the {meta['policy']['kind']} policy it "
+                         f"describes ({str(error).splitlines()[0]})") from None
     return policy.eval(), meta
 
 
@@ -439,6 +471,28 @@ def check_meta(meta: Mapping[str, Any], game: Game, num_players: int, where: str
     if int(meta["observation_size"]) != observation_size(game):
         raise ValueError(f"{where} expects observations of {meta['observation_size']} values; "
                          f"this {game.name} table gives {observation_size(game)}")
+    here = game.rules.to_dict()
+    trained = dict(meta.get("rules") or {})
+    differ = [k for k in here if k in trained and trained[k] != here[k]]
+    if differ:
+        shown = ", ".join(f"{k}={trained[k]} (here {here[k]})" for k in differ[:3])
+        more = f" and {len(differ) - 3} more" if len(differ) > 3 else ""
+        warnings.warn(RulesMismatchWarning(
+            f"{where} was trained under {game.name} rules {rules_name(game, trained, meta.get('preset'))} and plays "
+            f"here under {rules_name(game, here)}: {shown}{more}"), stacklevel=2)
+
+
+class RulesMismatchWarning(UserWarning):
+    """A saved policy plays under rules other than those it was trained on."""
+
+
+def rules_name(game: Game, rules: Mapping[str, Any], preset: Any = None) -> str:
+    """The preset whose switches are ``rules`` (``"custom"`` when none is)."""
+    cls = type(game.rules)
+    for name in cls.PRESETS:
+        if cls.preset(name).to_dict() == dict(rules):
+            return name
+    return f"custom (from {preset})" if preset else "custom"
 
 
 def load_policy_agent(kind: str, ref: str, game: Game, num_players: int,

@@ -26,10 +26,11 @@ from typing import Any, ClassVar
 import gymnasium
 import numpy as np
 from gymnasium import spaces
+from gymnasium.error import ResetNeeded
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
-from pettingzoo.utils.conversions import parallel_wrapper_fn
+from pettingzoo.utils.conversions import aec_to_parallel_wrapper
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from .cards import format_cards
@@ -43,6 +44,11 @@ from .table import Tables, deal, from_hands
 RENDER_MODES = ("ansi", "human")
 #: keyword arguments of every environment besides the rule switches
 ENV_KEYWORDS = ("num_players", "preset", "render_mode")
+#: the keys of ``reset(options=...)``
+RESET_OPTIONS = ("hands",)
+#: keys of ``reset(options=...)`` that are ignored: PettingZoo's ``api_test`` and
+#: ``parallel_api_test`` pass ``{"options": 1}`` to check that ``reset`` takes options
+_PROBE_OPTIONS = ("options",)
 #: the per-hand state of an AEC environment, which wrappers read from the raw environment
 _STATE = ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos", "_cumulative_rewards")
 
@@ -111,13 +117,19 @@ class ArrangeEnv(AECEnv, EzPickle):
         """Deal a new hand: at random from the env's generator (re-seeded when ``seed`` is
         given; seeded from fresh entropy on the first reset without one), or the hands of
         ``options["hands"]``, one per seat (a string of cards or a list of card strings).
-        Other keys of ``options`` are not read."""
+        A seed that is not a non-negative integer, or an option other than ``hands``, is a
+        ValueError naming it (except ``options``, which PettingZoo's API tests pass to check
+        the signature)."""
+        check_seed(seed)
+        if options is not None and not isinstance(options, Mapping):
+            raise ValueError(f"options must be a mapping such as {{'hands': [...]}}, got {options!r}")
+        unknown = sorted(str(k) for k in (options or {}) if k not in RESET_OPTIONS + _PROBE_OPTIONS)
+        if unknown:
+            raise ValueError(f"unknown reset option {unknown[0]!r}; options: {', '.join(RESET_OPTIONS)}")
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         elif self._rng is None:
             self._rng = np.random.default_rng()
-        if options is not None and not isinstance(options, Mapping):
-            raise ValueError(f"options must be a mapping such as {{'hands': [...]}}, got {options!r}")
         given = options.get("hands") if options else None
         if given is not None:
             tables = from_hands(self.game, given, self.num_players, what="options['hands']")
@@ -143,10 +155,21 @@ class ArrangeEnv(AECEnv, EzPickle):
         self._tables.prepare([(0, s) for s in range(self.num_players)], observations=False)
         return self._tables.mask(0, seat)
 
+    def _require_reset(self, call: str) -> None:
+        if self._tables is None:
+            raise ResetNeeded(f"{self.metadata['name']}: {call}() before the first reset(); call reset() first")
+
+    def _seat(self, agent: Any) -> int:
+        seat = self._seat_of.get(agent) if isinstance(agent, str) else None
+        if seat is None:
+            raise ValueError(f"unknown agent {agent!r}; agents: {', '.join(self.possible_agents)}")
+        return seat
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The seat's observation: its hand, seat, table size and rules, and its valid mask
         (which stays the seat's real mask for the whole hand)."""
-        seat = self._seat_of[agent]
+        self._require_reset("observe")
+        seat = self._seat(agent)
         observation = self._observations[seat]
         if observation is None:
             assert self._tables is not None
@@ -157,18 +180,28 @@ class ArrangeEnv(AECEnv, EzPickle):
             }
         return observation
 
-    def _check_action(self, agent: str, seat: int, action: Any) -> int:
+    def check_action(self, agent: str, action: Any) -> int:
+        """``action`` as the split index of ``agent``'s hand; ValueError naming the action,
+        the seat and its hand when it is not an integer in range (the validity of the split
+        is checked by ``step``)."""
+        assert self._tables is not None
+        seat = self._seat(agent)
+        hand = format_cards(self._tables.slots[0, seat])
         if action is None:
-            raise ValueError(f"{agent} has not acted yet; it needs a split index, not None")
+            raise ValueError(f"{agent} has not acted yet; it needs a split index of its hand {hand}, not None")
         try:
             if isinstance(action, (bool, np.bool_)):
                 raise TypeError
             index = operator.index(action)
         except TypeError:
-            raise ValueError(f"action {action!r} of {agent} is not an integer split index") from None
+            raise ValueError(f"action {action!r} of {agent} is not an integer split index (hand {hand})") from None
         n_actions = self.game.n_actions
         if not 0 <= index < n_actions:
-            raise ValueError(f"action {index} of {agent} is out of range 0..{n_actions - 1}")
+            raise ValueError(f"action {index} of {agent} is out of range 0..{n_actions - 1} (hand {hand})")
+        return index
+
+    def _check_action(self, agent: str, seat: int, action: Any) -> int:
+        index = self.check_action(agent, action)
         if not self._mask(seat)[index]:
             assert self._tables is not None
             rows = self.game.arrangement(self._tables.slots[0, seat], index)
@@ -181,6 +214,7 @@ class ArrangeEnv(AECEnv, EzPickle):
         """The current seat's split index (``None`` for a seat that has finished).
         An invalid split raises ValueError here; ``env()`` ends the hand with reward −1
         for the seat instead."""
+        self._require_reset("step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -269,8 +303,82 @@ def _direct(wrapper: type[BaseWrapper]) -> type[BaseWrapper]:
 
 
 TerminateIllegalWrapper = _direct(wrappers.TerminateIllegalWrapper)
-AssertOutOfBoundsWrapper = _direct(wrappers.AssertOutOfBoundsWrapper)
-OrderEnforcingWrapper = _direct(wrappers.OrderEnforcingWrapper)
+_AssertOutOfBounds = _direct(wrappers.AssertOutOfBoundsWrapper)
+_OrderEnforcing = _direct(wrappers.OrderEnforcingWrapper)
+
+
+class AssertOutOfBoundsWrapper(_AssertOutOfBounds):  # type: ignore[misc,valid-type]
+    """PettingZoo's out-of-bounds check, saying what the raw environment says: a ValueError
+    naming the action, the seat and its hand (instead of a bare AssertionError)."""
+
+    def step(self, action: Any) -> None:
+        raw = self._raw
+        if raw._tables is not None:
+            agent = raw.agent_selection
+            if not (action is None and (raw.terminations[agent] or raw.truncations[agent])):
+                raw.check_action(agent, action)
+        super().step(action)
+
+
+class OrderEnforcingWrapper(_OrderEnforcing):  # type: ignore[misc,valid-type]
+    """PettingZoo's order checks, with ``gymnasium.error.ResetNeeded`` naming the call made
+    before the first ``reset`` (instead of an AssertionError)."""
+
+    def _before_reset(self, call: str) -> None:
+        if not self._has_reset:
+            raise ResetNeeded(f"{self.metadata['name']}: {call}() before the first reset(); call reset() first")
+
+    def step(self, action: Any) -> None:
+        self._before_reset("step")
+        super().step(action)
+
+    def observe(self, agent: str) -> Any:
+        self._before_reset("observe")
+        return super().observe(agent)
+
+    def last(self, observe: bool = True) -> Any:
+        self._before_reset("last")
+        return super().last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        self._before_reset("agent_iter")
+        return super().agent_iter(max_iter)
+
+    def render(self) -> Any:
+        self._before_reset("render")
+        return super().render()
+
+
+class ParallelWrapper(aec_to_parallel_wrapper):
+    """PettingZoo's AEC-to-parallel conversion, checking the ``actions`` dict first: one entry
+    for every live agent and no other key is required (a ValueError names the missing or
+    unknown agent); a step before ``reset`` is ``gymnasium.error.ResetNeeded``."""
+
+    def step(self, actions: Any) -> Any:
+        name = self.metadata["name"]
+        if not getattr(self.aec_env, "_has_reset", True):
+            raise ResetNeeded(f"{name}: step() before the first reset(); call reset() first")
+        if not isinstance(actions, Mapping):
+            raise ValueError(f"actions must be a dict of one split index per agent, got {actions!r}")
+        live = list(self.aec_env.agents)
+        if not live:
+            raise ValueError(f"{name}: the hand is over; call reset() before step()")
+        unknown = [a for a in actions if a not in live]
+        if unknown:
+            what = "unknown agent" if unknown[0] not in self.possible_agents else "agent that is not live"
+            raise ValueError(f"actions name an {what} {unknown[0]!r}; live agents: {', '.join(live)}")
+        missing = [a for a in live if a not in actions]
+        if missing:
+            raise ValueError(f"actions has no split for {missing[0]!r}; give one for each of {', '.join(live)}")
+        return super().step(actions)
+
+
+def check_seed(seed: Any) -> None:
+    """ValueError unless ``seed`` is None or a non-negative integer."""
+    if seed is None:
+        return
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed {seed!r} must be None or a non-negative integer")
 
 
 def make_env_fns(raw: type[ArrangeEnv]) -> tuple[Callable[..., AECEnv], Callable[..., Any]]:
@@ -291,7 +399,11 @@ def make_env_fns(raw: type[ArrangeEnv]) -> tuple[Callable[..., AECEnv], Callable
         in the middle, so an invalid split raises the raw env's ValueError there."""
         return OrderEnforcingWrapper(AssertOutOfBoundsWrapper(raw(**kwargs)))
 
-    return env, parallel_wrapper_fn(checked_env)
+    def parallel_env(**kwargs: Any) -> ParallelWrapper:
+        """Every seat's split at once, through PettingZoo's conversion of ``checked_env``."""
+        return ParallelWrapper(checked_env(**kwargs))
+
+    return env, parallel_env
 
 
 register_envs()

@@ -97,7 +97,12 @@ def _score(args: argparse.Namespace) -> None:
     lines = []
     for seat, rows in enumerate(arrangements):
         described = "  |  ".join(f"{format_cards(r)} ({t})" for r, t in zip(rows, game.describe_rows(rows)))
-        lines.append(f"seat {seat}: {described}  ->  {document['payoffs'][seat]:+g}")
+        line = f"seat {seat}: {described}  ->  {document['payoffs'][seat]:+g}"
+        bonus = document["bonuses"][seat] if "bonuses" in document else None
+        if bonus and bonus["xi"]:  # Biji's 喜: the count, the bonuses by name and what they paid
+            names = ", ".join(f"{name} {count}" for name, count in bonus["xi"].items())
+            line += f"  (喜 {document['xi'][seat]}: {names}; 喜 payments {bonus['payoff']:+g})"
+        lines.append(line)
     emit(args, document, "\n".join(lines))
 
 

@@ -313,10 +313,13 @@ def from_hands(game: Game, hands: Any, num_players: int | None = None, what: str
     slots: list[np.ndarray] = []
     owner: dict[int, int] = {}
     for seat, hand in enumerate(hands):
+        if not isinstance(hand, (str, Sequence, np.ndarray)):
+            raise ValueError(f"{what}[{seat}] is {hand!r}, not a hand: give a string of cards such as "
+                             f"'As Kd 10h ...' or a list of card strings")
         try:
-            cards = [int(c) for c in hand] if _is_ids(hand) else parse_cards(hand)
+            cards = [int(c) for c in hand] if _is_ids(hand) else parse_cards(hand)  # type: ignore[arg-type]
             seat_slots = game.slots(cards)
-        except ValueError as error:
+        except (ValueError, TypeError) as error:
             raise ValueError(f"{what}[{seat}] {hand!r}: {error}") from None
         for card in seat_slots.tolist():
             if card in owner:

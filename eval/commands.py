@@ -37,14 +37,9 @@ def _settings(args: argparse.Namespace) -> Any:
 
     values: dict[str, Any] = {}
     if args.config:
-        import yaml
+        from .files import read_mapping
 
-        path = Path(args.config)
-        if not path.is_file():
-            raise ValueError(f"eval config {args.config!r} does not exist")
-        loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        if not isinstance(loaded, dict):
-            raise ValueError(f"eval config {args.config!r} must be a mapping of settings")
+        loaded = read_mapping(args.config, what="eval config")
         known = {f for f in EvalSettings.__dataclass_fields__}
         unknown = sorted(set(loaded) - known)
         if unknown:
@@ -52,6 +47,12 @@ def _settings(args: argparse.Namespace) -> Any:
         values.update(loaded)
         if isinstance(values.get("agents"), str):
             values["agents"] = split_agent_specs(values["agents"])
+        if not isinstance(values.get("agents", []), list):
+            raise ValueError(f"agents in {args.config} must be a list of specs or one string, "
+                             f"got {values['agents']!r}")
+        if not isinstance(values.get("switches", {}), dict):
+            raise ValueError(f"switches in {args.config} must be a mapping of switch: value, "
+                             f"got {values['switches']!r}")
     if args.game:
         values["game"] = args.game
     if "game" not in values:
@@ -73,12 +74,14 @@ def _settings(args: argparse.Namespace) -> Any:
 
 
 def _eval(args: argparse.Namespace) -> None:
+    from .files import check_writable_folder
     from .report import results_table, write_report
     from .runner import default_out, run
 
     settings = _settings(args)
-    summary, decisions = run(settings, progress=not args.json)
     out = Path(settings.out) if settings.out else default_out(settings)
+    check_writable_folder(out, "--out")
+    summary, decisions = run(settings, progress=not args.json)
     write_report(summary, decisions, out, plots=not args.no_plots)
     if args.json:
         print(json.dumps(summary, ensure_ascii=False))
@@ -102,7 +105,7 @@ def _bench(args: argparse.Namespace) -> None:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("eval", help="duplicate-deal evaluation of agents, with solver regret",
                        description="Play agents against each other on duplicate deals (every deal replayed with "
-                       "the agents rotated through the seats) and report mean payoff with a 95%% CI, solver regret "
+                       "the agents rotated through the seats) and report mean payoff with a 95% CI, solver regret "
                        "and agreement, foul, special and 喜 rates and decision time.")
     p.add_argument("game", nargs="?", choices=GAME_CHOICES, help="the game (or give --config)")
     p.add_argument("--config", metavar="FILE", help="YAML file with the settings (flags override it)")

@@ -12,6 +12,7 @@ import dataclasses
 import multiprocessing
 import sys
 import time
+import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -49,9 +50,10 @@ class EvalSettings:
         if not self.agents:
             raise ValueError("give at least one agent with --agents A,B,...")
         for name, value, least in (("hands", self.hands, 1), ("workers", self.workers, 1),
-                                   ("regret_samples", self.regret_samples, 1)):
+                                   ("regret_samples", self.regret_samples, 1), ("seed", self.seed, 0)):
             if not isinstance(value, int) or isinstance(value, bool) or value < least:
-                raise ValueError(f"{name}={value!r} must be an integer of at least {least}")
+                option = name.replace("_", "-")
+                raise ValueError(f"--{option} {value!r} must be an integer of at least {least}")
         if self.backend not in ("local", "ray"):
             raise ValueError(f"backend {self.backend!r} is not allowed; backends: local, ray")
         for spec in self.agents:  # fail fast, with the spec named, before any worker starts
@@ -79,9 +81,12 @@ def _oracle(settings: EvalSettings, game: Any) -> Any:
 
 def play_chunk(settings_dict: dict[str, Any], groups: Sequence[int]) -> list[Decision]:
     """Play some deal groups in this process (the unit of work of both backends)."""
-    settings = EvalSettings(**settings_dict)
-    game = make_game(settings.game, settings.preset, **settings.switches)
-    agents = [load_agent(spec, game, num_players=settings.players, seed=settings.seed) for spec in settings.agents]
+    with warnings.catch_warnings():  # the parent process has shown the agents' warnings already
+        warnings.simplefilter("ignore")
+        settings = EvalSettings(**settings_dict)
+        game = make_game(settings.game, settings.preset, **settings.switches)
+        agents = [load_agent(spec, game, num_players=settings.players, seed=settings.seed)
+                  for spec in settings.agents]
     if "torch" in sys.modules:  # a learned policy decides one hand at a time: threads only contend
         sys.modules["torch"].set_num_threads(1)
     oracle = _oracle(settings, game)

@@ -108,7 +108,7 @@ def test_eval_command_writes_the_report(tmp_path, capsys):
     (["eval", "biji", "--agents", "greedy,wizard", "--hands", "2"], "wizard"),
     (["eval", "biji", "--agents", "greedy", "--players", "6", "--hands", "2"], "num_players=6"),
     (["eval", "poker", "--agents", "greedy"], "poker"),
-    (["eval", "biji", "--agents", "greedy", "--hands", "0"], "hands=0"),
+    (["eval", "biji", "--agents", "greedy", "--hands", "0"], "--hands 0 must be"),
     (["eval", "biji", "--agents", "greedy", "--backend", "spark"], "spark"),
 ])
 def test_eval_bad_input_is_one_clear_line(argv, needle, capsys):

@@ -3,16 +3,22 @@
 Each subcommand is declared beside what it serves (``envs/commands.py``,
 ``agents/commands.py``, ``eval/commands.py``, ``train/commands.py``); those modules import
 only argparse at load time and import their heavy code when the subcommand runs, so
-``splitpoker compare`` starts fast. A ``ValueError`` raised by a subcommand becomes one line
-on stderr and exit status 2.
+``splitpoker compare`` starts fast. A ``ValueError`` or ``OSError`` raised by a subcommand
+becomes one line on stderr and exit status 2; a warning is one line on stderr; Ctrl-C is
+exit status 130; any other exception (a bug) is one line and exit status 1, with the
+traceback when ``SPLITPOKER_DEBUG`` is set.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 COMMAND_MODULES = ("splitpoker.envs.commands", "splitpoker.agents.commands", "splitpoker.eval.commands",
                    "splitpoker.train.commands")
@@ -27,9 +33,19 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("splitpoker")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="splitpoker", description="Environments, solvers, self-play training and evaluation "
                      "for the arrangement card games Thirteen (十三张) and Biji (比机).")
+    parser.add_argument("--version", action="version", version=f"splitpoker {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMAND_MODULES:
@@ -37,18 +53,54 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line(error: BaseException) -> str:
+    """The first line of an error's message (an OSError as its reason and file)."""
+    if isinstance(error, OSError) and error.strerror:
+        where = f": {error.filename}" if error.filename else ""
+        return f"{error.strerror}{where}"
+    text = str(error)
+    return text.splitlines()[0] if text.strip() else type(error).__name__
+
+
+@contextlib.contextmanager
+def _warnings_as_lines(prefix: str) -> Iterator[None]:
+    """Warnings raised while a subcommand runs are printed as one line each on stderr, once."""
+    shown = warnings.showwarning
+    seen: set[str] = set()
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+             file: Any = None, line: str | None = None) -> None:
+        text = f"{prefix}: warning: {_one_line(message) if isinstance(message, Warning) else message}"
+        if text not in seen:  # once per run, however often the code path is taken
+            seen.add(text)
+            print(text, file=sys.stderr, flush=True)
+
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = shown
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    prefix = f"splitpoker {args.command}"
     try:
-        result = args.run(args)
-    except (ValueError, FileNotFoundError, FileExistsError) as error:
-        message = str(error).splitlines()[0] if str(error) else type(error).__name__
-        print(f"splitpoker {args.command}: error: {message}", file=sys.stderr)
+        with _warnings_as_lines(prefix):
+            result = args.run(args)
+    except (ValueError, OSError) as error:  # OSError: a file or folder that cannot be read or written
+        print(f"{prefix}: error: {_one_line(error)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"splitpoker {args.command}: interrupted", file=sys.stderr)
+        print(f"{prefix}: interrupted", file=sys.stderr)
         return 130
+    except Exception as error:  # a bug: still one line, with the traceback on request
+        if os.environ.get("SPLITPOKER_DEBUG"):
+            raise
+        print(f"{prefix}: internal error: {type(error).__name__}: {_one_line(error)} "
+              "(set SPLITPOKER_DEBUG=1 for the traceback)", file=sys.stderr)
+        return 1
     return int(result or 0)
 
 

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ..agents.specs import check_spec
 from ..envs.games import check_game, game_class, game_names, make_rules
+from ..eval.files import read_mapping
 
 POLICY_KINDS = ("mlp", "split_scorer")
 
@@ -147,7 +148,7 @@ class EvalConfig(_Section):
     hands: int = Field(200, gt=0, description="deals per periodic evaluation")
     final_hands: int = Field(1000, gt=0, description="deals of the final evaluation")
     opponents: list[str] = Field(default_factory=lambda: ["random", "greedy"])
-    seed: int = 2024
+    seed: int = Field(2024, ge=0, description="seed of the evaluation deals")
 
     @field_validator("opponents")
     @classmethod
@@ -168,7 +169,7 @@ class TrainConfig(_Section):
     num_players: int = 4
     preset: str = "classic"
     rules: dict[str, Any] = Field(default_factory=dict, description="rule switches over the preset")
-    seed: int = 0
+    seed: int = Field(0, ge=0)
     total_timesteps: int = Field(gt=0, description="hands the learner plays")
     n_envs: int = Field(8, gt=0)
     vec_env: Literal["dummy", "subproc"] = "dummy"
@@ -305,21 +306,9 @@ def _deep_copy(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def read_yaml(path: str | Path) -> dict[str, Any]:
-    """The mapping in a YAML file; ValueError when missing, unreadable or not a mapping."""
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"config file {str(path)!r} does not exist")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise ValueError(f"{path}: not valid YAML{where}: {getattr(error, 'problem', error)}") from None
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: a config is a mapping of keys, got {type(data).__name__}")
-    return data
+    """The mapping in a YAML file; ValueError when missing, a folder, unreadable, not valid
+    YAML, holding a key twice or not a mapping."""
+    return read_mapping(path, what="config file")
 
 
 def load_config(path: str | Path, overrides: Iterable[str] = ()) -> TrainConfig:

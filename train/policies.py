@@ -93,4 +93,15 @@ def read_state(folder: Path) -> dict[str, Any]:
     path = folder / STATE_FILE
     if not path.is_file():
         raise ValueError(f"{folder} has no {STATE_FILE}: the run saved no checkpoint to resume from")
-    return json.loads(path.read_text())
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, OSError) as error:
+        raise ValueError(f"{path} is damaged ({type(error).__name__}: {error}); "
+                         "it records the run's latest checkpoint") from None
+    missing = [k for k in ("checkpoint", "pool", "step") if not isinstance(state, dict) or k not in state]
+    if missing:
+        raise ValueError(f"{path} is damaged: it has no {missing[0]!r} entry")
+    for key in ("checkpoint", "pool"):
+        if not (folder / str(state[key])).is_file():
+            raise ValueError(f"{path} names {key} {state[key]!r}, which is missing from {folder}")
+    return state

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import sys
 import time
 from collections import Counter
@@ -40,7 +41,7 @@ from stable_baselines3.common.logger import HParam, KVWriter, Logger, TensorBoar
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
 from ..agents import load_agent
-from ..agents.policy import PolicyAgent
+from ..agents.policy import PolicyAgent, read_meta
 from ..envs.games import Game, make_game
 from .config import TrainConfig, load_config, model_keys
 from .policies import (
@@ -282,9 +283,14 @@ class Trainer:
         self.state: dict[str, Any] = {"imitation_rounds_done": 0, "finished": False}
         if resume:
             self.state = read_state(self.checkpoints)
-            self.model = MaskablePPO.load(self.checkpoints / self.state["checkpoint"], env=self.env,
-                                          device=config.device)
-            self.pool.load_state(load_pool(self.checkpoints / self.state["pool"]))
+            for name, load in ((self.state["checkpoint"], self._load_model), (self.state["pool"], self._load_pool)):
+                try:
+                    load(self.checkpoints / name)
+                except Exception as error:  # CRC, zlib, torch or pickle errors of a damaged file
+                    self.env.close()
+                    first = str(error).splitlines()[0] if str(error).strip() else ""
+                    raise ValueError(f"{self.checkpoints / name} is damaged and cannot be resumed from "
+                                     f"({type(error).__name__}{': ' + first if first else ''})") from None
             sync_pool(self.env, self.pool)
             self.env.seed(config.seed + self.model.num_timesteps)
         else:
@@ -296,6 +302,12 @@ class Trainer:
         self.progress: ProgressCallback | None = None
         self.latest_checkpoint: Path | None = (self.checkpoints / self.state["checkpoint"]) if resume else None
         self._schedule(self.model.num_timesteps)
+
+    def _load_model(self, path: Path) -> None:
+        self.model = MaskablePPO.load(path, env=self.env, device=self.config.device)
+
+    def _load_pool(self, path: Path) -> None:
+        self.pool.load_state(load_pool(path))
 
     # ------------------------------------------------------------------ schedules
     def _schedule(self, step: int) -> None:
@@ -473,13 +485,68 @@ def command_line(argv: Sequence[str] | None = None) -> str:
     return shlex.join(["splitpoker", *(sys.argv[1:] if argv is None else argv)])
 
 
-def start_run(config: TrainConfig, stem: str, command: str, emit: Callable[[str], None] = print) -> RunResult:
-    """Train a new run from a validated config."""
+def check_device(device: str) -> None:
+    """ValueError unless ``device`` names a torch device that this machine has."""
+    try:
+        parsed = th.device(device)
+    except (RuntimeError, ValueError, TypeError):
+        raise ValueError(f"device: {device!r} is not a torch device; use cpu, cuda, cuda:N or mps") from None
+    if parsed.type == "cuda":
+        count = th.cuda.device_count() if th.cuda.is_available() else 0
+        if count == 0:
+            raise ValueError(f"device: {device!r}, but this machine (this torch build) has no CUDA device; use cpu")
+        if parsed.index is not None and parsed.index >= count:
+            raise ValueError(f"device: {device!r}, but this machine has {count} CUDA device(s): cuda:0 to "
+                             f"cuda:{count - 1}")
+    elif parsed.type == "mps":
+        if not th.backends.mps.is_available():
+            raise ValueError(f"device: {device!r}, but MPS is not available on this machine; use cpu")
+    elif parsed.type != "cpu":
+        raise ValueError(f"device: {device!r} is not supported; use cpu, cuda, cuda:N or mps")
+
+
+def check_run(config: TrainConfig, source: str = "config") -> None:
+    """Everything a run needs, checked before any folder is made or any work is done: the
+    device, the output and cache folders, and every agent spec (evaluation opponents,
+    self-play baselines, the imitation teacher with its opponent model), each loaded once.
+    ValueError naming ``source`` and the key."""
+    from ..eval.files import check_writable_folder
+
+    try:
+        check_device(config.device)
+        check_writable_folder(config.output_dir, "output_dir")
+        if config.imitation.enabled:
+            check_writable_folder(config.imitation.cache_dir, "imitation.cache_dir")
+    except ValueError as error:
+        raise ValueError(f"{source}: {error}") from None
+    game = make_game(config.game, **config.game_kwargs())
+    specs = [(f"eval.opponents[{i}]", spec) for i, spec in enumerate(config.eval.opponents)]
+    if config.selfplay.baseline_share > 0:
+        specs += [(f"selfplay.baselines[{i}]", spec) for i, spec in enumerate(config.selfplay.baselines)]
+    if config.imitation.enabled:
+        specs.append(("imitation.solver", config.imitation.solver))
+    for key, spec in specs:
+        try:
+            load_agent(spec, game=game, num_players=config.num_players, seed=0)
+        except ValueError as error:
+            raise ValueError(f"{source}: {key}: {str(error).splitlines()[0]}") from None
+
+
+def start_run(config: TrainConfig, stem: str, command: str, emit: Callable[[str], None] = print,
+              source: str = "config") -> RunResult:
+    """Train a new run from a validated config (checked by :func:`check_run` first; a run
+    whose set-up fails leaves no folder behind)."""
+    check_run(config, source)
     run_dir = new_run_dir(config, stem)
-    (run_dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
-    (run_dir / "command.txt").write_text(command + "\n", encoding="utf-8")
+    try:
+        (run_dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
+        (run_dir / "command.txt").write_text(command + "\n", encoding="utf-8")
+        trainer = Trainer(config, run_dir, resume=False, emit=emit)
+    except BaseException:
+        shutil.rmtree(run_dir, ignore_errors=True)
+        raise
     emit(f"run folder: {run_dir}")
-    return Trainer(config, run_dir, resume=False, emit=emit).run()
+    return trainer.run()
 
 
 def resume_run(run_dir: str | Path, overrides: Sequence[str], command: str,
@@ -495,17 +562,20 @@ def resume_run(run_dir: str | Path, overrides: Sequence[str], command: str,
                 if getattr(before, k) != getattr(config, k)]
     if changed:
         raise ValueError(f"--resume cannot change {changed[0]}; a resumed run may change: {', '.join(RESUMABLE)}")
+    check_run(config, f"{run_dir / 'config.yaml'}" + (" with --set " + " ".join(overrides) if overrides else ""))
     state = read_state(run_dir / "checkpoints")
+    read_meta(run_dir / "checkpoints" / state["checkpoint"])  # a damaged checkpoint is found before any change
     if state.get("finished") and state.get("step", 0) >= config.total_timesteps:
         raise ValueError(f"{run_dir} finished at step {state['step']}; raise it with --set total_timesteps=N")
-    state["finished"] = False
-    write_state(run_dir / "checkpoints", state)
+    trainer = Trainer(config, run_dir, resume=True, emit=emit)  # loads everything before anything changes
+    trainer.state["finished"] = False
+    write_state(run_dir / "checkpoints", trainer.state)
     if overrides:
         (run_dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
     with open(run_dir / "command.txt", "a", encoding="utf-8") as handle:
         handle.write(command + "\n")
     emit(f"resuming {run_dir} at step {state['step']}")
-    return Trainer(config, run_dir, resume=True, emit=emit).run()
+    return trainer.run()
 
 
 def train(config: TrainConfig | str | Path, overrides: Sequence[str] = (), command: str | None = None,
@@ -513,8 +583,9 @@ def train(config: TrainConfig | str | Path, overrides: Sequence[str] = (), comma
     """Train from a config object or file (with ``--set`` overrides)."""
     if isinstance(config, (str, Path)):
         stem = Path(config).stem
+        source = str(config) + (" with --set " + " ".join(overrides) if overrides else "")
         config = load_config(config, overrides)
     else:
-        stem = "config"
-    return start_run(config, stem, command or command_line(), emit=emit)
+        stem = source = "config"
+    return start_run(config, stem, command or command_line(), emit=emit, source=source)
 

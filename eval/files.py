@@ -1,0 +1,106 @@
+"""Files of settings and results: strict reading of YAML settings files (``splitpoker train`` configs and ``splitpoker eval
+--config``): a missing file, a folder, unreadable text, invalid YAML, a key given twice in one
+mapping and a document that is not a mapping are each one ``ValueError`` naming the file (and
+the line where YAML tells it). :func:`check_writable_folder` tells, before any work, whether
+an output folder can be made and written.
+
+>>> import tempfile, pathlib
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "twice.yaml"
+>>> _ = path.write_text("game: biji\\nseed: 1\\ngame: thirteen\\n")
+>>> read_mapping(path, what="config")
+Traceback (most recent call last):
+...
+ValueError: ...twice.yaml: duplicate key 'game' at line 3 (first given at line 1)
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+__all__ = ["read_mapping", "load_yaml", "check_writable_folder"]
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that refuses a key given twice in one mapping (YAML says keys are unique;
+    PyYAML otherwise keeps the last silently)."""
+
+
+def _mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    loader.flatten_mapping(node)
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        try:
+            hash(key)
+        except TypeError:
+            continue  # the constructor below reports an unhashable key
+        line = key_node.start_mark.line + 1
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r} at line {line} (first given at line {seen[key]})",
+                key_node.start_mark)
+        seen[key] = line
+    return loader.construct_mapping(node, deep=True)
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
+
+
+def load_yaml(text: str) -> Any:
+    """The document of ``text``, refusing duplicate keys (a ``yaml.YAMLError`` otherwise)."""
+    return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 (a SafeLoader subclass)
+
+
+def read_mapping(path: str | Path, what: str = "settings file") -> dict[str, Any]:
+    """The mapping in the YAML file ``path`` (empty for an empty file); ValueError naming the
+    file when it is missing, a folder, unreadable, invalid YAML or not a mapping."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{what} {str(path)!r} is a folder, not a YAML file")
+    if not path.is_file():
+        raise ValueError(f"{what} {str(path)!r} does not exist")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a YAML text file (not UTF-8)") from None
+    except OSError as error:
+        raise ValueError(f"{path}: cannot be read ({error.strerror})") from None
+    try:
+        data = load_yaml(text)
+    except yaml.YAMLError as error:
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        if str(problem).startswith("duplicate key"):
+            raise ValueError(f"{path}: {problem}") from None
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise ValueError(f"{path}: not valid YAML{where}: {problem}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: {'a config' if what == 'config file' else what} is a mapping of keys, "
+                         f"got {type(data).__name__}")
+    return data
+
+
+def check_writable_folder(path: str | Path, what: str) -> Path:
+    """``path`` when it is a folder this process can write, or one it can create (nothing is
+    created); ValueError naming ``what`` and the path otherwise."""
+    path = Path(path).expanduser()
+    probe = path
+    while not probe.exists():
+        if probe.is_symlink():
+            raise ValueError(f"{what} {str(path)!r}: {probe} is a broken symbolic link")
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if probe.exists() and not probe.is_dir():
+        where = "is a file" if probe == path else f"is under {probe}, which is a file"
+        raise ValueError(f"{what} {str(path)!r} {where}, not a folder")
+    if probe.exists() and not os.access(probe, os.W_OK | os.X_OK):
+        where = "" if probe == path else f" ({probe} is not writable)"
+        raise ValueError(f"{what} {str(path)!r} cannot be written{where}")
+    return path
