@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +74,7 @@ def _settings(args: argparse.Namespace) -> Any:
         raise ValueError(str(error)) from None
 
 
-def _eval(args: argparse.Namespace) -> None:
+def _eval(args: argparse.Namespace) -> int:
     from .files import check_writable_folder
     from .report import results_table, write_report
     from .runner import default_out, run
@@ -83,13 +84,25 @@ def _eval(args: argparse.Namespace) -> None:
     check_writable_folder(out, "--out")
     summary, decisions = run(settings, progress=not args.json)
     write_report(summary, decisions, out, plots=not args.no_plots)
+    status = 0
+    if summary["partial"]:
+        from .interrupts import exit_status
+
+        status = exit_status(signal.Signals[summary["interrupted_by"]])
     if args.json:
         print(json.dumps(summary, ensure_ascii=False))
-        return
+        return status
+    partial = (f"PARTIAL: interrupted ({summary['interrupted_by']}) after {summary['hands']} of "
+               f"{summary['hands_planned']} deals; the figures cover those deals only") if summary["partial"] else ""
+    if partial:
+        print(partial)
     print(results_table(summary["agents"]))
     if summary["regret_model"]:
         print(f"regret relative to {summary['regret_model']}")
-    print(f"report: {out}/summary.md")
+    print(f"report: {out}/summary.md" + (" (PARTIAL)" if partial else ""))
+    if partial:
+        print(partial)
+    return status
 
 
 def _bench(args: argparse.Namespace) -> None:

@@ -46,8 +46,13 @@ def markdown(summary: dict[str, Any]) -> str:
     header, rows = table_rows(summary["agents"])
     lines = [f"# {summary['game']} evaluation: {summary['players']} players, preset {summary['preset']}", "",
              f"{summary['hands']} deals (duplicate: each replayed in all {summary['players']} seat rotations), "
-             f"seed {summary['seed']}{' — PARTIAL (interrupted)' if summary.get('partial') else ''}.", "",
+             f"seed {summary['seed']}.", "",
              "Mean payoff per hand with the 95% CI over deals is the primary figure."]
+    if summary.get("partial"):
+        planned = summary.get("hands_planned")
+        lines[2:2] = [f"**PARTIAL**: interrupted{' by ' + summary['interrupted_by'] if summary.get('interrupted_by') else ''}"
+                      f" after {summary['hands']}{f' of {planned}' if planned else ''} deals; the figures cover those "
+                      "deals only.", ""]
     if summary.get("regret_model"):
         lines.append(f"Regret and agreement are relative to `{summary['regret_model']}` on the same sampled "
                      "opponents: a best response to that opponent model, not equilibrium play.")

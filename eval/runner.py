@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import multiprocessing
+import signal
 import sys
 import time
 import warnings
@@ -22,6 +23,7 @@ import numpy as np
 from ..agents import load_agent
 from ..envs.games import make_game
 from .distributed import ray_chunks
+from .interrupts import Interrupted, handled, ignore_in_worker, signal_of
 from .match import Decision, play_group, summarise
 
 
@@ -109,7 +111,7 @@ def _local(settings: EvalSettings, work: list[list[int]]) -> Iterator[list[Decis
             yield play_chunk(payload, chunk)
         return
     context = multiprocessing.get_context("spawn")
-    with context.Pool(settings.workers) as pool:
+    with context.Pool(settings.workers, initializer=ignore_in_worker) as pool:  # Ctrl-C: the parent terminates it
         yield from pool.imap_unordered(_play_star, [(payload, chunk) for chunk in work])
 
 
@@ -122,29 +124,27 @@ def _ray(settings: EvalSettings, work: list[list[int]]) -> Iterator[list[Decisio
 
 
 def run(settings: EvalSettings, progress: bool = True) -> tuple[dict[str, Any], list[Decision]]:
-    """Play the match; on Ctrl-C keep what was played. Returns (summary, decisions)."""
+    """Play the match; on Ctrl-C or SIGTERM keep what was played (``summary["partial"]`` and
+    ``summary["interrupted_by"]`` say so). Returns (summary, decisions)."""
     work = chunks(settings.hands, settings.workers)
     decisions: list[Decision] = []
     partial = False
+    stopped_by = None
     source = _ray(settings, work) if settings.backend == "ray" else _local(settings, work)
     start = time.perf_counter()
     try:
-        if progress:
-            from .progress import progress_bar
-
-            with progress_bar() as bar:
-                task = bar.add_task(f"{settings.game} eval", total=settings.hands)
-                for part in source:
-                    decisions += part
-                    bar.advance(task, len({d.group for d in part}))
-        else:
-            for part in source:
-                decisions += part
-    except KeyboardInterrupt:
+        with handled():
+            _play(settings, source, decisions, progress)
+    except KeyboardInterrupt as stop:
         partial = True
+        stopped_by = signal.Signals(signal_of(stop)).name
+    finally:
+        close = getattr(source, "close", None)
+        if close is not None:
+            close()  # the pool of a generator interrupted in the middle is terminated here
     decisions.sort(key=lambda d: (d.group, d.rotation, d.seat))
     if not decisions:
-        raise ValueError("interrupted before any deal group finished; nothing to report")
+        raise Interrupted(signal.Signals[stopped_by]) if stopped_by else ValueError("no deal was played")
     game = make_game(settings.game, settings.preset, **settings.switches)
     names = [load_agent(spec, game, num_players=settings.players, seed=settings.seed).name for spec in settings.agents]
     results = summarise(settings.agents, names, decisions)
@@ -153,9 +153,25 @@ def run(settings: EvalSettings, progress: bool = True) -> tuple[dict[str, Any], 
         "switches": game.rules.to_dict(), "hands": len({d.group for d in decisions}), "seed": settings.seed,
         "agents": [r.to_dict() for r in results],
         "regret_model": settings.regret_spec if settings.regret else None,
-        "partial": partial, "elapsed_s": round(time.perf_counter() - start, 3),
+        "partial": partial, "interrupted_by": stopped_by, "hands_planned": settings.hands,
+        "elapsed_s": round(time.perf_counter() - start, 3),
     }
     return summary, decisions
+
+
+def _play(settings: EvalSettings, source: Iterator[list[Decision]], decisions: list[Decision],
+          progress: bool) -> None:
+    if progress:
+        from .progress import progress_bar
+
+        with progress_bar() as bar:
+            task = bar.add_task(f"{settings.game} eval", total=settings.hands)
+            for part in source:
+                decisions += part
+                bar.advance(task, len({d.group for d in part}))
+    else:
+        for part in source:
+            decisions += part
 
 
 def default_out(settings: EvalSettings) -> Path:

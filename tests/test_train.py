@@ -228,8 +228,8 @@ def test_tiny_run_writes_a_checkpoint_that_plays(tmp_path, rng, game_name, kind)
     assert (folder / "command.txt").read_text() == "splitpoker train test\n"
     assert load_config(folder / "config.yaml") == load_config(tmp_path / "tiny.yaml")
     assert list(folder.glob("events.out.tfevents.*"))
-    assert {p.name for p in (folder / "checkpoints").iterdir()} >= {"final.zip", "pool.pt", "state.json",
-                                                                    "step_000000064.zip", "step_000000128.zip"}
+    assert {p.name for p in (folder / "checkpoints").iterdir()} == {
+        "final.zip", "final.pool.pt", "state.json", "step_000000000.zip", "step_000000064.zip", "step_000000128.zip"}
     assert (folder / "eval" / "final.md").is_file() and (folder / "eval" / "step_000000064.json").is_file()
     assert result.steps == 128 and "random" in result.results
     meta = read_meta(result.checkpoint)
@@ -255,9 +255,9 @@ def test_tensorboard_tags_are_grouped(tmp_path):
         hparams |= set(accumulator.PluginTagToContent("hparams"))
     assert "_hparams_/experiment" in hparams
     groups = {t.split("/")[0] for t in tags}
-    assert groups <= {"charts", "losses", "selfplay", "eval", "imitation"}, tags
+    assert groups <= {"charts", "losses", "selfplay", "eval", "final"}, tags
     assert {"charts/mean_payoff", "charts/hands_per_s", "losses/value_loss", "selfplay/pool_size",
-            "eval/random_mean", "eval/random_ci_lo"} <= tags
+            "eval/random_mean", "eval/random_ci_lo", "final/random_mean", "final/deals"} <= tags
 
 
 def test_resume_continues_the_step_count_and_pool(tmp_path):
@@ -279,7 +279,7 @@ def test_resume_continues_the_step_count_and_pool(tmp_path):
     assert pool_before["step"] == 64
     import torch as th
 
-    pool = th.load(first.run_dir / "checkpoints" / "pool.pt", weights_only=False)
+    pool = th.load(first.run_dir / "checkpoints" / "final.pool.pt", weights_only=False)
     assert [s["name"] for s in pool["snapshots"]] == ["snapshot@64", "snapshot@128"]
 
 
@@ -294,18 +294,19 @@ def test_seeded_runs_repeat(tmp_path):
     assert not all(np.array_equal(wa[k].numpy(), wc[k].numpy()) for k in wa)
 
 
-def test_ctrl_c_saves_a_checkpoint(tmp_path, monkeypatch):
+def test_ctrl_c_saves_a_checkpoint_at_the_start_of_the_rollout(tmp_path, monkeypatch):
     from sb3_contrib import MaskablePPO
 
     def interrupted_learn(self, *args, **kwargs):
-        self.num_timesteps = 40
+        self.num_timesteps = 40  # in the middle of a rollout: neither kept nor counted
         raise KeyboardInterrupt
 
     monkeypatch.setattr(MaskablePPO, "learn", interrupted_learn)
     result = run(tmp_path, tiny(tmp_path))
-    assert result.interrupted and result.steps == 40 and result.checkpoint.name == "step_000000040.zip"
+    assert result.interrupted and result.steps == 0 and result.checkpoint.name == "step_000000000.zip"
+    assert result.signal == "SIGINT"
     state = json.loads((result.run_dir / "checkpoints" / "state.json").read_text())
-    assert state["finished"] is False and state["checkpoint"] == "step_000000040.zip"
+    assert state["finished"] is False and state["checkpoint"] == "step_000000000.zip" and state["step"] == 0
 
 
 def test_grouped_tensorboard_names():

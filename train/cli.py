@@ -15,6 +15,7 @@ import argparse
 import contextlib
 import importlib
 import os
+import signal
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
@@ -31,6 +32,12 @@ class CommandError(ValueError):
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse's own errors: one line, status 2
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def handled() -> Any:
+    from ..eval.interrupts import handled
+
+    return handled()
 
 
 def _version() -> str:
@@ -87,14 +94,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     prefix = f"splitpoker {args.command}"
     try:
-        with _warnings_as_lines(prefix):
+        with _warnings_as_lines(prefix), handled():  # SIGTERM is handled like Ctrl-C
             result = args.run(args)
     except (ValueError, OSError) as error:  # OSError: a file or folder that cannot be read or written
         print(f"{prefix}: error: {_one_line(error)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"{prefix}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM where a subcommand handles it (eval.interrupts)
+        signum = int(getattr(stop, "signum", signal.SIGINT))
+        name = "" if signum == signal.SIGINT else f" ({signal.Signals(signum).name})"
+        print(f"{prefix}: interrupted{name}", file=sys.stderr)
+        return 128 + signum
     except Exception as error:  # a bug: still one line, with the traceback on request
         if os.environ.get("SPLITPOKER_DEBUG"):
             raise

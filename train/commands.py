@@ -22,11 +22,16 @@ def _train(args: argparse.Namespace) -> int:
         result = resume_run(args.resume, args.overrides, command, emit=emit)
     else:
         result = train(args.config, args.overrides, command=command, emit=emit)
+    status = 0
+    if result.interrupted:
+        import signal
+
+        status = 128 + int(signal.Signals[result.signal or "SIGINT"])  # 130 for Ctrl-C, 143 for SIGTERM
     if args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False))
-        return 130 if result.interrupted else 0
+        return status
     if result.interrupted:
-        return 130
+        return status
     from .ppo import eval_table
 
     print()
@@ -46,7 +51,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Train a policy by self-play with MaskablePPO from a YAML config (see configs/). "
         "Writes runs/<game>__<config>__<seed>__<timestamp>/ with config.yaml, command.txt, TensorBoard "
         "events, checkpoints/ and eval/, and ends with a duplicate evaluation against the config's opponents. "
-        "Ctrl-C saves a checkpoint; --resume RUN_DIR continues it.")
+        "Ctrl-C or SIGTERM saves a checkpoint (exit status 130 or 143); --resume RUN_DIR continues it, or "
+        "finishes the final evaluation of a run stopped during it.")
     p.add_argument("config", nargs="?", help="the YAML config file, e.g. configs/quickstart.yaml")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.SUB=VALUE",
                    help="override a config key (repeatable; the value is read as YAML), e.g. --set ppo.n_steps=128")

@@ -5,10 +5,14 @@
 * ``step_<N>.zip`` and ``final.zip``: SB3 model zips (policy, optimizer state, PPO
   settings) with a ``splitpoker.json`` member (:func:`splitpoker.agents.policy.policy_meta`),
   so each one resumes training and loads as ``checkpoint:PATH``;
-* ``pool.pt``: the self-play pool (snapshot policy states) at the latest checkpoint;
-* ``state.json``: the latest checkpoint, its step, the imitation rounds done.
+* ``<checkpoint>.pool.pt``: the self-play pool (snapshot policy states) of the latest
+  checkpoint (older ones are removed once ``state.json`` names the newer);
+* ``state.json``: the latest checkpoint and its pool file, its step, the imitation rounds and
+  epochs done, and whether the run finished (set only once the final evaluation is written).
 
-Every file is written to a temporary name and moved into place with ``os.replace``.
+Every file is written to a temporary name and moved into place with ``os.replace``, the
+checkpoint and its pool before ``state.json``: a process killed at any moment leaves
+``state.json`` naming a complete checkpoint.
 """
 
 from __future__ import annotations
@@ -92,7 +96,8 @@ def read_state(folder: Path) -> dict[str, Any]:
     """``checkpoints/state.json`` of a run; ValueError when the run has no checkpoint."""
     path = folder / STATE_FILE
     if not path.is_file():
-        raise ValueError(f"{folder} has no {STATE_FILE}: the run saved no checkpoint to resume from")
+        raise ValueError(f"{folder} has no {STATE_FILE}: the run stopped before its first checkpoint; "
+                         "start it again")
     try:
         state = json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, OSError) as error:

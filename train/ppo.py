@@ -21,13 +21,17 @@ count, pool and optimizer.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import random
 import shlex
 import shutil
+import signal
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -43,6 +47,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 from ..agents import load_agent
 from ..agents.policy import PolicyAgent, read_meta
 from ..envs.games import Game, make_game
+from ..eval.interrupts import Interrupted, handled, signal_of
 from .config import TrainConfig, load_config, model_keys
 from .policies import (
     POOL_FILE,
@@ -81,6 +86,8 @@ class GroupedTensorBoard(KVWriter):
         return key
 
     def write(self, key_values: dict[str, Any], key_excluded: dict[str, tuple[str, ...]], step: int = 0) -> None:
+        key_values = {k: v for k, v in key_values.items() if k != "time/iterations"}  # restarts with each learn()
+        key_excluded = {k: v for k, v in key_excluded.items() if k in key_values}
         self.inner.write({self.rename(k): v for k, v in key_values.items()},
                          {self.rename(k): v for k, v in key_excluded.items()}, step)
 
@@ -99,10 +106,12 @@ class RunResult:
     results: dict[str, Any] = field(default_factory=dict)
     hands_per_s: float = float("nan")
     report: Path | None = None
+    #: what stopped an interrupted run: "SIGINT" (Ctrl-C) or "SIGTERM"
+    signal: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"run_dir": str(self.run_dir), "steps": self.steps, "checkpoint": str(self.checkpoint),
-                "interrupted": self.interrupted, "hands_per_s": self.hands_per_s,
+                "interrupted": self.interrupted, "signal": self.signal, "hands_per_s": self.hands_per_s,
                 "report": str(self.report) if self.report else None, "eval": self.results}
 
 
@@ -234,8 +243,12 @@ class SelfPlayCallback(BaseCallback):
                 self.opponents.update("snapshot" if n.startswith("snapshot@") else n for n in info["opponents"])
         return True
 
+    def _on_rollout_start(self) -> None:
+        self.trainer.at_boundary(self.num_timesteps, reseed=True)
+
     def _on_rollout_end(self) -> None:
         trainer, step = self.trainer, self.num_timesteps
+        trainer.phase = "update"  # from here to the next rollout, a signal waits for the next boundary
         now = time.perf_counter()
         rate = (step - self._n) / max(now - self._t, 1e-9)
         self._t, self._n = now, step
@@ -254,6 +267,62 @@ class SelfPlayCallback(BaseCallback):
 
 
 # --------------------------------------------------------------------------- trainer
+def rollout_size(config: TrainConfig) -> int:
+    """Hands of one rollout: ``ppo.n_steps * n_envs``."""
+    return config.ppo.n_steps * config.n_envs
+
+
+def planned_steps(config: TrainConfig) -> int:
+    """The hands a run plays: ``total_timesteps`` rounded up to whole rollouts (PPO updates on
+    whole rollouts; an interrupted rollout is neither kept nor counted)."""
+    size = rollout_size(config)
+    return -(-config.total_timesteps // size) * size
+
+
+def drop_events_after(run_dir: Path, step: int, imitation_epochs: int, finished: bool) -> None:
+    """Before a resume from the checkpoint at ``step``: drop what the stopped process logged
+    after it, so that no step is logged twice: TensorBoard points beyond ``step``, the
+    ``final/`` points of an unfinished run, imitation epochs beyond ``imitation_epochs`` and
+    periodic evaluation files beyond ``step``."""
+    for path in run_dir.glob("events.out.tfevents.*"):
+        _rewrite_events(path, lambda tag, at: at <= step and (finished or not tag.startswith("final/")))
+    for path in (run_dir / "imitation").glob("events.out.tfevents.*"):
+        _rewrite_events(path, lambda tag, at: at <= imitation_epochs)
+    for path in (run_dir / "eval").glob("step_*.json"):
+        if path.stem[5:].isdigit() and int(path.stem[5:]) > step:
+            path.unlink()
+
+
+def _rewrite_events(path: Path, keep: Callable[[str, int], bool]) -> None:
+    """Rewrite a TensorBoard event file without the summary values ``keep(tag, step)`` refuses."""
+    from tensorboard.backend.event_processing.event_file_loader import RawEventFileLoader
+    from tensorboard.compat.proto.event_pb2 import Event
+    from tensorboard.summary.writer.record_writer import RecordWriter
+
+    kept, dropped = [], 0
+    for record in RawEventFileLoader(str(path)).Load():
+        event = Event.FromString(record)
+        if event.HasField("summary"):
+            values = [v for v in event.summary.value if keep(v.tag, event.step)]
+            if len(values) != len(event.summary.value):
+                dropped += len(event.summary.value) - len(values)
+                if not values:
+                    continue
+                del event.summary.value[:]
+                event.summary.value.extend(values)
+                record = event.SerializeToString()
+        kept.append(record)
+    if not dropped:
+        return
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as handle:
+        writer = RecordWriter(handle)
+        for record in kept:
+            writer.write(record)
+        writer.flush()
+    os.replace(tmp, path)
+
+
 def _next_multiple(step: int, every: int) -> int | None:
     return (step // every + 1) * every if every > 0 else None
 
@@ -280,7 +349,7 @@ class Trainer:
         self.pool = OpponentPool(self.game, config.num_players, run_meta(config, self.game, 0), config.selfplay,
                                  seed=config.seed)
         self.env = make_vec_env(config, self.game, self.pool)
-        self.state: dict[str, Any] = {"imitation_rounds_done": 0, "finished": False}
+        self.state: dict[str, Any] = {"imitation_rounds_done": 0, "imitation_epochs": 0, "finished": False}
         if resume:
             self.state = read_state(self.checkpoints)
             for name, load in ((self.state["checkpoint"], self._load_model), (self.state["pool"], self._load_pool)):
@@ -292,7 +361,9 @@ class Trainer:
                     raise ValueError(f"{self.checkpoints / name} is damaged and cannot be resumed from "
                                      f"({type(error).__name__}{': ' + first if first else ''})") from None
             sync_pool(self.env, self.pool)
-            self.env.seed(config.seed + self.model.num_timesteps)
+            self.state.setdefault("imitation_epochs", 0)
+            drop_events_after(run_dir, self.model.num_timesteps, self.state["imitation_epochs"],
+                              finished=bool(self.state.get("finished")))
         else:
             self.model = build_model(config, self.env)
         self.logger = Logger(str(run_dir), [GroupedTensorBoard(run_dir)])
@@ -301,6 +372,15 @@ class Trainer:
         self.last_eval: dict[str, Any] = {}
         self.progress: ProgressCallback | None = None
         self.latest_checkpoint: Path | None = (self.checkpoints / self.state["checkpoint"]) if resume else None
+        self.resumed = resume
+        #: what the run is doing: a signal stops "collect", "imitation", "final" and "setup" at once (the
+        #: latest checkpoint, or the boundary the rollout began at, is the resume point) and waits in
+        #: "update", "boundary", "save" and "stopping" for the next boundary
+        self.phase = "setup"
+        self.pending_signal: int | None = None
+        #: the step at the start of the current rollout: the model is as it was there until the rollout ends
+        self.boundary_step = self.model.num_timesteps
+        self._imitation_writer: Any = None
         self._schedule(self.model.num_timesteps)
 
     def _load_model(self, path: Path) -> None:
@@ -322,9 +402,65 @@ class Trainer:
         if self.next_eval is not None and step >= self.next_eval:
             self.periodic_eval(step)
             self.next_eval = _next_multiple(step, self.config.eval.every)
+
+    # ------------------------------------------------------------------ boundaries and signals
+    def at_boundary(self, step: int, reseed: bool) -> None:
+        """Between two rollouts (after the update, before the next collection; also when
+        ``learn`` returns): the model, optimizer and pool are what a checkpoint saves, so this
+        is where checkpoints are written and where a deferred Ctrl-C or SIGTERM stops the run.
+        With ``reseed``, every random stream of the next rollout (torch, NumPy, the envs' deals
+        and seats, the pool's draws, the baselines) restarts from ``(seed, step)``: a run resumed
+        from this checkpoint plays exactly what an uninterrupted run plays."""
+        self.phase = "boundary"
+        if self.logger.name_to_value:  # the losses of the update that just ended, at the step of its rollout
+            self.logger.dump(step)
         if self.next_checkpoint is not None and step >= self.next_checkpoint:
             self.save(f"step_{step:09d}.zip")
             self.next_checkpoint = _next_multiple(step, self.config.checkpoint.every)
+        self.boundary_step = step
+        if self.pending_signal is not None:
+            raise Interrupted(self.pending_signal)
+        if reseed:
+            self._reseed(step)
+        self.phase = "collect"
+
+    def _reseed(self, step: int) -> None:
+        for snapshot in self.pool.snapshots:  # built now, not mid-rollout: building draws from torch's generator
+            self.pool.agent(snapshot)
+        seed = int(np.random.SeedSequence([self.config.seed, step, 0x5EED]).generate_state(1)[0])
+        th.manual_seed(seed)
+        np.random.seed(seed)  # SB3 shuffles minibatches with NumPy's global generator
+        random.seed(seed)
+        self.pool.rng.bit_generator.state = np.random.default_rng([seed, 7]).bit_generator.state
+        for i, agent in enumerate(self.pool.baselines):
+            agent.seed(seed + i)
+        n = self.config.n_envs
+        for i in range(n):  # the learner's seat rotates from a point fixed by the step
+            self.env.set_attr("_episode", i + step // n, indices=[i])
+        self.env.seed(seed)
+        self.model._last_obs = self.env.reset()  # type: ignore[assignment]
+        self.model._last_episode_starts = np.ones((n,), dtype=bool)
+
+    def _on_signal(self, signum: int) -> bool:
+        """Whether a signal stops the run now (else it is kept for the next boundary)."""
+        if self.phase in ("collect", "imitation", "final", "setup"):
+            return True
+        if self.pending_signal is None and self.phase != "stopping":
+            self.emit(f"{signal.Signals(signum).name}: stopping at the end of this update")
+        self.pending_signal = signum
+        return False
+
+    @contextlib.contextmanager
+    def _during(self, phase: str) -> Iterator[None]:
+        """Run a block in ``phase``; a signal kept meanwhile is raised after it when the phase
+        the run returns to stops at once."""
+        before, self.phase = self.phase, phase
+        try:
+            yield
+        finally:
+            self.phase = before
+        if self.pending_signal is not None and self._on_signal(self.pending_signal):
+            raise Interrupted(self.pending_signal)
 
     def add_snapshot(self, step: int) -> None:
         self.pool.add(self.model.policy.state_dict(), step)
@@ -352,12 +488,20 @@ class Trainer:
 
     # ------------------------------------------------------------------ files
     def save(self, name: str) -> Path:
-        step = self.model.num_timesteps
-        path = save_checkpoint(self.model, self.checkpoints / name, run_meta(self.config, self.game, step))
-        save_pool(self.pool.state(), self.checkpoints / POOL_FILE)
-        self.state.update(checkpoint=name, pool=POOL_FILE, step=step)
-        write_state(self.checkpoints, self.state)
-        self.latest_checkpoint = path
+        """Write a checkpoint, its pool file and then ``state.json`` (each atomically; a signal
+        waits until all three are written). A kill at any moment leaves ``state.json`` naming a
+        complete checkpoint and pool."""
+        with self._during("save"):
+            step = self.model.num_timesteps
+            path = save_checkpoint(self.model, self.checkpoints / name, run_meta(self.config, self.game, step))
+            pool_name = f"{Path(name).stem}.{POOL_FILE}"
+            save_pool(self.pool.state(), self.checkpoints / pool_name)
+            self.state.update(checkpoint=name, pool=pool_name, step=step)
+            write_state(self.checkpoints, self.state)
+            for stale in self.checkpoints.glob(f"*{POOL_FILE}"):
+                if stale.name != pool_name:
+                    stale.unlink(missing_ok=True)
+            self.latest_checkpoint = path
         return path
 
     # ------------------------------------------------------------------ imitation
@@ -366,28 +510,45 @@ class Trainer:
 
         cfg = self.config.imitation
         spec = cfg.solver
-        if round_index > 0:  # the solver answers the current policy, saved first
-            spec = teacher_against(cfg.solver, self.save(f"step_{self.model.num_timesteps:09d}.zip"))
+        step = self.model.num_timesteps
+        if round_index > 0:  # the solver answers the current policy, saved first (the round's resume point)
+            saved = self.latest_checkpoint
+            if saved is None or saved.name != f"step_{step:09d}.zip" or self.state.get("step") != step:
+                saved = self.save(f"step_{step:09d}.zip")
+            spec = teacher_against(cfg.solver, saved)
+        self.phase = "imitation"  # a signal stops the round; it restarts from the latest checkpoint
         self.emit(f"imitation round {round_index + 1}/{cfg.rounds}: labelling {cfg.hands} hands with {spec}")
         start = time.perf_counter()
         data, cached = label_hands(self.game, self.config.num_players, spec, cfg.hands,
                                    seed=self.config.seed * 1000 + round_index, workers=cfg.workers,
                                    cache_dir=cfg.cache_dir)
         self.emit(f"  {'loaded from cache' if cached else 'labelled'} in {time.perf_counter() - start:.1f} s")
-        step = self.model.num_timesteps
+        epochs_before = int(self.state.get("imitation_epochs", 0))
 
-        def log_epoch(stats: dict[str, float]) -> None:
-            self.logger.record("imitation/loss", stats["loss"])
-            self.logger.record("imitation/accuracy", stats["accuracy"])
-            self.logger.record("imitation/round", round_index + 1)
-            self.logger.dump(step)
+        def log_epoch(stats: dict[str, float]) -> None:  # on their own axis: epochs over all rounds
+            writer = self.imitation_writer()
+            epoch = epochs_before + int(stats["epoch"])
+            writer.add_scalar("imitation/loss", stats["loss"], epoch)
+            writer.add_scalar("imitation/accuracy", stats["accuracy"], epoch)
+            writer.add_scalar("imitation/round", round_index + 1, epoch)
+            writer.flush()
             self.emit(f"  epoch {int(stats['epoch'])}: loss {stats['loss']:.3f}, accuracy {stats['accuracy']:.1%}")
 
         behaviour_clone(self.model.policy, data, self.game, cfg.epochs, cfg.batch_size, cfg.learning_rate,
                         seed=self.config.seed + round_index, on_epoch=log_epoch)
-        self.state["imitation_rounds_done"] = round_index + 1
-        self.add_snapshot(step)
-        self.save(f"step_{step:09d}.zip")
+        with self._during("save"):
+            self.state["imitation_rounds_done"] = round_index + 1
+            self.state["imitation_epochs"] = epochs_before + cfg.epochs
+            self.add_snapshot(step)
+            self.save(f"step_{step:09d}_imitated.zip")  # a new name: the round's resume point stays whole
+
+    def imitation_writer(self) -> Any:
+        """The TensorBoard writer of imitation epochs (``imitation/`` beside the run's events)."""
+        if self._imitation_writer is None:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self._imitation_writer = SummaryWriter(str(self.run_dir / "imitation"))
+        return self._imitation_writer
 
     # ------------------------------------------------------------------ run
     def log_hparams(self) -> None:
@@ -406,44 +567,81 @@ class Trainer:
         self.logger.dump(self.model.num_timesteps)
 
     def run(self) -> RunResult:
+        """Imitation rounds and self-play phases up to ``total_timesteps`` (rounded up to whole
+        rollouts), then ``final.zip`` and its evaluation; the run is finished only once that
+        evaluation is written. Ctrl-C or SIGTERM stops it resumably (:meth:`stopped`)."""
+        with handled(self._on_signal):
+            try:
+                return self._run()
+            except KeyboardInterrupt as stop:
+                return self.stopped(stop)
+
+    def _run(self) -> RunResult:
         config = self.config
-        if self.model.num_timesteps == 0 and self.state["imitation_rounds_done"] == 0:
-            self.log_hparams()
         rounds = config.imitation.rounds if config.imitation.enabled else 1
         bounds = [config.total_timesteps * (r + 1) // rounds for r in range(rounds)]
-        interrupted = False
-        try:
-            if len(self.pool) == 0 and not (config.imitation.enabled and self.state["imitation_rounds_done"] == 0):
-                self.add_snapshot(self.model.num_timesteps)
-            for r, bound in enumerate(bounds):
-                if config.imitation.enabled and self.state["imitation_rounds_done"] <= r:
-                    if self.model.num_timesteps >= bound:
-                        continue
-                    self.imitation_round(r)
+        planned = planned_steps(config)
+        if not self.resumed:
+            self.log_hparams()
+            if planned != config.total_timesteps:
+                self.emit(f"total_timesteps {config.total_timesteps} is played as {planned} hands: whole rollouts of "
+                          f"ppo.n_steps * n_envs = {rollout_size(config)}")
+        if len(self.pool) == 0 and not (config.imitation.enabled and self.state["imitation_rounds_done"] == 0):
+            self.add_snapshot(self.model.num_timesteps)
+        if self.latest_checkpoint is None:
+            self.save(f"step_{self.model.num_timesteps:09d}.zip")  # the first resume point
+        for r, bound in enumerate(bounds):
+            if config.imitation.enabled and self.state["imitation_rounds_done"] <= r:
                 if self.model.num_timesteps >= bound:
                     continue
-                self.progress = ProgressCallback(config.total_timesteps, self.model.num_timesteps,
-                                                 enabled=config.progress)
-                callbacks = [SelfPlayCallback(self), self.progress]
-                self.model.learn(total_timesteps=bound - self.model.num_timesteps, callback=callbacks,
-                                 reset_num_timesteps=False, progress_bar=False)
-        except KeyboardInterrupt:
-            interrupted = True
-            if self.progress is not None:
-                self.progress.progress.stop()
-        if interrupted:
-            path = self.save(f"step_{self.model.num_timesteps:09d}.zip")
-            self.emit(f"interrupted at step {self.model.num_timesteps}; checkpoint saved to {path}")
-            self.emit(f"resume with: splitpoker train --resume {self.run_dir}")
-            self.close()
-            return RunResult(self.run_dir, self.model.num_timesteps, path, interrupted=True,
-                             hands_per_s=self.hands_per_s)
-        self.state["finished"] = True
-        path = self.save("final.zip")
+                self.imitation_round(r)
+            if self.model.num_timesteps >= bound:
+                continue
+            self.progress = ProgressCallback(planned, self.model.num_timesteps, enabled=config.progress)
+            callbacks = [SelfPlayCallback(self), self.progress]
+            self.model.learn(total_timesteps=bound - self.model.num_timesteps, callback=callbacks,
+                             reset_num_timesteps=False, progress_bar=False)
+            self.at_boundary(self.model.num_timesteps, reseed=False)
+        if self.state.get("checkpoint") == "final.zip" and self.state.get("step") == self.model.num_timesteps:
+            path = self.checkpoints / "final.zip"  # resumed after an interrupted final evaluation
+        else:
+            path = self.save("final.zip")
+        self.phase = "final"
         results, report = self.final_eval(path)
+        with self._during("save"):
+            self.state["finished"] = True
+            write_state(self.checkpoints, self.state)
         self.close()
         return RunResult(self.run_dir, self.model.num_timesteps, path, results=results,
                          hands_per_s=self.hands_per_s, report=report)
+
+    def stopped(self, stop: KeyboardInterrupt) -> RunResult:
+        """After Ctrl-C or SIGTERM: save the resume point and say how to resume. Stopped while
+        collecting a rollout (or at a boundary), the model is as it was when the rollout began:
+        it is saved at that step (the partial rollout is neither kept nor counted). Stopped in
+        an imitation round, before the first checkpoint or in the final evaluation, the latest
+        checkpoint already is the resume point."""
+        phase, self.phase = self.phase, "stopping"
+        signum = signal_of(stop)
+        name = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
+        if self.progress is not None:
+            self.progress.progress.stop()
+        path = self.latest_checkpoint
+        if phase in ("collect", "boundary"):
+            self.model.num_timesteps = self.boundary_step
+            wanted = f"step_{self.boundary_step:09d}.zip"
+            if path is None or path.name != wanted or self.state.get("step") != self.boundary_step:
+                path = self.save(wanted)
+        step = self.state.get("step", self.model.num_timesteps)
+        self.close()
+        if path is None:
+            self.emit(f"{name} before the first checkpoint; nothing to resume: start the run again")
+            return RunResult(self.run_dir, 0, self.run_dir, interrupted=True, signal=signal.Signals(signum).name)
+        where = {"final": "during the final evaluation", "imitation": "during an imitation round"}.get(phase, "")
+        self.emit(f"{name} {where + ' ' if where else ''}at step {step}; resume point: {path}")
+        self.emit(f"resume with: splitpoker train --resume {self.run_dir}")
+        return RunResult(self.run_dir, step, path, interrupted=True, hands_per_s=self.hands_per_s,
+                         signal=signal.Signals(signum).name)
 
     def final_eval(self, checkpoint: Path) -> tuple[dict[str, Any], Path]:
         hands = self.config.eval.final_hands
@@ -451,12 +649,14 @@ class Trainer:
         results = evaluate_policy(self.policy_agent(), self.game, self.config, hands, progress=self.config.progress)
         for r in results.values():
             r["deals"] = hands
-        for spec, r in results.items():
-            tag = spec.replace(":", "_").replace("/", "_")
-            self.logger.record(f"eval/{tag}_mean", r["policy"]["mean"])
-            self.logger.record(f"eval/{tag}_ci_lo", r["policy"]["ci95"][0])
-            self.logger.record(f"eval/{tag}_ci_hi", r["policy"]["ci95"][1])
-        self.logger.dump(self.model.num_timesteps)
+        with self._during("save"):  # the final evaluation has its own tags: final/…, once
+            for spec, r in results.items():
+                tag = spec.replace(":", "_").replace("/", "_")
+                self.logger.record(f"final/{tag}_mean", r["policy"]["mean"])
+                self.logger.record(f"final/{tag}_ci_lo", r["policy"]["ci95"][0])
+                self.logger.record(f"final/{tag}_ci_hi", r["policy"]["ci95"][1])
+            self.logger.record("final/deals", hands)
+            self.logger.dump(self.model.num_timesteps)
         document = {"steps": self.model.num_timesteps, "checkpoint": str(checkpoint), "hands": hands,
                     "seed": self.config.eval.seed, "hands_per_s": self.hands_per_s, "results": results}
         (self.eval_dir / "final.json").write_text(json.dumps(document, indent=1) + "\n")
@@ -467,6 +667,8 @@ class Trainer:
     def close(self) -> None:
         self.env.close()
         self.logger.close()
+        if self._imitation_writer is not None:
+            self._imitation_writer.close()
 
 
 # --------------------------------------------------------------------------- entry points

@@ -1,0 +1,76 @@
+"""Interrupts: SIGTERM handled like Ctrl-C, worker processes that leave them to their parent.
+
+``SIGTERM`` is what ``timeout``, job schedulers and container stops send. Inside
+:func:`handled`, both it and ``SIGINT`` (Ctrl-C) raise :class:`Interrupted`, a
+``KeyboardInterrupt`` that names the signal, so one ``except KeyboardInterrupt`` saves the
+work of either; a ``decide`` function may instead defer a signal to a safe point (the caller
+then raises :class:`Interrupted` itself). The exit status of an interrupted command is
+:func:`exit_status`: 130 for ``SIGINT``, 143 for ``SIGTERM``.
+
+Worker processes of a pool start with :func:`ignore_in_worker` as their initializer: a
+Ctrl-C in the terminal reaches every process of the group, and a worker interrupted inside
+a queue operation can deadlock the pool and print a traceback. The workers ignore it; the
+parent, interrupted, terminates the pool.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Callable, Iterator
+
+__all__ = ["Interrupted", "handled", "ignore_in_worker", "exit_status", "SIGNALS"]
+
+#: the signals handled like Ctrl-C
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM: ``signum`` says which."""
+
+    def __init__(self, signum: int = signal.SIGINT) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = int(signum)
+
+    @property
+    def name(self) -> str:
+        return signal.Signals(self.signum).name
+
+
+def signal_of(error: BaseException) -> int:
+    """The signal behind an interrupt (a plain KeyboardInterrupt is SIGINT)."""
+    return int(getattr(error, "signum", signal.SIGINT))
+
+
+def exit_status(signum: int) -> int:
+    """128 + the signal number: 130 for SIGINT, 143 for SIGTERM."""
+    return 128 + int(signum)
+
+
+@contextlib.contextmanager
+def handled(decide: Callable[[int], bool] | None = None) -> Iterator[None]:
+    """SIGINT and SIGTERM raise :class:`Interrupted` while the block runs (in the main thread;
+    elsewhere nothing changes). ``decide(signum)`` returning False defers the signal: the
+    caller has recorded it and raises at a safe point."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        if decide is None or decide(signum):
+            raise Interrupted(signum)
+
+    previous = {s: signal.getsignal(s) for s in SIGNALS}
+    for s in SIGNALS:
+        signal.signal(s, handler)
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+def ignore_in_worker() -> None:
+    """Pool initializer: the worker ignores Ctrl-C (its parent terminates the pool)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
