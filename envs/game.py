@@ -86,6 +86,8 @@ class Game(abc.ABC):
     type_names: ClassVar[tuple[str, ...]]
     #: why a split outside the mask is invalid, for error messages
     invalid_reason: ClassVar[str] = "is not valid"
+    #: what an invalid arrangement is called, for people
+    invalid_name: ClassVar[str] = "invalid"
     #: a one-line description for listings
     summary: ClassVar[str] = ""
     rules: RuleSwitches

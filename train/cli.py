@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 
 COMMAND_MODULES = ("splitpoker.envs.commands", "splitpoker.agents.commands", "splitpoker.eval.commands",
-                   "splitpoker.train.commands")
+                   "splitpoker.train.commands", "splitpoker.play.commands")
 
 
 class CommandError(ValueError):

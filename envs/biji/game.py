@@ -24,6 +24,7 @@ class BijiGame(Game):
     row_names = engine.ROW_NAMES
     type_names = tuple(t.name.lower() for t in engine.GroupType)
     invalid_reason = "is not strictly increasing (pot 1 < pot 2 < pot 3)"
+    invalid_name = "pots not increasing"
     summary = "比机 / 比鸡: 9 cards into three pots of 3"
 
     rules: engine.BijiRules

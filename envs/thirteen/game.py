@@ -26,6 +26,7 @@ class ThirteenGame(Game):
     row_names = engine.ROW_NAMES
     type_names = tuple(t.name.lower() for t in engine.HandType)
     invalid_reason = "fouls"
+    invalid_name = "foul (倒水)"
     summary = "十三张 / 十三水, Chinese poker: 13 cards into rows of 3, 5 and 5"
 
     rules: engine.ThirteenRules
