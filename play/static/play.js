@@ -178,7 +178,7 @@ function stopClock() {
 
 function tick() {
   const left = Math.max(0, (deadline - performance.now()) / 1000);
-  $("clock").textContent = `⏱ ${left.toFixed(1)} s`;
+  $("clock").textContent = `time left: ${left.toFixed(1)} s`;
   $("clock").classList.toggle("low", left < 10);
   if (left <= 0) { stopClock(); timeUp(); }
 }
@@ -246,8 +246,9 @@ function showRevealed(answer) {
   const head = el("tr", {}, [el("th", { text: "" }), ...reveal.seats.map((s) => {
     const flags = [];
     if (s.seat === reveal.banker) flags.push(el("span", { class: "flag", text: "banker" }));
+    if (s.seat === reveal.first) flags.push(el("span", { class: "flag", text: "dealt first" }));
     if (s.fouled) flags.push(el("span", { class: "flag", text: "fouled" }));
-    if (s.special) flags.push(el("span", { class: "flag", text: `special ${s.special}` }));
+    if (s.special) flags.push(el("span", { class: "flag", text: `special hand (报到) ${s.special}` }));
     if (s.xi) flags.push(el("span", { class: "flag", text: `喜 ×${s.xi}` }));
     return el("th", {}, [match.seats[s.seat], ...flags]);
   })]);
@@ -262,10 +263,11 @@ function showRevealed(answer) {
   const items = reveal.seats.map((s) => {
     const mine = reveal.items.filter((i) => i.seat === s.seat);
     const lines = mine.map((i) => el("tr", {}, [
-      el("td", { text: i.kind.replace(/_/g, " ") }),
+      el("td", { text: i.kind === "xi" ? "喜 (xi)" : i.kind.replace(/_/g, " ") }),
       el("td", { text: i.row === null ? "" : reveal.row_names[i.row] }),
       el("td", { text: i.against === null ? "" : `vs ${match.seats[i.against]}` }),
-      el("td", { text: i.kind === "row" || i.kind === "royalty" ? "" : i.detail }), amountCell(i.amount)]));
+      el("td", { text: i.kind === "row" || i.kind === "royalty" ? "" : i.detail.replace(/_/g, " ") }),
+      amountCell(i.amount)]));
     const summary = el("summary", { text: `${match.seats[s.seat]}: ${signed(s.payoff)}` });
     const details = el("details", {}, [summary, el("table", { class: "items" }, lines)]);
     if (s.seat === 0) details.open = true;
@@ -290,7 +292,7 @@ function showDone() {
 function drawTotals() {
   const seats = match.seats;
   const head = el("tr", {}, [el("th", { text: "hand" }), ...seats.map((name) => el("th", { class: "num", text: name }))]);
-  const lines = match.history.map((h) => el("tr", {}, [el("td", { text: `${h.hand + 1}${h.timed_out ? " ⏱" : ""}` }),
+  const lines = match.history.map((h) => el("tr", {}, [el("td", { text: `${h.hand + 1}${h.timed_out ? " (timed out)" : ""}` }),
                                                        ...h.payoffs.map(amountCell)]));
   const totals = el("tr", { id: "totals-row" }, [el("th", { text: "total" }), ...match.totals.map(amountCell)]);
   $("totals").replaceChildren(head, ...lines, totals);
