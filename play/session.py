@@ -142,8 +142,8 @@ class PlaySession:
     # ------------------------------------------------------------------ requests
 
     def seat_names(self) -> list[str]:
-        """``you``, then each opponent's agent spec."""
-        return ["you"] + [self.settings.spec(s) for s in range(1, self.settings.players)]
+        """``you``, then each opponent's agent spec and seat."""
+        return ["you"] + [f"{self.settings.spec(s)} (seat {s})" for s in range(1, self.settings.players)]
 
     def state(self, start_clock: bool = True) -> dict[str, Any]:
         """The match as the page shows it; starts the clock of a hand shown for the first

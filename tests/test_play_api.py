@@ -43,7 +43,7 @@ def new_match(client: TestClient) -> dict[str, Any]:
 def test_a_whole_biji_match() -> None:
     client = client_for(game="biji", players=3, hands=3, seed=5, against=("greedy", "random"))
     state = new_match(client)
-    assert state["seats"] == ["you", "greedy", "random"] and state["row_names"] == ["pot 1", "pot 2", "pot 3"]
+    assert state["seats"] == ["you", "greedy (seat 1)", "random (seat 2)"] and state["row_names"] == ["pot 1", "pot 2", "pot 3"]
     match_id = state["id"]
     payoffs = []
     for number in range(3):

@@ -259,15 +259,18 @@ function showRevealed(answer) {
   })]));
   const total = el("tr", {}, [el("th", { text: "payoff" }), ...reveal.seats.map((s) => amountCell(s.payoff))]);
   $("reveal-rows").replaceChildren(el("table", { id: "reveal-table" }, [head, ...body, total]));
-  // the payoff item by item, per seat
+  // the payoff item by item, per seat: one line per opponent (or the whole table)
   const items = reveal.seats.map((s) => {
     const mine = reveal.items.filter((i) => i.seat === s.seat);
-    const lines = mine.map((i) => el("tr", {}, [
-      el("td", { text: i.kind === "xi" ? "喜 (xi)" : i.kind.replace(/_/g, " ") }),
-      el("td", { text: i.row === null ? "" : reveal.row_names[i.row] }),
-      el("td", { text: i.against === null ? "" : `vs ${match.seats[i.against]}` }),
-      el("td", { text: i.kind === "row" || i.kind === "royalty" ? "" : i.detail.replace(/_/g, " ") }),
-      amountCell(i.amount)]));
+    const groups = [...new Set(mine.map((i) => i.against))];
+    const lines = groups.map((against) => {
+      const group = mine.filter((i) => i.against === against);
+      const sum = group.reduce((total, i) => total + i.amount, 0);
+      const parts = group.map((i) => el("span", { class: "item" }, [
+        `${itemName(i, reveal.row_names)} `, el("span", { class: i.amount > 0 ? "pos" : "neg", text: signed(i.amount) })]));
+      return el("tr", {}, [el("td", { text: against === null ? "the table" : `vs ${match.seats[against]}` }),
+                           el("td", {}, parts), amountCell(sum)]);
+    });
     const summary = el("summary", { text: `${match.seats[s.seat]}: ${signed(s.payoff)}` });
     const details = el("details", {}, [summary, el("table", { class: "items" }, lines)]);
     if (s.seat === 0) details.open = true;
@@ -276,6 +279,16 @@ function showRevealed(answer) {
   $("reveal-items").replaceChildren(...items);
   $("next").textContent = match.finished ? "Show the result" : "Next hand";
   drawTotals();
+}
+
+function itemName(item, rowNames) {
+  const row = item.row === null ? "" : rowNames[item.row];
+  const detail = item.detail.replace(/_/g, " ");
+  if (item.kind === "row") return row;
+  if (item.kind === "royalty") return `royalty ${row}`;
+  if (item.kind === "pot") return `${row} (${detail})`;
+  if (item.kind === "xi") return `喜 ${detail}`;
+  return `${item.kind.replace(/_/g, " ")}${detail ? ` (${detail})` : ""}`;
 }
 
 function showDone() {
