@@ -76,7 +76,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--hands", type=int, default=8, help="hands in the match (default 8)")
     p.add_argument("--time-limit", type=float, default=None, metavar="S",
                    help="seconds to arrange each hand; at zero it is arranged automatically (default: none)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the deals and the agents (default: random)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the deals and the agents: the server's k-th match is dealt from (seed, k) "
+                        "(default: random)")
     p.add_argument("--banker-hands", type=int, default=None, metavar="K",
                    help="hands a banker keeps the bank under banker rules (default: the rule text's 4)")
     p.add_argument("--hint-samples", type=int, default=256, metavar="K",

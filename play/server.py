@@ -113,6 +113,9 @@ def create_app(settings: PlaySettings, clock: Callable[[], float] = time.monoton
                 return await handler(request)
             except RequestError as error:
                 return _error(error.status, str(error))
+            except Exception as error:  # a failing agent: the page gets a message, the match is unchanged
+                first_line = str(error).splitlines()[0] if str(error) else ""
+                return _error(500, f"internal error: {type(error).__name__}: {first_line}")
         return endpoint
 
     async def page(request: Request) -> Response:

@@ -76,7 +76,7 @@ class PlaySettings:
 
     def check(self) -> PlaySettings:
         """These settings, or a ValueError naming the first bad one. Builds the game (the
-        preset and table size are checked) and reads every spec (nothing is loaded)."""
+        preset and table size are checked) and loads each agent spec once."""
         game = make_game(check_game(self.game), self.preset, **self.switches)
         game.check_players(self.players)
         specs = tuple(check_spec(s) for s in self.against)
@@ -91,7 +91,10 @@ class PlaySettings:
         if self.time_limit is not None and not (isinstance(self.time_limit, (int, float))
                                                 and 0 < self.time_limit <= 24 * 3600):
             raise ValueError(f"time_limit={self.time_limit!r} is not a number of seconds above 0 (at most a day)")
-        return dataclasses.replace(self, against=specs, switches=dict(self.switches))
+        checked = dataclasses.replace(self, against=specs, switches=dict(self.switches))
+        for spec in dict.fromkeys(specs):  # a missing checkpoint is found now, not at the first hand
+            load_agent(spec, game, num_players=self.players, seed=0)
+        return checked
 
     def spec(self, seat: int) -> str:
         """The agent spec of an opponent's seat (1 … players − 1)."""

@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("starlette")
 from starlette.testclient import TestClient  # noqa: E402
 
-from splitpoker.agents import specs  # noqa: E402
+from splitpoker.agents import Agent, specs  # noqa: E402
 from splitpoker.play import session as play_session  # noqa: E402
 from splitpoker.play.server import MAX_BODY, create_app  # noqa: E402
 from splitpoker.play.session import PlaySettings, auto_kind  # noqa: E402
@@ -265,3 +265,27 @@ def test_a_missing_extra_is_one_line(monkeypatch: pytest.MonkeyPatch, capsys: py
     assert cli.main(["play", "biji"]) == 2
     assert capsys.readouterr().err == ("splitpoker play: error: browser play needs the [play] extra: "
                                        "pip install 'splitpoker[play]'\n")
+
+
+class BrokenAgent(Agent):
+    """An agent that fails to decide."""
+
+    name = "broken"
+
+    def act_batch(self, views: Any) -> np.ndarray:
+        raise RuntimeError("no decision today")
+
+
+def broken_agent(game: Any, num_players: int, seed: Any) -> BrokenAgent:
+    return BrokenAgent()
+
+
+def test_a_failing_agent_is_a_500_that_changes_nothing() -> None:
+    client = client_for(game="biji", players=2, hands=1, seed=0, against=("tests.test_play_api:broken_agent",))
+    match_id = new_match(client)["id"]
+    before = client.get(f"/api/matches/{match_id}").json()
+    auto = client.post(f"/api/matches/{match_id}/auto", json={"hand": 0}).json()
+    response = client.post(f"/api/matches/{match_id}/submit", json={"hand": 0, "rows": auto["rows"]})
+    assert response.status_code == 500
+    assert response.json() == {"error": "internal error: RuntimeError: no decision today"}
+    assert client.get(f"/api/matches/{match_id}").json() == before

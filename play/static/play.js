@@ -224,10 +224,17 @@ function showHand() {
 async function submit() {
   if (busy) return;
   busy = true;
+  const saved = deadline;
+  stopClock();
   $("submit").disabled = true;
   try {
     showRevealed(await api(`/api/matches/${match.id}/submit`, { hand: match.hand.number, rows }));
-  } catch (error) { busy = false; showError(error); arranged(); }
+  } catch (error) {
+    busy = false;
+    showError(error);
+    if (saved !== null) startClock((saved - performance.now()) / 1000);
+    arranged();
+  }
 }
 
 function signed(x) { return `${x > 0 ? "+" : ""}${x}`; }
