@@ -115,6 +115,14 @@ def test_arrange_by_clicks_submit_and_see_the_reveal(browser: Any) -> None:
         wait_for(browser, lambda d: len(d.find_elements("css selector", "#hand .card")) == 13)
         match_id = browser.execute_script("return match.id")
         auto = live.api(f"api/matches/{match_id}/auto", {"hand": 0})["rows"]
+        # sorting by suit groups the suits (spades, hearts, clubs, diamonds), by rank orders the ranks
+        browser.find_element("id", "sort-suit").click()
+        shown = [c.get_attribute("data-card") for c in browser.find_elements("css selector", "#hand .card")]
+        suits = [card[1] for card in shown]
+        assert suits == sorted(suits, key="shcd".index)
+        browser.find_element("id", "sort-rank").click()
+        shown = [c.get_attribute("data-card") for c in browser.find_elements("css selector", "#hand .card")]
+        assert [card[0] for card in shown] == sorted((card[0] for card in shown), key="23456789TJQKA".index)
         # first a foul (the strongest row's cards in front): it is shown, and submit refused
         foul = [auto[2][:3], auto[1], auto[0] + auto[2][3:]]
         assert not live.api(f"api/matches/{match_id}/check", {"hand": 0, "rows": foul})["valid"]
