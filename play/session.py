@@ -193,8 +193,11 @@ class PlaySession:
         self._read_hand(body, ("hand",))
         if self.settings.time_limit is None:
             raise RequestError(409, "this match has no time limit")
+        remaining = self._remaining()
+        if remaining is None:
+            raise RequestError(409, "the clock of this hand has not started: it starts when the hand is shown")
         if not self._expired(-GRACE_S):
-            raise RequestError(409, f"the time is not up: {self._remaining():.1f} s left")
+            raise RequestError(409, f"the time is not up: {remaining:.1f} s left")
         return self._play(None)
 
     def auto(self, body: Any) -> dict[str, Any]:

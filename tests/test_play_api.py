@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("starlette")
 from starlette.testclient import TestClient  # noqa: E402
@@ -107,6 +109,8 @@ def test_the_clock_runs_out() -> None:
     client = client_for(clock, game="thirteen", players=2, hands=2, time_limit=20, seed=1)
     match_id = new_match(client)["id"]
     clock.now += 100  # the clock starts when the hand is shown, not when it is dealt
+    unstarted = client.post(f"/api/matches/{match_id}/timeout", json={"hand": 0})
+    assert unstarted.status_code == 409 and "has not started" in unstarted.json()["error"]
     hand = client.get(f"/api/matches/{match_id}").json()["hand"]
     assert hand["remaining"] == 20
     early = client.post(f"/api/matches/{match_id}/timeout", json={"hand": 0})
@@ -289,3 +293,32 @@ def test_a_failing_agent_is_a_500_that_changes_nothing() -> None:
     assert response.status_code == 500
     assert response.json() == {"error": "internal error: RuntimeError: no decision today"}
     assert client.get(f"/api/matches/{match_id}").json() == before
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=4),
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+                    max_leaves=12)
+CARD_TEXT = st.sampled_from(["As", "Kd", "10h", "BJ", "2c", "Zz", "", "As Kd", "♠A", "3d"])
+ROWS_BODY = st.fixed_dictionaries({"hand": st.integers(-1, 2) | st.text(max_size=2),
+                                   "rows": st.lists(st.lists(CARD_TEXT, max_size=6) | JSON, max_size=4) | JSON})
+
+
+@pytest.fixture(scope="module")
+def fuzzed() -> tuple[TestClient, str]:
+    client = client_for(game="biji", players=3, hands=1000, seed=6, time_limit=600)
+    return client, new_match(client)["id"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(action=st.sampled_from(["check", "submit", "timeout", "auto", "hint"]), body=JSON | ROWS_BODY)
+def test_any_body_is_an_answer_never_a_crash(fuzzed: tuple[TestClient, str], action: str, body: Any) -> None:
+    """Whatever JSON arrives, the answer is a 2xx or a 4xx with one error message; only a
+    valid submission changes the match."""
+    client, match_id = fuzzed
+    before = client.get(f"/api/matches/{match_id}").json()
+    response = client.post(f"/api/matches/{match_id}/{action}", json=body)
+    assert response.status_code < 500, response.text
+    if response.status_code >= 400:
+        assert list(response.json()) == ["error"] and response.json()["error"]
+    if response.status_code >= 400 or action in ("check", "auto", "hint"):
+        assert client.get(f"/api/matches/{match_id}").json() == before
