@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-slow test-all test-floor lint bench install clean
+.PHONY: demo test test-slow test-all test-floor test-browser lint bench install clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,12 @@ test-all: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[dev,ray]"
 	$(BIN)/python -m pytest -q -n 2 -m "slow or not slow"
 
+# browser play in headless Chromium (Debian: apt-get install chromium chromium-driver);
+# screenshots go to artifacts/
+test-browser: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[dev,browser]"
+	SPLITPOKER_BROWSER_REQUIRED=1 $(BIN)/python -m pytest -q -p no:xdist -m browser
+
 # the oldest NumPy and numba that pyproject.toml allows, on the rules, solver and split tests
 FLOOR := .venv-floor
 test-floor:
@@ -50,4 +56,4 @@ bench: $(STAMP)
 	$(BIN)/splitpoker bench
 
 clean:
-	rm -rf $(VENV) $(FLOOR) build *.egg-info .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) $(FLOOR) build *.egg-info .pytest_cache .ruff_cache .mypy_cache artifacts

@@ -86,6 +86,8 @@ class Game(abc.ABC):
     type_names: ClassVar[tuple[str, ...]]
     #: why a split outside the mask is invalid, for error messages
     invalid_reason: ClassVar[str] = "is not valid"
+    #: what an invalid arrangement is called, for people
+    invalid_name: ClassVar[str] = "invalid"
     #: a one-line description for listings
     summary: ClassVar[str] = ""
     rules: RuleSwitches
@@ -218,6 +220,32 @@ class Game(abc.ABC):
     def describe_rows(self, rows: Sequence[Sequence[int]]) -> list[str]:
         """The type name of each row of an arrangement."""
         return [self.type_name(int(self.row_strengths(np.sort(np.asarray(r, dtype=np.intp))[None])[0])) for r in rows]
+
+    @abc.abstractmethod
+    def payoff_items(self, score: Score) -> list[dict[str, Any]]:
+        """The payoffs of a scored table item by item, each from one seat's side: ``seat``,
+        ``kind`` (Thirteen: ``row``, ``royalty``, ``majority``, ``special``, ``scoop``,
+        ``home_run``; Biji: ``pot``, ``xi``), ``row`` (an index, or None), ``against`` (the
+        other seat of a pairwise item, or None), ``detail`` (text) and ``amount``. The
+        amounts of a seat sum to its payoff; items of amount 0 are left out."""
+
+    # ------------------------------------------------------------------ the flow of a match
+
+    #: hands in a row that one seat keeps the bank (under rules with a banker)
+    banker_term: ClassVar[int] = 1
+
+    def banker(self) -> int | None:
+        """The banker's seat under these rules; None when no seat is the banker."""
+        return None
+
+    def with_banker(self, seat: int) -> Game:
+        """The same game with the bank at ``seat`` (only under rules with a banker)."""
+        raise ValueError(f"{self.name} under these rules has no banker")
+
+    def next_first_seat(self, first: int, score: Score, num_players: int) -> int:
+        """The seat dealt the first card of the next hand of a match, after a hand dealt
+        first to ``first`` and scored ``score``: by default the next seat round the table."""
+        return (first + 1) % num_players
 
     # ------------------------------------------------------------------ observations
 

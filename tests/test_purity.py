@@ -20,6 +20,7 @@ PURE_MODULES = (
     "splitpoker.envs.games",
     "splitpoker.envs.game",
     "splitpoker.envs.table",
+    "splitpoker.envs.match",
 )
 HEAVY = ("gymnasium", "pettingzoo", "torch")
 

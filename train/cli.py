@@ -22,7 +22,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 COMMAND_MODULES = ("splitpoker.envs.commands", "splitpoker.agents.commands", "splitpoker.eval.commands",
-                   "splitpoker.train.commands")
+                   "splitpoker.train.commands", "splitpoker.play.commands")
 
 
 class CommandError(ValueError):

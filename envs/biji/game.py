@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..game import Game
+from ..game import Game, Score
 from ..splits import BIJI
 from . import expected
 from . import rules as engine
@@ -24,6 +24,7 @@ class BijiGame(Game):
     row_names = engine.ROW_NAMES
     type_names = tuple(t.name.lower() for t in engine.GroupType)
     invalid_reason = "is not strictly increasing (pot 1 < pot 2 < pot 3)"
+    invalid_name = "pots not increasing"
     summary = "比机 / 比鸡: 9 cards into three pots of 3"
 
     rules: engine.BijiRules
@@ -56,3 +57,34 @@ class BijiGame(Game):
     def split_totals(self, slots: np.ndarray, seat: int, num_players: int, opponent_seats: tuple[int, ...],
                      opponents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return expected.split_totals(self.subset_strengths(slots)[3], slots, num_players, opponents, self.rules)
+
+    def payoff_items(self, score: Score) -> list[dict[str, Any]]:
+        """Per seat and pot: what its place paid or won; per 喜 bonus held: what every other
+        seat pays its holder."""
+        assert isinstance(score, engine.BijiScore)
+        n = len(score.payoffs)
+        items: list[dict[str, Any]] = []
+        for seat in range(n):
+            for k in range(3):
+                amount = float(score.pot_payoffs[seat, k])
+                if amount:
+                    items.append({"seat": seat, "kind": "pot", "row": k, "against": None,
+                                  "detail": f"place {int(score.places[seat, k])}", "amount": amount})
+        unit = n - 1  # one 喜 = base × (players − 1)
+        for holder, bonuses in enumerate(score.bonuses):
+            for name, count in bonuses.items():
+                for seat in range(n):
+                    if seat != holder:
+                        items.append({"seat": seat, "kind": "xi", "row": None, "against": holder,
+                                      "detail": f"{name} ×{count}", "amount": -float(count * unit)})
+                items.append({"seat": holder, "kind": "xi", "row": None, "against": None,
+                              "detail": f"{name} ×{count}", "amount": float(count * unit * (n - 1))})
+        return items
+
+    def next_first_seat(self, first: int, score: Score, num_players: int) -> int:
+        """The next hand is dealt from the seat after the winner of the third pot (of tied
+        winners, the first counted from ``first``)."""
+        assert isinstance(score, engine.BijiScore)
+        winners = {int(s) for s in np.flatnonzero(score.places[:, 2] == 1)}
+        winner = next(s % num_players for s in range(first, first + num_players) if s % num_players in winners)
+        return (winner + 1) % num_players

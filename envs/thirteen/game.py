@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..game import Game
+from ..game import Game, Score
 from ..splits import THIRTEEN
 from . import expected
 from . import rules as engine
@@ -26,6 +26,7 @@ class ThirteenGame(Game):
     row_names = engine.ROW_NAMES
     type_names = tuple(t.name.lower() for t in engine.HandType)
     invalid_reason = "fouls"
+    invalid_name = "foul (倒水)"
     summary = "十三张 / 十三水, Chinese poker: 13 cards into rows of 3, 5 and 5"
 
     rules: engine.ThirteenRules
@@ -76,6 +77,43 @@ class ThirteenGame(Game):
                      opponents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return expected.split_totals(self.subset_strengths(slots), slots, seat, num_players, opponent_seats,
                                      opponents, self.rules)
+
+    def payoff_items(self, score: Score) -> list[dict[str, Any]]:
+        """Per compared pair and row: the row's base point and its royalty (the row value
+        above 1); the majority point (``two_four``), a special hand's value, and what a
+        scoop and a home run add."""
+        assert isinstance(score, engine.ThirteenScore)
+        items: list[dict[str, Any]] = []
+
+        def add(i: int, j: int, kind: str, row: int | None, detail: str, amount: float) -> None:
+            if amount:
+                items.append({"seat": i, "kind": kind, "row": row, "against": j, "detail": detail,
+                              "amount": float(amount)})
+                items.append({"seat": j, "kind": kind, "row": row, "against": i, "detail": detail,
+                              "amount": -float(amount)})
+
+        for pair in score.pairs:
+            i, j = pair["seats"]
+            for k, points in enumerate(pair["rows"]):
+                base = (points > 0) - (points < 0)
+                add(i, j, "row", k, self.row_names[k], base)
+                add(i, j, "royalty", k, self.row_names[k], points - base)
+            add(i, j, "majority", None, "more rows won", pair["majority"])
+            holder = i if pair["special"] > 0 else j
+            add(i, j, "special", None, score.special_names[holder], pair["special"])
+            add(i, j, "scoop", None, "all three rows", pair["scoop"])
+            add(i, j, "home_run", None, "scooped every opponent", pair["home_run"])
+        return items
+
+    banker_term = 4  # 每人坐庄四盘: each player keeps the bank four hands
+
+    def banker(self) -> int | None:
+        return self.rules.banker_seat if self.rules.scoring == "banker" else None
+
+    def with_banker(self, seat: int) -> ThirteenGame:
+        if self.banker() is None:
+            return super().with_banker(seat)  # type: ignore[return-value]
+        return ThirteenGame(self.rules.replace(banker_seat=seat))
 
     def seat_features(self, seat: int, num_players: int) -> tuple[float, ...]:
         """Under banker scoring, where the banker sits relative to the seat (one-hot: 0 the

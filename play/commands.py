@@ -1,0 +1,89 @@
+"""Subcommand of splitpoker.play: ``play``."""
+
+from __future__ import annotations
+
+import argparse
+import socket
+from typing import Any
+
+from ..envs.commands import GAME_CHOICES
+
+INSTALL_HINT = "browser play needs the [play] extra: pip install 'splitpoker[play]'"
+
+
+def _play(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from .server import create_app
+    except ImportError:
+        raise ValueError(INSTALL_HINT) from None
+    from ..envs.switches import parse_assignments
+    from ..eval.commands import split_agent_specs
+    from .session import PlaySettings
+
+    settings = PlaySettings(game=args.game, preset=args.preset, switches=parse_assignments(args.switches),
+                            players=args.players, against=tuple(split_agent_specs(args.against)),
+                            hands=args.hands, time_limit=args.time_limit, seed=args.seed,
+                            banker_term=args.banker_hands, hint_samples=args.hint_samples).check()
+    app = create_app(settings)
+    sock = bind(args.host, args.port)
+    host, port = sock.getsockname()[:2]
+    url = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
+    print(f"splitpoker play: {settings.game} ({settings.preset}), {settings.players} players, "
+          f"{settings.hands} hands against {', '.join(settings.against)}", flush=True)
+    print(f"open {url}  (Ctrl-C stops the server)", flush=True)
+    if args.open:
+        import threading
+        import webbrowser
+
+        threading.Timer(0.5, webbrowser.open, args=(url,)).start()
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    server.run(sockets=[sock])
+    return 0
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host`` and ``port`` (0: a free port); ValueError naming them."""
+    if not 0 <= port <= 65535:
+        raise ValueError(f"--port {port} is not a port number (0 to 65535)")
+    try:
+        info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        sock = socket.socket(info[0], socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(info[4])
+    except OSError as error:
+        raise ValueError(f"cannot listen on {host}:{port} ({error.strerror or error})") from None
+    sock.listen(64)
+    return sock
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add this package's subcommand."""
+    from ..envs.commands import add_rules_options
+
+    p: Any = sub.add_parser(
+        "play", help="play against agents in the browser",
+        description="Start a local web server with a page to play a match against agents: arrange your hand "
+        "by clicks or drag and drop, ask the solver for a hint, see every row compared and the payoffs broken "
+        "down, keep the totals over the match and download it as JSON. Needs the [play] extra.")
+    p.add_argument("game", choices=GAME_CHOICES, help="the game")
+    add_rules_options(p)
+    p.add_argument("--players", type=int, default=4, help="seats at the table, yours included (default 4)")
+    p.add_argument("--against", default="greedy", metavar="SPEC[,SPEC...]",
+                   help="the opponents' agent spec, or one per seat 1..N-1 (default greedy), "
+                        "e.g. pretrained:thirteen_classic_4p")
+    p.add_argument("--hands", type=int, default=8, help="hands in the match (default 8)")
+    p.add_argument("--time-limit", type=float, default=None, metavar="S",
+                   help="seconds to arrange each hand; at zero it is arranged automatically (default: none)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the deals and the agents: the server's k-th match is dealt from (seed, k) "
+                        "(default: random)")
+    p.add_argument("--banker-hands", type=int, default=None, metavar="K",
+                   help="hands a banker keeps the bank under banker rules (default: the rule text's 4)")
+    p.add_argument("--hint-samples", type=int, default=256, metavar="K",
+                   help="opponent deals the solver's hint samples (default 256)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="the address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=0, help="the port (default 0: a free one)")
+    p.add_argument("--open", action="store_true", help="open the page in a browser")
+    p.set_defaults(run=_play)

@@ -1,0 +1,309 @@
+"""A person playing a match against agents: the seat, the agents, the clock and the hint.
+
+One :class:`PlaySession` holds a :class:`~splitpoker.envs.match.Match` whose seat 0 is the
+person and whose other seats are agents built by :func:`~splitpoker.agents.load_agent`
+(one per seat, for each bank position the rules give). Every request from the page is a
+plain mapping, validated here in full before anything changes: a bad request raises
+:class:`RequestError` with an HTTP status and a one-line message, and leaves the match as
+it was. The rules stay in the game: this module asks it for validity, row types, the
+automatic arrangement and the payoffs.
+
+* the **clock** (``time_limit``): it starts when the hand is first shown (:meth:`state`);
+  when it has run out, :meth:`timeout` (or a late :meth:`submit`) plays the automatic
+  arrangement instead of the person's;
+* the **automatic arrangement**: the first registered agent kind of :data:`AUTO_KINDS`;
+* the **hint**: the exhaustive solver's best splits with their expected payoffs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from ..agents import Agent, load_agent
+from ..agents.solver import SolverAgent
+from ..agents.specs import AGENT_KINDS, check_spec
+from ..envs.cards import format_card, format_cards, parse_cards
+from ..envs.game import Game
+from ..envs.games import check_game, make_game
+from ..envs.match import Match
+
+__all__ = ["AUTO_KINDS", "HUMAN", "PlaySession", "PlaySettings", "RequestError", "auto_kind"]
+
+#: the seat of the person at the table
+HUMAN = 0
+#: agent kinds for the automatic arrangement, best first: the first one registered is used
+AUTO_KINDS = ("heuristic", "greedy")
+#: seconds a submission may arrive after the clock ran out and still count (network delay)
+GRACE_S = 1.0
+#: the most splits a hint lists
+HINT_TOP = 5
+
+
+def auto_kind() -> str:
+    """The agent kind that arranges a hand automatically."""
+    return next(kind for kind in AUTO_KINDS if kind in AGENT_KINDS)
+
+
+class RequestError(ValueError):
+    """A request the session refuses: ``status`` is the HTTP status (400 malformed, 404
+    unknown, 409 out of turn or stale, 422 an invalid split)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclasses.dataclass(frozen=True)
+class PlaySettings:
+    """What ``splitpoker play`` was started with (validated by :meth:`check`)."""
+
+    game: str = "thirteen"
+    preset: str = "classic"
+    switches: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    players: int = 4
+    against: tuple[str, ...] = ("greedy",)
+    hands: int = 8
+    time_limit: float | None = None
+    seed: int | None = None
+    banker_term: int | None = None
+    hint_samples: int = 256
+
+    def check(self) -> PlaySettings:
+        """These settings, or a ValueError naming the first bad one. Builds the game (the
+        preset and table size are checked) and loads each agent spec once."""
+        game = make_game(check_game(self.game), self.preset, **self.switches)
+        game.check_players(self.players)
+        specs = tuple(check_spec(s) for s in self.against)
+        if len(specs) not in (1, self.players - 1):
+            raise ValueError(f"--against has {len(specs)} specs; give one for every opponent or "
+                             f"{self.players - 1} (one per seat 1..{self.players - 1})")
+        for name, value in (("hands", self.hands), ("hint_samples", self.hint_samples)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name}={value!r} is not a whole number of at least 1")
+        if self.banker_term is not None and (not isinstance(self.banker_term, int) or self.banker_term < 1):
+            raise ValueError(f"banker_term={self.banker_term!r} is not a whole number of at least 1")
+        if self.time_limit is not None and not (isinstance(self.time_limit, (int, float))
+                                                and 0 < self.time_limit <= 24 * 3600):
+            raise ValueError(f"time_limit={self.time_limit!r} is not a number of seconds above 0 (at most a day)")
+        checked = dataclasses.replace(self, against=specs, switches=dict(self.switches))
+        for spec in dict.fromkeys(specs):  # a missing checkpoint is found now, not at the first hand
+            load_agent(spec, game, num_players=self.players, seed=0)
+        return checked
+
+    def spec(self, seat: int) -> str:
+        """The agent spec of an opponent's seat (1 … players − 1)."""
+        return self.against[0] if len(self.against) == 1 else self.against[seat - 1]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**dataclasses.asdict(self), "against": list(self.against), "switches": dict(self.switches)}
+
+
+class PlaySession:
+    """One match of a person (seat :data:`HUMAN`) against agents (see the module docstring).
+    ``seed`` seeds the deal and the agents; ``clock`` gives seconds (monotonic)."""
+
+    def __init__(self, match_id: str, settings: PlaySettings, seed: np.random.SeedSequence,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.id = match_id
+        self.settings = settings
+        self.game = make_game(settings.game, settings.preset, **settings.switches)
+        deal_seed, self._agent_seed, self._hint_seed = seed.spawn(3)
+        self.match = Match(self.game, settings.players, settings.hands, np.random.default_rng(deal_seed),
+                           banker_term=settings.banker_term)
+        self.clock = clock
+        self.lock = threading.Lock()
+        self.timed_out: list[bool] = []
+        self._agents: dict[tuple[int, int | None], Agent] = {}
+        self._hints: dict[int, list[dict[str, Any]]] = {}
+        self._deadline: float | None = None
+
+    # ------------------------------------------------------------------ agents
+
+    def _agent(self, seat: int, game: Game, banker: int | None) -> Agent:
+        """The agent of a seat (the opponents' specs, or the automatic arrangement for the
+        person's seat) for a hand's game, built once per bank position."""
+        key = (seat, banker)
+        if key not in self._agents:
+            spec = auto_kind() if seat == HUMAN else self.settings.spec(seat)
+            seed = int(np.random.default_rng(self._agent_seed.spawn(1)[0]).integers(2**31))
+            self._agents[key] = load_agent(spec, game, num_players=self.settings.players, seed=seed)
+        return self._agents[key]
+
+    def _decide(self, seats: list[int]) -> dict[int, int]:
+        deal = self.match.current
+        assert deal is not None
+        views = deal.tables.views(0, seats)
+        return {view.seat: int(self._agent(view.seat, deal.game, deal.banker).act_batch([view])[0])
+                for view in views}
+
+    # ------------------------------------------------------------------ requests
+
+    def seat_names(self) -> list[str]:
+        """``you``, then each opponent's agent spec and seat."""
+        return ["you"] + [f"{self.settings.spec(s)} (seat {s})" for s in range(1, self.settings.players)]
+
+    def state(self, start_clock: bool = True) -> dict[str, Any]:
+        """The match as the page shows it; starts the clock of a hand shown for the first
+        time (unless ``start_clock`` is false)."""
+        deal = self.match.current
+        hand: dict[str, Any] | None = None
+        if deal is not None:
+            if start_clock and self.settings.time_limit is not None and self._deadline is None:
+                self._deadline = self.clock() + self.settings.time_limit
+            hand = {"number": deal.number, "first": deal.first, "banker": deal.banker,
+                    "cards": [format_card(c) for c in deal.hand(HUMAN).tolist()], "remaining": self._remaining()}
+        history = [{"hand": r.deal.number, "payoffs": r.payoffs.tolist(), "totals": r.totals.tolist(),
+                    "timed_out": t} for r, t in zip(self.match.history, self.timed_out)]
+        last = self.match.history[-1].to_dict() if self.match.history else None
+        if last is not None:
+            last["timed_out"] = self.timed_out[-1]
+        return {"id": self.id, "settings": self.settings.to_dict(), "game": self.game.name,
+                "row_names": list(self.game.row_names), "row_sizes": list(self.game.split_index.row_sizes),
+                "invalid_name": self.game.invalid_name,
+                "seats": self.seat_names(), "auto": auto_kind(), "hand": hand, "played": len(self.match.history),
+                "finished": self.match.finished, "totals": self.match.totals.tolist(), "history": history,
+                "last": last}
+
+    def check(self, body: Any) -> dict[str, Any]:
+        """Whether an arrangement of the hand is valid, and its rows' types (changes nothing)."""
+        split, rows = self._read_split(body)
+        valid = self._valid(split)
+        reason = None if valid else f"{' | '.join(format_cards(r) for r in rows)} {self._deal().game.invalid_reason}"
+        return {"valid": valid, "reason": reason, "split": split, "types": self._deal().game.describe_rows(rows)}
+
+    def submit(self, body: Any) -> dict[str, Any]:
+        """Play the person's arrangement (or, past the clock, the automatic one) with the
+        agents' splits; the reveal of the hand and the new state."""
+        split, rows = self._read_split(body)
+        if self._expired(GRACE_S):
+            return self._play(None)
+        if not self._valid(split):
+            raise RequestError(422, f"{' | '.join(format_cards(r) for r in rows)} "
+                               f"{self._deal().game.invalid_reason}: rearrange before you submit")
+        return self._play(split)
+
+    def timeout(self, body: Any) -> dict[str, Any]:
+        """Play the automatic arrangement when the clock has run out."""
+        self._read_hand(body, ("hand",))
+        if self.settings.time_limit is None:
+            raise RequestError(409, "this match has no time limit")
+        remaining = self._remaining()
+        if remaining is None:
+            raise RequestError(409, "the clock of this hand has not started: it starts when the hand is shown")
+        if not self._expired(-GRACE_S):
+            raise RequestError(409, f"the time is not up: {remaining:.1f} s left")
+        return self._play(None)
+
+    def auto(self, body: Any) -> dict[str, Any]:
+        """The automatic arrangement of the hand (changes nothing)."""
+        self._read_hand(body, ("hand",))
+        split = self._decide([HUMAN])[HUMAN]
+        return {"agent": auto_kind(), **self._split_view(split)}
+
+    def hint(self, body: Any) -> dict[str, Any]:
+        """The solver's best splits of the hand with their expected payoffs (changes nothing)."""
+        deal = self._read_hand(body, ("hand",))
+        if deal.number not in self._hints:
+            solver = SolverAgent(deal.game, self.settings.players, samples=self.settings.hint_samples)
+            seed = np.random.default_rng(self._hint_seed.spawn(1)[0])
+            result = solver.solve(deal.hand(HUMAN), seed=seed, seat=HUMAN)
+            self._hints[deal.number] = [{**self._split_view(split), "ev": ev} for split, ev in
+                                        result.ranking(HINT_TOP)]
+        return {"samples": self.settings.hint_samples, "splits": self._hints[deal.number]}
+
+    def record(self) -> dict[str, Any]:
+        """The whole match so far: settings, every hand, split and payoff, the totals."""
+        played = self.match.to_dict()
+        for hand, timed_out in zip(played["played"], self.timed_out):
+            hand["timed_out"] = timed_out
+        return {"id": self.id, "settings": self.settings.to_dict(), "seats": self.seat_names(), **played}
+
+    # ------------------------------------------------------------------ helpers
+
+    def _deal(self) -> Any:
+        deal = self.match.current
+        if deal is None:
+            raise RequestError(409, f"the match is over: all {self.match.hands} hands are played")
+        return deal
+
+    def _remaining(self) -> float | None:
+        return None if self._deadline is None else max(0.0, self._deadline - self.clock())
+
+    def _expired(self, grace: float) -> bool:
+        return self._deadline is not None and self.clock() > self._deadline + grace
+
+    def _valid(self, split: int) -> bool:
+        return bool(self._deal().tables.mask(0, HUMAN)[split])
+
+    def _split_view(self, split: int) -> dict[str, Any]:
+        deal = self._deal()
+        rows = deal.game.arrangement(deal.hand(HUMAN).tolist(), split)
+        return {"split": split, "rows": [[format_card(c) for c in row] for row in rows],
+                "types": deal.game.describe_rows(rows)}
+
+    def _play(self, split: int | None) -> dict[str, Any]:
+        seats = list(range(1, self.settings.players)) + ([HUMAN] if split is None else [])
+        chosen = self._decide(seats)
+        if split is not None:
+            chosen[HUMAN] = split
+        record = self.match.play([chosen[s] for s in range(self.settings.players)])
+        self.timed_out.append(split is None)
+        self._deadline = None
+        return {"timed_out": split is None, "reveal": {**record.to_dict(), "timed_out": split is None},
+                "state": self.state(start_clock=False)}
+
+    def _read_hand(self, body: Any, keys: tuple[str, ...]) -> Any:
+        """The current deal, when ``body`` is an object with exactly ``keys`` whose
+        ``hand`` is the current hand's number."""
+        if not isinstance(body, Mapping):
+            raise RequestError(400, f"the body must be a JSON object with {', '.join(keys)}")
+        unknown = sorted(set(body) - set(keys))
+        missing = [k for k in keys if k not in body]
+        if unknown or missing:
+            raise RequestError(400, f"unknown field {unknown[0]!r}" if unknown else f"missing field {missing[0]!r}")
+        number = body["hand"]
+        if isinstance(number, bool) or not isinstance(number, int):
+            raise RequestError(400, f"hand {number!r} is not a hand number")
+        deal = self._deal()
+        if number != deal.number:
+            raise RequestError(409, f"hand {number} is not the hand in play (hand {deal.number})")
+        return deal
+
+    def _read_split(self, body: Any) -> tuple[int, list[list[int]]]:
+        """The split index and rows of ``{"hand": n, "rows": [[card, …], …]}``: the rows
+        must hold exactly the cards of the person's hand, in the row sizes of the game."""
+        deal = self._read_hand(body, ("hand", "rows"))
+        sizes = deal.game.split_index.row_sizes
+        names = deal.game.row_names
+        rows_in = body["rows"]
+        if not isinstance(rows_in, list) or len(rows_in) != len(sizes):
+            raise RequestError(400, f"rows must be a list of {len(sizes)} rows ({', '.join(names)})")
+        rows: list[list[int]] = []
+        for name, size, row in zip(names, sizes, rows_in):
+            if not isinstance(row, list) or not all(isinstance(c, str) for c in row):
+                raise RequestError(400, f"the {name} row must be a list of card strings, got {row!r}"[:200])
+            if len(row) != size:
+                raise RequestError(400, f"the {name} row has {len(row)} cards; it needs {size}")
+            try:
+                cards = [parse_cards(c) for c in row]
+            except ValueError as error:
+                raise RequestError(400, str(error)) from None
+            if any(len(c) != 1 for c in cards):
+                bad = next(text for text, c in zip(row, cards) if len(c) != 1)
+                raise RequestError(400, f"{bad!r} is not one card")
+            rows.append([c[0] for c in cards])
+        hand = sorted(deal.hand(HUMAN).tolist())
+        given = sorted(c for row in rows for c in row)
+        if given != hand:
+            extra = [c for c in given if given.count(c) > hand.count(c)]
+            lacking = [c for c in hand if c not in given]
+            what = (f"card {format_card(extra[0])} is not in your hand (or is given twice)" if extra
+                    else f"card {format_card(lacking[0])} of your hand is missing")
+            raise RequestError(400, f"the rows are not your hand: {what}")
+        return deal.game.index_of(deal.hand(HUMAN).tolist(), rows), rows
