@@ -187,8 +187,10 @@ def _policy_ms(game: Game, players: int, count: int) -> float:
 
 def run_bench(quick: bool = False, only: str | None = None, progress: bool = True,
               extra: Sequence[Figure] = ()) -> dict[str, Any]:
-    """Measure every figure, and ``extra`` ones, (those whose name starts with ``only``)."""
-    figures = [f for f in [*_figures(quick), *extra] if not only or f.name.startswith(only)]
+    """Measure every figure, and ``extra`` ones (only those whose name starts with one of
+    the comma-separated prefixes of ``only``)."""
+    prefixes = tuple(p for p in (only or "").split(",") if p)
+    figures = [f for f in [*_figures(quick), *extra] if not prefixes or f.name.startswith(prefixes)]
     if not figures:
         raise ValueError(f"no figure name starts with {only!r}")
     out = _measure(figures, repeats=3 if quick else 7, progress=progress)

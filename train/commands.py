@@ -72,6 +72,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "threads of the game's full training config. Compare ratios within one run: absolute "
                        "times vary between runs and machines.")
     p.add_argument("--quick", action="store_true", help="fewer repeats and shorter runs: a few minutes")
-    p.add_argument("--only", metavar="PREFIX", help="only figures whose name starts with PREFIX (e.g. biji.)")
+    p.add_argument("--only", metavar="PREFIX[,PREFIX...]",
+                   help="only figures whose name starts with one of the prefixes (e.g. biji. or "
+                   "thirteen.env,thirteen.train)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(run=_bench)
