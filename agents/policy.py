@@ -83,18 +83,13 @@ def _subset_features(cards: th.Tensor) -> th.Tensor:
     return th.cat([flat, ranks, suits, jokers, profile, one_suit, windows], -1)
 
 
-def _nonlinear_features(slots: th.Tensor, members: th.Tensor, k: int) -> th.Tensor:
-    """The features of :func:`_subset_features` that are not linear in the cards (count
-    profile, one suit, straight windows) of every ``k``-card subset of the hands' slots
-    ``(B, n, 19)``, given the subsets' slot incidence ``members`` ``(m, n)``: ``(B, m, 20 - k)``."""
-    counts = members @ slots[..., :17]  # (B, m, 17): rank and suit counts
-    ranks, suits = counts[..., :13], counts[..., 13:]
-    profile = th.stack([(ranks == c).sum(-1) for c in (1, 2, 3, 4)], -1).to(slots.dtype)
-    one_suit = (suits.amax(-1, keepdim=True) == k).to(slots.dtype)
-    present = (ranks > 0).to(slots.dtype)
-    extended = th.cat([present[..., 12:13], present], -1)
-    windows = (extended.unfold(-1, k, 1).sum(-1) == k).to(slots.dtype)
-    return th.cat([profile, one_suit, windows], -1)
+def _slot_ids(slots: th.Tensor) -> tuple[np.ndarray, np.ndarray]:
+    """Each slot's rank (0 … 12) and suit (0 … 3) id from its one-hots ``(B, n, 19)``, -1
+    for jokers (and empty slots), as int64 arrays ``(B, n)``."""
+    real = slots[..., :13].sum(-1) > 0
+    ranks = th.where(real, slots[..., :13].argmax(-1), -1)
+    suits = th.where(real, slots[..., 13:17].argmax(-1), -1)
+    return ranks.cpu().numpy(), suits.cpu().numpy()
 
 
 def _subset_feature_size(k: int) -> int:
@@ -117,15 +112,12 @@ class SplitScorerExtractor(nn.Module):
         for k in self.sizes:
             subsets = th.as_tensor(index.subsets(k), dtype=th.long)  # (m, k) slot ids
             rows = th.arange(len(subsets))
-            # incidence of (subset, position × slot) and of (subset, slot)
+            # incidence of (subset, position × slot)
             positions = th.zeros(len(subsets), k * self.n_slots)
-            members = th.zeros(len(subsets), self.n_slots)
             for position in range(k):
                 positions[rows, position * self.n_slots + subsets[:, position]] = 1.0
-                members[rows, subsets[:, position]] = 1.0
-            self.register_buffer(f"subsets_{k}", subsets, persistent=False)
+            setattr(self, f"subset_ids_{k}", subsets.numpy())
             self.register_buffer(f"positions_{k}", positions, persistent=False)
-            self.register_buffer(f"members_{k}", members, persistent=False)
         self.card_layers = nn.ModuleDict({str(k): nn.Linear(_subset_feature_size(k), subset_hidden) for k in self.sizes})
         self.context_layers = nn.ModuleDict({str(k): nn.Linear(self.context_dim, subset_hidden, bias=False)
                                              for k in self.sizes})
@@ -145,21 +137,25 @@ class SplitScorerExtractor(nn.Module):
         over the cards) is one product of the subsets' position incidence with per-slot
         projections made once per hand; only the few nonlinear features (count profile, one
         suit, straight windows) are computed per subset, from its rank and suit counts."""
+        from .split_kernels import subset_shapes
+
         slots = features[:, : self.n_slots * SLOT_FEATURES].reshape(-1, self.n_slots, SLOT_FEATURES)
         context = features[:, self.n_slots * SLOT_FEATURES:]
+        with th.no_grad():
+            ranks, suits = _slot_ids(slots)
         out = {}
         for k in self.sizes:
             layer = self.card_layers[str(k)]
             weight = layer.weight  # (hidden, k*19 + 19 + nonlinear)
             counts = k * SLOT_FEATURES
             per_position = weight[:, :counts].reshape(-1, k, SLOT_FEATURES) + weight[:, None, counts:counts + SLOT_FEATURES]
-            projected = th.einsum("bnf,hpf->bpnh", slots, per_position).reshape(len(slots), k * self.n_slots, -1)
-            hidden = getattr(self, f"positions_{k}") @ projected  # (B, m, hidden)
-            with th.no_grad():
-                nonlinear = _nonlinear_features(slots, getattr(self, f"members_{k}"), k)
-            hidden = hidden + nonlinear @ weight[:, counts + SLOT_FEATURES:].T
-            hidden = hidden + (layer.bias + self.context_layers[str(k)](context))[:, None, :]
-            out[k] = th.relu(self.embed_layers[str(k)](th.relu(hidden)))
+            projected = th.einsum("bnf,hpf->pnbh", slots, per_position).reshape(k * self.n_slots, -1)
+            linear = (getattr(self, f"positions_{k}") @ projected).view(-1, len(slots), weight.shape[0])  # (m, B, h)
+            shapes = th.from_numpy(subset_shapes(ranks, suits, getattr(self, f"subset_ids_{k}"))).to(slots.device)
+            hidden = th.baddbmm((layer.bias + self.context_layers[str(k)](context))[:, None, :], shapes,
+                                weight[:, counts + SLOT_FEATURES:].T.expand(len(slots), -1, -1))
+            hidden = th.relu(hidden + linear.transpose(0, 1))
+            out[k] = th.relu(self.embed_layers[str(k)](hidden))
         return out
 
     def _pooled(self, features: th.Tensor, emb: dict[int, th.Tensor]) -> th.Tensor:

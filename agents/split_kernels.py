@@ -139,3 +139,43 @@ def split_choices(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, r0: np.ndarray
                     out[b] = j
                     break
     return out
+
+
+@njit(cache=True)
+def subset_shapes(ranks: np.ndarray, suits: np.ndarray, subsets: np.ndarray) -> np.ndarray:  # pragma: no cover
+    """The shape features of every subset ``(m, k)`` of every hand, from each slot's rank
+    (0 … 12, -1 for a joker) and suit (0 … 3, -1 for a joker), ``(hands, n)``: how many
+    ranks appear once, twice, three and four times, whether all k cards share a suit, and
+    which straight windows of k ranks (ace low, then 2 … A) are full: ``(hands, m, 20 - k)``
+    float32, the nonlinear part of the split scorer's subset features."""
+    hands = ranks.shape[0]
+    m, k = subsets.shape
+    windows = 15 - k
+    out = np.zeros((hands, m, 5 + windows), dtype=np.float32)
+    rank_count = np.zeros(13, dtype=np.int64)
+    suit_count = np.zeros(4, dtype=np.int64)
+    for b in range(hands):
+        for i in range(m):
+            rank_count[:] = 0
+            suit_count[:] = 0
+            for p in range(k):
+                slot = subsets[i, p]
+                if ranks[b, slot] >= 0:
+                    rank_count[ranks[b, slot]] += 1
+                    suit_count[suits[b, slot]] += 1
+            for r in range(13):
+                c = rank_count[r]
+                if c > 0:
+                    out[b, i, c - 1] += 1.0
+            for s in range(4):
+                if suit_count[s] == k:
+                    out[b, i, 4] = 1.0
+            for w in range(windows):  # window w covers ranks w-1 … w+k-2, rank -1 being the ace
+                full = True
+                for r in range(w - 1, w + k - 1):
+                    if rank_count[r if r >= 0 else 12] == 0:
+                        full = False
+                        break
+                if full:
+                    out[b, i, 5 + w] = 1.0
+    return out
