@@ -87,8 +87,12 @@ def _decision_calls(game: Game, agent: Agent, num_players: int, count: int) -> l
 
 
 def _spec_ms(game: Game, spec: str, num_players: int, count: int) -> float:
-    return _per_call_ms(_decision_calls(game, load_agent(spec, game, num_players=num_players, seed=0),
-                                        num_players, count))
+    return agent_ms(game, load_agent(spec, game, num_players=num_players, seed=0), num_players, count)
+
+
+def agent_ms(game: Game, agent: Agent, num_players: int, count: int) -> float:
+    """Milliseconds per decision of ``agent.act`` over ``count`` random hands."""
+    return _per_call_ms(_decision_calls(game, agent, num_players, count))
 
 
 def _figures(quick: bool) -> list[Figure]:
@@ -119,8 +123,6 @@ def _figures(quick: bool) -> list[Figure]:
             figures.append(Figure(label, "ms", f"solver decision, {players} players, {samples} samples, greedy opponents",
                             lambda g=game, p=players, k=samples, c=solver_calls: _spec_ms(
                                 g, f"solver:samples={k}", p, c)))
-        figures.append(Figure(f"{name}.policy_ms", "ms", "split_scorer policy decision (untrained weights)",
-                        lambda g=game, p=players: _policy_ms(g, p, n_calls)))
     return figures
 
 
@@ -176,13 +178,6 @@ def hands_per_second(game_name: str, num_players: int = 4, seconds: float = 2.0,
         if time.process_time() >= deadline:
             break
     return hands / (time.process_time() - start)
-
-
-def _policy_ms(game: Game, players: int, count: int) -> float:
-    from ..agents.policy import PolicyAgent, build_policy, policy_meta
-
-    meta = policy_meta(game, players, "split_scorer", {})
-    return _per_call_ms(_decision_calls(game, PolicyAgent(build_policy(meta), meta, name="split_scorer"), players, count))
 
 
 def run_bench(quick: bool = False, only: str | None = None, progress: bool = True,
