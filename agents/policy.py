@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import torch as th
 from gymnasium import spaces
+from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.type_aliases import Schedule
 from torch import nn
@@ -83,6 +84,15 @@ def _subset_features(cards: th.Tensor) -> th.Tensor:
     return th.cat([flat, ranks, suits, jokers, profile, one_suit, windows], -1)
 
 
+def _slot_ids(slots: th.Tensor) -> tuple[np.ndarray, np.ndarray]:
+    """Each slot's rank (0 … 12) and suit (0 … 3) id from its one-hots ``(B, n, 19)``, -1
+    for jokers (and empty slots), as int64 arrays ``(B, n)``."""
+    real = slots[..., :13].sum(-1) > 0
+    ranks = th.where(real, slots[..., :13].argmax(-1), -1)
+    suits = th.where(real, slots[..., 13:17].argmax(-1), -1)
+    return ranks.cpu().numpy(), suits.cpu().numpy()
+
+
 def _subset_feature_size(k: int) -> int:
     return k * SLOT_FEATURES + 13 + 4 + 2 + 4 + 1 + (14 - k + 1)
 
@@ -101,7 +111,14 @@ class SplitScorerExtractor(nn.Module):
             raise ValueError(f"observation of {features_dim} values is too short for a {game} hand")
         self.embed_dim = embed_dim
         for k in self.sizes:
-            self.register_buffer(f"subsets_{k}", th.as_tensor(index.subsets(k), dtype=th.long), persistent=False)
+            subsets = th.as_tensor(index.subsets(k), dtype=th.long)  # (m, k) slot ids
+            rows = th.arange(len(subsets))
+            # incidence of (subset, position × slot)
+            positions = th.zeros(len(subsets), k * self.n_slots)
+            for position in range(k):
+                positions[rows, position * self.n_slots + subsets[:, position]] = 1.0
+            setattr(self, f"subset_ids_{k}", subsets.numpy())
+            self.register_buffer(f"positions_{k}", positions, persistent=False)
         self.card_layers = nn.ModuleDict({str(k): nn.Linear(_subset_feature_size(k), subset_hidden) for k in self.sizes})
         self.context_layers = nn.ModuleDict({str(k): nn.Linear(self.context_dim, subset_hidden, bias=False)
                                              for k in self.sizes})
@@ -113,14 +130,32 @@ class SplitScorerExtractor(nn.Module):
         self.latent_dim_vf = value_hidden
 
     def embeddings(self, features: th.Tensor) -> dict[int, th.Tensor]:
-        """``{k: (batch, C(n, k), embed_dim)}``."""
+        """``{k: (batch, C(n, k), embed_dim)}``.
+
+        The first layer is ``card_layers[k]`` applied to :func:`_subset_features`, computed
+        without building those features subset by subset: the part linear in the cards
+        (their one-hots in slot order, and the rank, suit and joker counts, which are sums
+        over the cards) is one product of the subsets' position incidence with per-slot
+        projections made once per hand; only the few nonlinear features (count profile, one
+        suit, straight windows) are computed per subset, from its rank and suit counts."""
+        from .split_kernels import subset_shapes
+
         slots = features[:, : self.n_slots * SLOT_FEATURES].reshape(-1, self.n_slots, SLOT_FEATURES)
         context = features[:, self.n_slots * SLOT_FEATURES:]
+        with th.no_grad():
+            ranks, suits = _slot_ids(slots)
         out = {}
         for k in self.sizes:
-            cards = slots[:, getattr(self, f"subsets_{k}")]  # (B, m, k, 19)
-            hidden = self.card_layers[str(k)](_subset_features(cards))
-            hidden = th.relu(hidden + self.context_layers[str(k)](context)[:, None, :])
+            layer = self.card_layers[str(k)]
+            weight = layer.weight  # (hidden, k*19 + 19 + nonlinear)
+            counts = k * SLOT_FEATURES
+            per_position = weight[:, :counts].reshape(-1, k, SLOT_FEATURES) + weight[:, None, counts:counts + SLOT_FEATURES]
+            projected = th.einsum("bnf,hpf->pnbh", slots, per_position).reshape(k * self.n_slots, -1)
+            linear = (getattr(self, f"positions_{k}") @ projected).view(-1, len(slots), weight.shape[0])  # (m, B, h)
+            shapes = th.from_numpy(subset_shapes(ranks, suits, getattr(self, f"subset_ids_{k}"))).to(slots.device)
+            hidden = th.baddbmm((layer.bias + self.context_layers[str(k)](context))[:, None, :], shapes,
+                                weight[:, counts + SLOT_FEATURES:].T.expand(len(slots), -1, -1))
+            hidden = th.relu(hidden + linear.transpose(0, 1))
             out[k] = th.relu(self.embed_layers[str(k)](hidden))
         return out
 
@@ -176,17 +211,34 @@ class SplitScoreHead(nn.Module):
         hidden = hidden + vectors[2][:, self.rows_2[start:stop]]
         return self.out(th.relu(hidden)).squeeze(-1)
 
-    def forward(self, latent: th.Tensor) -> th.Tensor:
+    def tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The split table's three columns (each row's subset id) as NumPy arrays."""
+        if not hasattr(self, "_tables"):
+            self._tables = tuple(np.ascontiguousarray(getattr(self, f"rows_{r}").cpu().numpy()) for r in range(3))
+        return self._tables
+
+    def row_scores(self, latent: th.Tensor) -> tuple[th.Tensor, th.Tensor, th.Tensor, th.Tensor | None]:
+        """Each row position's score of every subset ``(B, C(n, k))``, and the interaction
+        term of every split ``(B, n_actions)`` (None without one): a split's logit is the
+        sum of its rows' scores plus its interaction term."""
         emb = self._split(latent)
-        rows = [self.rows_0, self.rows_1, self.rows_2]
-        logits = sum(self.row_scalars[r](emb[self.row_sizes[r]]).squeeze(-1)[:, rows[r]] for r in range(3))
-        if self.split_hidden == 0:
-            return logits
+        s0, s1, s2 = (self.row_scalars[r](emb[self.row_sizes[r]]).squeeze(-1) for r in range(3))
+        return s0, s1, s2, (self._interactions(emb) if self.split_hidden > 0 else None)
+
+    def logits_of(self, s0: th.Tensor, s1: th.Tensor, s2: th.Tensor, extra: th.Tensor | None) -> th.Tensor:
+        """Every split's logit ``(B, n_actions)`` from :meth:`row_scores`."""
+        logits = s0.index_select(1, self.rows_0) + s1.index_select(1, self.rows_1) + s2.index_select(1, self.rows_2)
+        return logits if extra is None else logits + extra
+
+    def forward(self, latent: th.Tensor) -> th.Tensor:
+        return self.logits_of(*self.row_scores(latent))
+
+    def _interactions(self, emb: dict[int, th.Tensor]) -> th.Tensor:
         vectors = [self.row_vectors[r](emb[self.row_sizes[r]]) for r in range(3)]
-        batch = latent.shape[0]
+        batch = vectors[0].shape[0]
         chunk = max(256, _CHUNK_FLOATS // max(1, batch * self.split_hidden))
         if chunk >= self.n_actions:
-            return logits + self._interaction(vectors, 0, self.n_actions)
+            return self._interaction(vectors, 0, self.n_actions)
         parts = []
         for start in range(0, self.n_actions, chunk):
             stop = min(start + chunk, self.n_actions)
@@ -194,7 +246,121 @@ class SplitScoreHead(nn.Module):
                 parts.append(grad_checkpoint(self._interaction, vectors, start, stop, use_reentrant=False))
             else:
                 parts.append(self._interaction(vectors, start, stop))
-        return logits + th.cat(parts, 1)
+        return th.cat(parts, 1)
+
+
+class _SplitStatistics(th.autograd.Function):
+    """Log probability of each hand's action and the entropy of its distribution over the
+    valid splits, from the row scores, by the kernels of :mod:`.split_kernels`."""
+
+    @staticmethod
+    def forward(ctx: Any, s0: th.Tensor, s1: th.Tensor, s2: th.Tensor, extra: th.Tensor | None,
+                tables: tuple[np.ndarray, ...], mask: np.ndarray, actions: np.ndarray) -> tuple[th.Tensor, th.Tensor]:
+        from .split_kernels import split_statistics
+
+        arrays = tuple(x.detach().numpy() for x in (s0, s1, s2))
+        extra_array = _NO_EXTRA if extra is None else extra.detach().numpy()
+        statistics = split_statistics(*arrays, *tables, extra_array, extra is not None, mask, actions)
+        ctx.inputs = (arrays, tables, extra_array, extra is not None, mask, actions, statistics)
+        log_z, mean, log_p = (th.as_tensor(statistics[:, i], dtype=s0.dtype) for i in range(3))
+        return log_p, log_z - mean
+
+    @staticmethod
+    def backward(ctx: Any, g_logp: th.Tensor, g_entropy: th.Tensor) -> tuple[Any, ...]:
+        from .split_kernels import split_gradients
+
+        arrays, tables, extra_array, has_extra, mask, actions, statistics = ctx.inputs
+        g0, g1, g2, gx = split_gradients(*arrays, *tables, extra_array, has_extra, mask, actions, statistics,
+                                         g_logp.double().numpy(), g_entropy.double().numpy())
+        return (th.from_numpy(g0), th.from_numpy(g1), th.from_numpy(g2),
+                th.from_numpy(gx) if has_extra else None, None, None, None)
+
+
+_NO_EXTRA = np.zeros((1, 1), dtype=np.float32)
+
+
+class SplitDistribution(MaskableCategoricalDistribution):
+    """The masked categorical over the split index, whose logits are sums of row scores.
+
+    The same distribution as sb3-contrib's ``MaskableCategoricalDistribution`` over the
+    logits that :class:`SplitScoreHead` returns, but computed from the row scores by the
+    kernels of :mod:`.split_kernels`: log probabilities, entropy, samples and their
+    gradients without a full-width logit tensor (72,072 a Thirteen hand). Off the CPU it
+    falls back to the logits."""
+
+    def proba_rows(self, head: SplitScoreHead, latent: th.Tensor) -> SplitDistribution:
+        """The distribution of the hands whose subset embeddings are ``latent``."""
+        self.head = head
+        self.rows = head.row_scores(latent)
+        self.logits: th.Tensor | None = None
+        if latent.device.type != "cpu":
+            self.logits = head.logits_of(*self.rows)
+        self.masks: np.ndarray | None = None
+        self._entropy: th.Tensor | None = None
+        return self
+
+    def proba_distribution(self, action_logits: th.Tensor) -> SplitDistribution:
+        raise TypeError("a SplitDistribution is built from row scores: use proba_rows")
+
+    @property
+    def hands(self) -> int:
+        return len(self.rows[0])
+
+    def apply_masking(self, masks: Any) -> None:
+        if isinstance(masks, th.Tensor):
+            masks = masks.detach().cpu().numpy()
+        self.masks = None if masks is None else np.ascontiguousarray(masks, dtype=bool).reshape(self.hands, -1)
+        self._entropy = None
+
+    def _mask(self) -> np.ndarray:
+        return self.masks if self.masks is not None else np.ones((self.hands, self.head.n_actions), dtype=bool)
+
+    def _torch(self) -> MaskableCategoricalDistribution:
+        """The same distribution as sb3-contrib builds it (used off the CPU)."""
+        fallback = MaskableCategoricalDistribution(self.head.n_actions).proba_distribution(self.logits)
+        fallback.apply_masking(self.masks)
+        return fallback
+
+    def log_prob(self, actions: th.Tensor) -> th.Tensor:
+        if self.logits is not None:
+            return self._torch().log_prob(actions)
+        s0, s1, s2, extra = self.rows
+        chosen = actions.detach().cpu().numpy().astype(np.int64).reshape(-1)
+        log_p, self._entropy = _SplitStatistics.apply(s0, s1, s2, extra, self.head.tables(), self._mask(), chosen)
+        return log_p
+
+    def entropy(self) -> th.Tensor:
+        if self.logits is not None:
+            return self._torch().entropy()
+        if self._entropy is None:
+            self.log_prob(self.mode())
+        assert self._entropy is not None
+        return self._entropy
+
+    def choices(self, uniforms: np.ndarray | None) -> np.ndarray:
+        """One valid split per hand: the inverse CDF of ``uniforms`` (one in [0, 1) per
+        hand), or the most likely split (the first of equals) without them."""
+        if self.logits is not None:
+            fallback = self._torch()
+            if uniforms is None:
+                return fallback.mode().cpu().numpy()
+            probs = fallback.distribution.probs.double().cpu().numpy()
+            return np.minimum((probs.cumsum(1) <= uniforms[:, None]).sum(1), self.head.n_actions - 1)
+        from .split_kernels import split_choices
+
+        s0, s1, s2, extra = (None if x is None else x.detach().numpy() for x in self.rows)
+        sample = uniforms is not None
+        chosen = split_choices(s0, s1, s2, *self.head.tables(), _NO_EXTRA if extra is None else extra,
+                               extra is not None, self._mask(), uniforms if sample else np.zeros(self.hands), sample)
+        if (chosen < 0).any():
+            raise ValueError("the action mask has no valid split")
+        return chosen
+
+    def sample(self) -> th.Tensor:
+        return th.as_tensor(self.choices(th.rand(self.hands, dtype=th.float64).numpy()))
+
+    def mode(self) -> th.Tensor:
+        return th.as_tensor(self.choices(None))
 
 
 class SplitScorerPolicy(MaskableActorCriticPolicy):
@@ -221,11 +387,16 @@ class SplitScorerPolicy(MaskableActorCriticPolicy):
                     split_hidden=self.split_hidden, value_hidden=self.value_hidden)
         return data
 
+    def _get_action_dist_from_latent(self, latent_pi: th.Tensor) -> SplitDistribution:
+        assert isinstance(self.action_dist, SplitDistribution)
+        return self.action_dist.proba_rows(self.action_net, latent_pi)
+
     def _build_mlp_extractor(self) -> None:
         self.mlp_extractor = SplitScorerExtractor(self.game_name, self.features_dim, self.subset_hidden,
                                                   self.embed_dim, self.value_hidden)
 
     def _build(self, lr_schedule: Schedule) -> None:
+        self.action_dist = SplitDistribution(self.action_dist.action_dim)
         self._build_mlp_extractor()
         self.action_net = SplitScoreHead(self.game_name, self.embed_dim, self.split_hidden)
         self.value_net = nn.Linear(self.mlp_extractor.latent_dim_vf, 1)
@@ -337,7 +508,14 @@ class PolicyAgent(Agent):
         masks = np.stack([v.mask for v in views])
         if masks.shape[1] != self.n_actions:
             raise ValueError(f"{self.name}: action masks of {masks.shape[1]} splits, expected {self.n_actions}")
-        logits = self.logits(np.stack([v.observation for v in views]))
+        observations = np.stack([v.observation for v in views])
+        if isinstance(self.policy, SplitScorerPolicy):
+            with th.inference_mode():
+                distribution = self.policy.get_distribution(th.as_tensor(observations, device=self.policy.device),
+                                                            masks)
+                assert isinstance(distribution, SplitDistribution)
+                return distribution.choices(None if self.rng is None else self.rng.random(len(views)))
+        logits = self.logits(observations)
         return np.array([masked_choice(row, mask, self.rng) for row, mask in zip(logits, masks)], dtype=np.int64)
 
 

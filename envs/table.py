@@ -53,12 +53,15 @@ class SeatView:
     seat, the table size, the valid mask (bool) and the observation (float32).
 
     Views made by :class:`Tables` compute their mask and observation on first read (see
-    :meth:`Tables.prepare`); :meth:`from_env` wraps what a PettingZoo environment gives."""
+    :meth:`Tables.prepare`): the views made by one :meth:`Tables.views` call compute theirs
+    together, in one batched call, when the first of them is read. :meth:`from_env` wraps
+    what a PettingZoo environment gives."""
 
-    __slots__ = ("_slots", "seat", "num_players", "_tables", "_table", "_mask", "_observation")
+    __slots__ = ("_slots", "seat", "num_players", "_tables", "_table", "_mask", "_observation", "_group")
 
     def __init__(self, slots: np.ndarray | None, seat: int, num_players: int, *, mask: np.ndarray | None = None,
-                 observation: np.ndarray | None = None, tables: Tables | None = None, table: int = 0) -> None:
+                 observation: np.ndarray | None = None, tables: Tables | None = None, table: int = 0,
+                 group: Sequence[tuple[int, int]] = ()) -> None:
         self._slots = slots
         self.seat = seat
         self.num_players = num_players
@@ -66,6 +69,7 @@ class SeatView:
         self._table = table
         self._mask = mask
         self._observation = observation
+        self._group = group
 
     @classmethod
     def from_env(cls, observation: np.ndarray, action_mask: np.ndarray, info: Any) -> SeatView:
@@ -100,7 +104,7 @@ class SeatView:
         if self._mask is None:
             if self._tables is None:
                 raise ValueError("this seat view has no mask")
-            self._mask = self._tables.mask(self._table, self.seat)
+            self._mask = self._tables.mask(self._table, self.seat, self._group)
         return self._mask
 
     @property
@@ -113,7 +117,7 @@ class SeatView:
         if self._observation is None:
             if self._tables is None:
                 raise ValueError("this seat view has no observation")
-            self._observation = self._tables.observation(self._table, self.seat)
+            self._observation = self._tables.observation(self._table, self.seat, self._group)
         return self._observation
 
     @property
@@ -168,7 +172,7 @@ class Tables:
     def prepare(self, seats: Iterable[tuple[int, int]], masks: bool = True, observations: bool = True) -> None:
         """Compute the masks and observations of the ``(table, seat)`` pairs not yet known,
         each kind in one batched call."""
-        pairs = list(seats)
+        pairs = list(dict.fromkeys(seats))
         if masks:
             todo = [p for p in pairs if p not in self._masks]
             if todo:
@@ -183,16 +187,16 @@ class Tables:
                 for pair, observation in zip(todo, encoded):
                     self._observations[pair] = observation
 
-    def mask(self, table: int, seat: int) -> np.ndarray:
-        """The valid mask (bool) of a seat's hand."""
+    def mask(self, table: int, seat: int, group: Sequence[tuple[int, int]] = ()) -> np.ndarray:
+        """The valid mask (bool) of a seat's hand (computed with those of ``group`` when unknown)."""
         if (table, seat) not in self._masks:
-            self.prepare([(table, seat)], observations=False)
+            self.prepare([(table, seat), *group], observations=False)
         return self._masks[(table, seat)]
 
-    def observation(self, table: int, seat: int) -> np.ndarray:
-        """The observation (float32) of a seat."""
+    def observation(self, table: int, seat: int, group: Sequence[tuple[int, int]] = ()) -> np.ndarray:
+        """The observation (float32) of a seat (computed with those of ``group`` when unknown)."""
         if (table, seat) not in self._observations:
-            self.prepare([(table, seat)], masks=False)
+            self.prepare([(table, seat), *group], masks=False)
         return self._observations[(table, seat)]
 
     def view(self, table: int, seat: int) -> SeatView:
@@ -202,7 +206,14 @@ class Tables:
         """The views of ``seats`` (all by default) of one table, or of every table (table-major)."""
         tables = range(self.batch) if table is None else [table]
         chosen = range(self.num_players) if seats is None else seats
-        return [self.view(b, s) for b in tables for s in chosen]
+        return self.views_at([(b, s) for b in tables for s in chosen])
+
+    def views_at(self, pairs: Sequence[tuple[int, int]]) -> list[SeatView]:
+        """The views of ``(table, seat)`` pairs; their masks and observations are computed
+        together, each kind in one batched call, when the first is read."""
+        group = tuple((int(b), int(s)) for b, s in pairs)
+        return [SeatView(self.slots[b, s], s, self.num_players, tables=self, table=b, group=group)
+                for b, s in group]
 
     # ------------------------------------------------------------------ decisions
 

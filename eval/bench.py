@@ -1,8 +1,10 @@
 """``splitpoker bench``: the project's speed figures, each the median, min and max over
-repeated runs, pinned to one core.
+repeated runs.
 
 A *run* times a batch of calls and reports the time per call (or hands per second for the
-environment figures); a figure repeats the run several times.
+environment and training figures); a figure repeats the run several times. Figures are
+measured pinned to one core with one torch thread, except those that measure a whole job
+using the cores the way that job does (``pinned=False``: training's hands per second).
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ import importlib
 import os
 import platform
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -23,6 +26,20 @@ from ..envs.games import GAMES, game_class, make_game
 from ..envs.table import deal
 
 SOLVER_SCALING = (64, 256, 1024)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One bench figure: ``once()`` is one run; ``repeats`` overrides the bench's count."""
+
+    name: str
+    unit: str
+    what: str
+    once: Callable[[], float]
+    pinned: bool = True
+    repeats: int | None = None
+    #: an untimed first run (off for figures that warm up inside each run)
+    warm_up: bool = True
 
 
 def _pin_one_core() -> tuple[str, set[int] | None]:
@@ -70,40 +87,42 @@ def _decision_calls(game: Game, agent: Agent, num_players: int, count: int) -> l
 
 
 def _spec_ms(game: Game, spec: str, num_players: int, count: int) -> float:
-    return _per_call_ms(_decision_calls(game, load_agent(spec, game, num_players=num_players, seed=0),
-                                        num_players, count))
+    return agent_ms(game, load_agent(spec, game, num_players=num_players, seed=0), num_players, count)
 
 
-def _figures(quick: bool) -> list[tuple[str, str, str, Callable[[], float]]]:
-    """(name, unit, what, one run) of every figure."""
+def agent_ms(game: Game, agent: Agent, num_players: int, count: int) -> float:
+    """Milliseconds per decision of ``agent.act`` over ``count`` random hands."""
+    return _per_call_ms(_decision_calls(game, agent, num_players, count))
+
+
+def _figures(quick: bool) -> list[Figure]:
+    """Every figure of the engines, environments and agents."""
     n_calls = 20 if quick else 100
-    figures: list[tuple[str, str, str, Callable[[], float]]] = []
+    figures: list[Figure] = []
     for name in GAMES:
         game = make_game(name)
         players, score_players = min(4, game.players[1]), game.players[1]
         tables = _hands(game, n_calls, score_players, seed=1)
         slots = [t[0] for t in tables]
-        figures.append((f"{name}.mask_ms", "ms", "valid-split mask of one random hand",
+        figures.append(Figure(f"{name}.mask_ms", "ms", "valid-split mask of one random hand",
                         lambda g=game, s=slots: _per_call_ms([lambda h=h: g.valid_mask(h) for h in s])))
         from ..agents.baselines import greedy_index
 
         arrangements = [[game.arrangement(h, greedy_index(game, h)) for h in t] for t in tables]
-        figures.append((f"{name}.score_ms", "ms", f"scoring a {score_players}-player table",
+        figures.append(Figure(f"{name}.score_ms", "ms", f"scoring a {score_players}-player table",
                         lambda g=game, a=arrangements: _per_call_ms([lambda t=t: g.score(t) for t in a])))
-        figures.append((f"{name}.env_hands_per_s", "hands/s", f"{players}-player hands through the AEC API, "
+        figures.append(Figure(f"{name}.env_hands_per_s", "hands/s", f"{players}-player hands through the AEC API, "
                         "random legal actions", lambda n=name, p=players: _env_rate(n, p, 0.5 if quick else 2.0)))
-        figures.append((f"{name}.greedy_ms", "ms", "greedy decision",
+        figures.append(Figure(f"{name}.greedy_ms", "ms", "greedy decision",
                         lambda g=game, p=players: _spec_ms(g, "greedy", p, n_calls)))
         solver_calls = 3 if quick else 10
         for samples in SOLVER_SCALING:
             label = f"{name}.solver_ms" if samples == 256 else f"{name}.solver_ms@{samples}"
             if quick and samples == 1024 and game.n_actions > 10_000:  # the slowest figure
                 continue
-            figures.append((label, "ms", f"solver decision, {players} players, {samples} samples, greedy opponents",
+            figures.append(Figure(label, "ms", f"solver decision, {players} players, {samples} samples, greedy opponents",
                             lambda g=game, p=players, k=samples, c=solver_calls: _spec_ms(
                                 g, f"solver:samples={k}", p, c)))
-        figures.append((f"{name}.policy_ms", "ms", "split_scorer policy decision (untrained weights)",
-                        lambda g=game, p=players: _policy_ms(g, p, n_calls)))
     return figures
 
 
@@ -161,49 +180,56 @@ def hands_per_second(game_name: str, num_players: int = 4, seconds: float = 2.0,
     return hands / (time.process_time() - start)
 
 
-def _policy_ms(game: Game, players: int, count: int) -> float:
-    from ..agents.policy import PolicyAgent, build_policy, policy_meta
-
-    meta = policy_meta(game, players, "split_scorer", {})
-    return _per_call_ms(_decision_calls(game, PolicyAgent(build_policy(meta), meta, name="split_scorer"), players, count))
-
-
-def run_bench(quick: bool = False, only: str | None = None, progress: bool = True) -> dict[str, Any]:
-    """Measure every figure (those whose name starts with ``only``)."""
-    figures = [f for f in _figures(quick) if not only or f[0].startswith(only)]
+def run_bench(quick: bool = False, only: str | None = None, progress: bool = True,
+              extra: Sequence[Figure] = ()) -> dict[str, Any]:
+    """Measure every figure, and ``extra`` ones (only those whose name starts with one of
+    the comma-separated prefixes of ``only``)."""
+    prefixes = tuple(p for p in (only or "").split(",") if p)
+    figures = [f for f in [*_figures(quick), *extra] if not prefixes or f.name.startswith(prefixes)]
     if not figures:
         raise ValueError(f"no figure name starts with {only!r}")
-    pinned, restore = _pin_one_core()
-    try:
-        import torch
+    out = _measure(figures, repeats=3 if quick else 7, progress=progress)
+    pinning = ("one core per figure, except unpinned ones" if hasattr(os, "sched_setaffinity")
+               else "not pinned (no sched_setaffinity)")
+    return {"machine": machine() | {"affinity": pinning}, "figures": out}
 
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)
-    except ImportError:
-        torch, threads = None, 0
+
+def _measure_one(figure: Figure, repeats: int) -> list[float]:
+    """Warm-up (caches, numba compilation, lazy tables), then the runs: pinned to one core
+    with one torch thread unless the figure measures a whole job."""
+    restore, threads, torch = None, 0, None
+    if figure.pinned:
+        _, restore = _pin_one_core()
+        try:
+            import torch
+
+            threads = torch.get_num_threads()
+            torch.set_num_threads(1)
+        except ImportError:
+            torch = None
     try:
-        out = _measure(figures, repeats=3 if quick else 7, progress=progress)
+        if figure.warm_up:
+            figure.once()
+        return [figure.once() for _ in range(figure.repeats or repeats)]
     finally:
         if restore is not None:
             os.sched_setaffinity(0, restore)
         if torch is not None:
             torch.set_num_threads(threads)
-    return {"machine": machine() | {"affinity": pinned}, "figures": out}
 
 
-def _measure(figures: list[tuple[str, str, str, Callable[[], float]]], repeats: int,
-             progress: bool) -> list[dict[str, Any]]:
+def _measure(figures: Sequence[Figure], repeats: int, progress: bool) -> list[dict[str, Any]]:
     out = []
     iterator: Any = figures
     if progress:
         from .progress import track
 
         iterator = track(figures, description="bench")
-    for name, unit, what, once in iterator:
-        once()  # warm-up: caches, numba compilation, lazy tables
-        values = [once() for _ in range(repeats)]
-        out.append({"name": name, "median": float(np.median(values)), "min": float(min(values)),
-                    "max": float(max(values)), "unit": unit, "what": what, "runs": repeats})
+    for figure in iterator:
+        values = _measure_one(figure, repeats)
+        out.append({"name": figure.name, "median": float(np.median(values)), "min": float(min(values)),
+                    "max": float(max(values)), "unit": figure.unit, "what": figure.what, "runs": len(values),
+                    "pinned": figure.pinned})
     return out
 
 

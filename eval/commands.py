@@ -1,4 +1,4 @@
-"""Subcommands of evaluation: ``eval`` (duplicate matches with solver regret) and ``bench``."""
+"""Subcommands of evaluation: ``eval`` (duplicate matches with solver regret)."""
 
 from __future__ import annotations
 
@@ -105,16 +105,6 @@ def _eval(args: argparse.Namespace) -> int:
     return status
 
 
-def _bench(args: argparse.Namespace) -> None:
-    from .bench import print_table, run_bench
-
-    report = run_bench(quick=args.quick, only=args.only, progress=not args.json)
-    if args.json:
-        print(json.dumps(report, ensure_ascii=False))
-    else:
-        print_table(report)
-
-
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("eval", help="duplicate-deal evaluation of agents, with solver regret",
                        description="Play agents against each other on duplicate deals (every deal replayed with "
@@ -143,10 +133,3 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-plots", action="store_true", help="do not draw PNG plots")
     p.add_argument("--json", action="store_true", help="print summary.json")
     p.set_defaults(run=_eval)
-
-    p = sub.add_parser("bench", help="speed figures of engines, envs, agents and policies",
-                       description="Speed figures, each the median, min and max over repeated runs on one core.")
-    p.add_argument("--quick", action="store_true", help="fewer repeats: about a minute")
-    p.add_argument("--only", metavar="PREFIX", help="only figures whose name starts with PREFIX (e.g. biji.)")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
-    p.set_defaults(run=_bench)

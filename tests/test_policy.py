@@ -216,3 +216,96 @@ def test_format_1_policies_read_the_new_seat_features_with_zero_weights():
     with th.inference_mode():
         before = P.action_logits(old, th.as_tensor(observations[:, :277])).numpy()
     assert np.array_equal(agent.logits(observations), before)
+
+
+# --------------------------------------------------------------------------- the fast paths
+def _batch(game, rng, hands: int = 6):
+    from splitpoker.envs.table import deal
+
+    tables = deal(game, 4, rng, batch=(hands + 3) // 4)
+    views = tables.views()[:hands]
+    obs = th.as_tensor(np.stack([v.observation for v in views]))
+    masks = np.stack([v.mask for v in views])
+    return obs, masks
+
+
+def _reference_embeddings(extractor, obs):
+    """The subset embeddings as defined: card_layers over :func:`_subset_features` of each subset."""
+    n = extractor.n_slots
+    slots = obs[:, : n * P.SLOT_FEATURES].reshape(-1, n, P.SLOT_FEATURES)
+    context = obs[:, n * P.SLOT_FEATURES:]
+    out = {}
+    for k in extractor.sizes:
+        cards = slots[:, th.as_tensor(getattr(extractor, f"subset_ids_{k}"))]
+        hidden = extractor.card_layers[str(k)](P._subset_features(cards))
+        hidden = th.relu(hidden + extractor.context_layers[str(k)](context)[:, None, :])
+        out[k] = th.relu(extractor.embed_layers[str(k)](hidden))
+    return out
+
+
+@pytest.mark.parametrize("game_name", ["biji", "thirteen"])
+def test_subset_embeddings_equal_the_features_they_are_defined_by(game_name, rng):
+    game, _, policy = _policy(game_name)
+    obs, _ = _batch(game, rng)
+    with th.no_grad():
+        fast, slow = policy.mlp_extractor.embeddings(obs), _reference_embeddings(policy.mlp_extractor, obs)
+    for k in slow:
+        assert th.allclose(fast[k], slow[k], atol=1e-5), k
+
+
+def test_subset_shapes_kernel_matches_the_feature_definition(rng):
+    from splitpoker.agents.split_kernels import subset_shapes
+
+    game = make_game("biji")  # jokers and all
+    hands = np.stack([_hand(game, rng) for _ in range(20)])
+    obs = th.as_tensor(np.stack([encode_observation(game, h, 0, 4) for h in hands]))
+    slots = obs[:, : 9 * P.SLOT_FEATURES].reshape(-1, 9, P.SLOT_FEATURES)
+    ranks, suits = P._slot_ids(slots)
+    for k in (3, 5):
+        subsets = np.array(list(__import__("itertools").combinations(range(9), k)))
+        reference = P._subset_features(slots[:, th.as_tensor(subsets)])[..., k * P.SLOT_FEATURES + 19:]
+        assert np.array_equal(subset_shapes(ranks, suits, subsets), reference.numpy())
+
+
+@pytest.mark.parametrize("game_name,split_hidden", [("thirteen", 0), ("thirteen", 4), ("biji", 8)])
+def test_split_distribution_equals_the_masked_categorical_with_its_gradients(game_name, split_hidden, rng):
+    """Log probabilities, entropies and their gradients from the row-score kernels equal
+    sb3-contrib's masked categorical over the head's full logits."""
+    from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
+
+    game, _, policy = _policy(game_name, arch={**ARCH, "split_hidden": split_hidden})
+    obs, masks = _batch(game, rng)
+    actions = th.as_tensor([int(rng.choice(np.flatnonzero(m))) for m in masks])
+
+    def gradients(log_prob, entropy):
+        policy.zero_grad()
+        (0.7 * log_prob.sum() + 0.3 * entropy.sum()).backward()
+        return {k: p.grad.clone() for k, p in policy.named_parameters() if p.grad is not None}
+
+    _, log_prob, entropy = policy.evaluate_actions(obs, actions, th.as_tensor(masks))
+    fast = gradients(log_prob, entropy)
+    reference = MaskableCategoricalDistribution(game.n_actions).proba_distribution(
+        policy.action_net(policy.mlp_extractor.forward_actor(obs)))
+    reference.apply_masking(masks)
+    ref_log_prob, ref_entropy = reference.log_prob(actions), reference.entropy()
+    slow = gradients(ref_log_prob, ref_entropy)
+    assert th.allclose(log_prob, ref_log_prob, atol=1e-5) and th.allclose(entropy, ref_entropy, atol=1e-4)
+    assert fast.keys() == slow.keys()
+    for name in slow:
+        assert th.allclose(fast[name], slow[name], atol=1e-5, rtol=1e-3), name
+    distribution = policy.get_distribution(obs, masks)
+    assert th.equal(distribution.mode(), reference.mode())
+
+
+def test_split_distribution_samples_follow_its_probabilities():
+    """The inverse-CDF samples of a hand land on valid splits with the policy's frequencies."""
+    game, _, policy = _policy("biji")
+    obs, masks = _batch(game, np.random.default_rng(5), hands=1)
+    distribution = policy.get_distribution(obs.repeat(20000, 1), np.repeat(masks, 20000, 0))
+    draws = distribution.choices(np.random.default_rng(0).random(20000))
+    assert masks[0][draws].all()
+    with th.no_grad():
+        logits = policy.action_net(policy.mlp_extractor.forward_actor(obs))[0].double()
+    probs = th.softmax(logits.masked_fill(~th.as_tensor(masks[0]), -th.inf), -1).numpy()
+    counts = np.bincount(draws, minlength=game.n_actions) / 20000
+    assert 0.5 * np.abs(counts - probs).sum() < 0.1  # total variation of 20,000 draws over ~600 splits

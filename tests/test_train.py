@@ -384,3 +384,94 @@ def test_cli_json_prints_one_document(tmp_path, capsys):
     document = json.loads(out)
     assert document["steps"] == 64 and Path(document["checkpoint"]).is_file()
     assert out.strip().count("\n") == 0
+
+
+# --------------------------------------------------------------------------- batched self-play
+def _vec_env(game_name: str = "biji", n_envs: int = 6, seed: int = 0, share: float = 1.0):
+    from splitpoker.train.selfplay import SelfPlayVecEnv
+
+    game = make_game(game_name)
+    config = load_config_dict({"game": game_name, "total_timesteps": 1, "selfplay": {"baseline_share": share}})
+    pool = OpponentPool(game, 4, {}, config.selfplay, seed=seed)
+    env = SelfPlayVecEnv(game, 4, pool, n_envs, reward_scale=0.5)
+    env.seed(seed)
+    return game, env
+
+
+def test_batched_env_deals_decides_and_scores_every_table_together():
+    game, env = _vec_env()
+    obs = env.reset()
+    assert obs.shape == (6, env.observation_space.shape[0]) and obs.dtype == np.float32
+    masks = np.stack(env.env_method("action_masks"))
+    assert masks.shape == (6, game.n_actions) and masks.any(axis=1).all()
+    seats = env._seats.copy()
+    assert seats.tolist() == [0, 1, 2, 3, 0, 1]  # env i starts at seat i, then rotates hand by hand
+    hands = env._tables.slots.copy()
+    actions = np.array([greedy_index(game, hands[b, seats[b]]) for b in range(6)])
+    new_obs, rewards, dones, infos = env.step(actions)
+    assert dones.all() and new_obs.shape == obs.shape
+    for b, info in enumerate(infos):
+        assert np.array_equal(info["terminal_observation"], obs[b])
+        assert info["seat"] == seats[b] and rewards[b] == pytest.approx(0.5 * info["payoff"])
+        assert sum(info["payoffs"]) == pytest.approx(0.0) and info["payoffs"][seats[b]] == info["payoff"]
+        assert len(info["opponents"]) == 3
+    assert env._seats.tolist() == [1, 2, 3, 0, 1, 2]
+    # the payoffs are those of the table core on the same hands and decisions
+    from splitpoker.envs.table import Tables
+
+    _, again = _vec_env()
+    again.reset()
+    all_actions = np.zeros((6, 4), dtype=np.int64)
+    again._opponent_actions(all_actions)
+    all_actions[np.arange(6), seats] = actions
+    expected = Tables(game, hands).score(all_actions).payoffs
+    assert np.allclose([info["payoffs"] for info in infos], expected)
+
+
+def test_batched_env_is_seeded_and_rejects_invalid_splits():
+    game, first = _vec_env(seed=4)
+    _, second = _vec_env(seed=4)
+    assert np.array_equal(first.reset(), second.reset())
+    _, other = _vec_env(seed=5)
+    assert not np.array_equal(first._tables.slots, (other.reset(), other._tables.slots)[1])
+    bad = np.array([int(np.flatnonzero(~m)[0]) for m in first.action_masks()])
+    with pytest.raises(ValueError, match=r"split \d+ is not valid for the learner's hand .* \(env 0\)"):
+        first.step(bad)
+
+
+def test_batched_env_groups_opponents_by_agent(monkeypatch):
+    """Each opponent agent decides all its seats of all tables in one call."""
+    game, env = _vec_env(n_envs=8)
+    calls = []
+    for baseline in env.pool.baselines:
+        original = baseline.act_batch
+        monkeypatch.setattr(baseline, "act_batch", lambda views, original=original: (calls.append(len(views)),
+                                                                                      original(views))[1])
+    env.reset()
+    env.step(np.array([int(np.flatnonzero(m)[0]) for m in env.action_masks()]))
+    assert len(calls) <= len(env.pool.baselines) and sum(calls) == 8 * 3
+
+
+def test_packed_mask_buffer_returns_the_masks_it_was_given(rng):
+    from gymnasium import spaces
+
+    from splitpoker.train.buffers import PackedMaskRolloutBuffer
+
+    n_actions, n_envs, steps = 1001, 3, 4
+    buffer = PackedMaskRolloutBuffer(steps, spaces.Box(-1, 1, (2,)), spaces.Discrete(n_actions), "cpu", n_envs=n_envs)
+    masks = rng.random((steps, n_envs, n_actions)) < 0.3
+    for t in range(steps):
+        buffer.add(np.zeros((n_envs, 2)), np.zeros((n_envs, 1)), np.zeros(n_envs), np.zeros(n_envs, dtype=bool),
+                   th_zeros(n_envs), th_zeros(n_envs), action_masks=masks[t])
+    assert buffer.action_masks.nbytes == steps * n_envs * 126  # one bit per split
+    buffer.compute_returns_and_advantage(th_zeros(n_envs), np.zeros(n_envs, dtype=bool))
+    (batch,) = list(buffer.get(batch_size=None))
+    expected = masks.swapaxes(0, 1).reshape(-1, n_actions)  # SB3's env-major flattening
+    got = batch.action_masks.numpy()
+    assert got.dtype == bool and sorted(map(bytes, got)) == sorted(map(bytes, expected))
+
+
+def th_zeros(n: int):
+    import torch
+
+    return torch.zeros(n)

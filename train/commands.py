@@ -1,4 +1,4 @@
-"""Subcommands of splitpoker.train: ``train``."""
+"""Subcommands of splitpoker.train: ``train``, and ``bench`` (whose figures include training's)."""
 
 from __future__ import annotations
 
@@ -44,6 +44,18 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench(args: argparse.Namespace) -> None:
+    from ..eval.bench import print_table, run_bench
+    from .bench import training_figures
+
+    report = run_bench(quick=args.quick, only=args.only, progress=not args.json,
+                       extra=training_figures(args.quick))
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False))
+    else:
+        print_table(report)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add this package's subcommands."""
     p: Any = sub.add_parser(
@@ -59,3 +71,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its latest checkpoint")
     p.add_argument("--json", action="store_true", help="print one JSON document with the run's result on stdout")
     p.set_defaults(run=_train)
+
+    p = sub.add_parser("bench", help="speed figures of engines, envs, agents, policies and training",
+                       description="Speed figures, each the median, min and max over repeated runs: on one core "
+                       "with one torch thread, except training's hands per second, which uses the processes and "
+                       "threads of the game's full training config. Compare ratios within one run: absolute "
+                       "times vary between runs and machines.")
+    p.add_argument("--quick", action="store_true", help="fewer repeats and shorter runs: a few minutes")
+    p.add_argument("--only", metavar="PREFIX[,PREFIX...]",
+                   help="only figures whose name starts with one of the prefixes (e.g. biji. or "
+                   "thirteen.env,thirteen.train)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(run=_bench)

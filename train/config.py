@@ -172,7 +172,9 @@ class TrainConfig(_Section):
     seed: int = Field(0, ge=0)
     total_timesteps: int = Field(gt=0, description="hands the learner plays")
     n_envs: int = Field(8, gt=0)
-    vec_env: Literal["dummy", "subproc"] = "dummy"
+    vec_env: Literal["batched", "dummy", "subproc"] = Field(
+        "batched", description="batched: all envs' tables dealt, decided and scored together in this process; "
+        "dummy: one SelfPlayEnv per env in this process; subproc: one process per env")
     reward_scale: float = Field(1.0, gt=0, description="reward = payoff * reward_scale")
     device: str = "cpu"
     torch_threads: int | None = Field(1, gt=0, description="torch CPU threads (None: torch default)")

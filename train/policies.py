@@ -31,6 +31,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from ..agents.policy import META_MEMBER, policy_class, policy_kwargs, policy_meta
 from ..envs.games import Game
+from .buffers import PackedMaskRolloutBuffer
 from .config import TrainConfig
 
 STATE_FILE = "state.json"
@@ -47,7 +48,7 @@ def build_model(config: TrainConfig, env: VecEnv) -> MaskablePPO:
         vf_coef=ppo.vf_coef, max_grad_norm=ppo.max_grad_norm, target_kl=ppo.target_kl,
         normalize_advantage=ppo.normalize_advantage,
         policy_kwargs=policy_kwargs(config.policy.kind, config.policy.arch(), config.game),
-        seed=config.seed, device=config.device, verbose=0,
+        rollout_buffer_class=PackedMaskRolloutBuffer, seed=config.seed, device=config.device, verbose=0,
     )
 
 

@@ -59,7 +59,7 @@ from .policies import (
     save_pool,
     write_state,
 )
-from .selfplay import OpponentPool, SelfPlayEnv
+from .selfplay import OpponentPool, SelfPlayEnv, SelfPlayVecEnv
 
 #: settings a resumed run may change with --set (the rest define the model and the table)
 RESUMABLE = ("total_timesteps", "eval", "checkpoint", "progress", "torch_threads", "selfplay", "imitation",
@@ -128,7 +128,10 @@ def _subproc_env(config_data: dict[str, Any], index: int) -> SelfPlayEnv:
 
 
 def make_vec_env(config: TrainConfig, game: Game, pool: OpponentPool) -> VecEnv:
-    """The learner's vectorised envs: in this process sharing ``pool``, or one process each."""
+    """The learner's vectorised envs: batched over the table core (sharing ``pool``), one
+    env each in this process (sharing ``pool``), or one process each."""
+    if config.vec_env == "batched":
+        return SelfPlayVecEnv(game, config.num_players, pool, config.n_envs, config.reward_scale)
     if config.vec_env == "subproc":
         from functools import partial
 

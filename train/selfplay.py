@@ -1,4 +1,5 @@
-"""The single-seat self-play view of a game, and the pool of opponents it draws from.
+"""The single-seat self-play view of a game, batched over many tables for training, and
+the pool of opponents it draws from.
 
 :class:`SelfPlayEnv` is a ``gymnasium.Env`` with ``action_masks()`` (for sb3-contrib's
 MaskablePPO) built directly on the :class:`~splitpoker.envs.games.Game` interface, with the
@@ -17,6 +18,13 @@ Reward             the learner's payoff times ``reward_scale``; ``terminated=Tru
 Info (step)        ``payoff`` (unscaled), ``payoffs`` (every seat), ``seat``, ``opponents``
 =================  ==========================================================================
 
+:class:`SelfPlayVecEnv` is the same view as an SB3 ``VecEnv`` of ``n_envs`` learner seats
+whose tables are one :class:`~splitpoker.envs.table.Tables` batch: all tables are dealt
+together, the learner's masks and observations are computed in one call, the opponent seats
+of all tables that play the same agent (a snapshot, a baseline) are decided in one
+``act_batch`` call (one forward pass for a policy), and all tables are scored together.
+Training uses it; :class:`SelfPlayEnv` is the one-table ``gymnasium.Env`` for users' own loops.
+
 :class:`OpponentPool` holds frozen snapshots of the learner (policy states) and baseline
 agents, and draws the opponents of each hand: a seat gets a baseline with probability
 ``baseline_share``, otherwise a snapshot chosen by ``opponent_sampling``.
@@ -30,6 +38,7 @@ from typing import Any
 
 import gymnasium
 import numpy as np
+from stable_baselines3.common.vec_env import VecEnv
 
 from ..agents import load_agent
 from ..agents.base import Agent, check_choices
@@ -233,3 +242,130 @@ class SelfPlayEnv(gymnasium.Env):
                 "opponents": [a.name for a in self._opponents]}
         self._tables = None
         return self._obs, payoff * self.reward_scale, True, False, info
+
+
+class SelfPlayVecEnv(VecEnv):
+    """``n_envs`` learner seats, one per table, at tables dealt, decided and scored together
+    (see the module doc). Each env's learner seat rotates hand by hand, starting at its
+    index; every hand ends after one step and the next is dealt at once (the finished
+    hand's observation is in ``infos[i]["terminal_observation"]``). Deals and opponent
+    draws use generators seeded by :meth:`seed` (SB3 seeds it with the run's seed)."""
+
+    metadata = {"render_modes": []}
+    render_mode = None
+
+    def __init__(self, game: Game, num_players: int, pool: OpponentPool, n_envs: int,
+                 reward_scale: float = 1.0) -> None:
+        from ..agents.policy import spaces_of
+
+        observation_space, action_space = spaces_of(game)
+        super().__init__(n_envs, observation_space, action_space)
+        self.game = game
+        self.num_players = game.check_players(num_players)
+        self.pool = pool
+        self.reward_scale = float(reward_scale)
+        self.rng = np.random.default_rng()
+        self._hands = 0
+        self._tables: Tables | None = None
+        self._seats = np.zeros(n_envs, dtype=np.int64)
+        self._opponents: list[list[Agent]] = []
+        self._masks = np.zeros((n_envs, game.n_actions), dtype=bool)
+        self._obs = np.zeros((n_envs, *self.observation_space.shape), dtype=np.float32)
+        self._actions: np.ndarray | None = None
+
+    # ------------------------------------------------------------------ hands
+    def _deal(self) -> np.ndarray:
+        n, b = self.num_players, self.num_envs
+        self._tables = deal(self.game, n, self.rng, batch=b)
+        self._seats = (self._hands + np.arange(b)) % n
+        self._hands += 1
+        self._opponents = [self.pool.draw(n - 1) for _ in range(b)]
+        learners = list(zip(range(b), self._seats.tolist()))
+        self._tables.prepare(learners)
+        self._masks = np.stack([self._tables.mask(t, s) for t, s in learners])
+        self._obs = np.stack([self._tables.observation(t, s) for t, s in learners])
+        return self._obs
+
+    def _opponent_actions(self, actions: np.ndarray) -> None:
+        """Every opponent seat's split into ``actions`` (B, players): the seats of all tables
+        played by one agent are decided in one batch."""
+        assert self._tables is not None
+        groups: dict[int, list[tuple[int, int]]] = {}
+        agents: dict[int, Agent] = {}
+        for table, (seat, opponents) in enumerate(zip(self._seats.tolist(), self._opponents)):
+            others = [s for s in range(self.num_players) if s != seat]
+            for other, agent in zip(others, opponents):
+                groups.setdefault(id(agent), []).append((table, other))
+                agents[id(agent)] = agent
+        for key, pairs in groups.items():
+            views = self._tables.views_at(pairs)
+            tables, seats = np.array(pairs).T
+            actions[tables, seats] = check_choices(agents[key], views, agents[key].act_batch(views))
+
+    # ------------------------------------------------------------------ VecEnv API
+    def reset(self) -> np.ndarray:
+        if self._seeds[0] is not None:
+            self.rng = np.random.default_rng([int(self._seeds[0]), 11])
+        self._reset_seeds()
+        return self._deal().copy()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions).reshape(self.num_envs)
+
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        if self._tables is None or self._actions is None:
+            raise ValueError("call reset() before step()")
+        tables, learner = self._tables, self._actions.astype(np.int64)
+        self._actions = None
+        rows = np.arange(self.num_envs)
+        inside = (learner >= 0) & (learner < self.game.n_actions)
+        bad = ~inside | ~self._masks[rows, np.where(inside, learner, 0)]
+        if bad.any():
+            b = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"split {learner[b]} is not valid for the learner's hand "
+                             f"{format_cards(tables.slots[b, self._seats[b]])} (env {b})")
+        actions = np.zeros((self.num_envs, self.num_players), dtype=np.int64)
+        self._opponent_actions(actions)
+        actions[rows, self._seats] = learner
+        payoffs = tables.score(actions).payoffs
+        payoff = payoffs[rows, self._seats]
+        infos = [{"payoff": float(payoff[b]), "payoffs": payoffs[b].tolist(), "seat": int(self._seats[b]),
+                  "opponents": [a.name for a in self._opponents[b]], "terminal_observation": self._obs[b]}
+                 for b in range(self.num_envs)]
+        observations = self._deal().copy()
+        return (observations, (payoff * self.reward_scale).astype(np.float32), np.ones(self.num_envs, dtype=bool),
+                infos)
+
+    def action_masks(self) -> np.ndarray:
+        """The valid splits of every env's learner hand, ``(n_envs, n_actions)`` bool."""
+        return self._masks
+
+    def set_pool_state(self, state: Mapping[str, Any]) -> None:
+        """Replace the pool's snapshots (as :meth:`SelfPlayEnv.set_pool_state`)."""
+        self.pool.load_state(state)
+
+    def close(self) -> None:
+        pass
+
+    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+        return [getattr(self, attr_name) for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any) -> list[Any]:
+        if method_name == "action_masks":  # sb3-contrib's get_action_masks stacks one mask per env
+            return list(self._masks[self._get_indices(indices)])
+        method = getattr(self, method_name)
+        return [method(*method_args, **method_kwargs) for _ in self._get_indices(indices)]
+
+    def env_is_wrapped(self, wrapper_class: type[gymnasium.Wrapper], indices: Any = None) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    def _get_indices(self, indices: Any) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        if isinstance(indices, int):
+            return [indices]
+        return list(indices)
+

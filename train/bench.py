@@ -1,0 +1,84 @@
+"""Training figures of ``splitpoker bench``: self-play hands per second of each game's full
+training config, and one decision of its policy.
+
+``<game>.train_hands_per_s`` trains with the policy, PPO and self-play settings of
+``configs/<game>_classic_4p.yaml`` (imitation, evaluation and checkpoints off): one rollout
+and update of warm-up, then whole rollouts and their PPO updates timed on the wall clock,
+with the processes and torch threads the config asks for. The opponent pool holds a
+snapshot of the learner beside the config's baselines, as in steady-state self-play.
+
+``<game>.policy_ms`` is one decision of that config's policy (untrained weights), on one
+core, to compare with ``<game>.greedy_ms``.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import torch as th
+
+from ..agents.policy import PolicyAgent, build_policy
+from ..envs.games import GAMES, make_game
+from ..eval.bench import Figure, agent_ms
+from .config import TrainConfig, load_config
+from .policies import build_model, run_meta
+from .selfplay import OpponentPool
+
+#: the configs whose settings the figures train with, by game name
+CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
+BENCH_OVERRIDES = ("imitation.enabled=false", "eval.every=0", "checkpoint.every=0", "progress=false")
+
+
+def bench_config(game: str) -> Path:
+    """The full training config of a game that the figure trains with."""
+    return CONFIG_DIR / f"{game}_classic_4p.yaml"
+
+
+def train_hands_per_second(config: TrainConfig, rollouts: int) -> float:
+    """Self-play hands per second over ``rollouts`` rollouts and updates, after one of warm-up."""
+    from .ppo import make_vec_env, sync_pool
+
+    if config.torch_threads:
+        th.set_num_threads(config.torch_threads)
+    th.distributions.Distribution.set_default_validate_args(False)
+    game = make_game(config.game, **config.game_kwargs())
+    pool = OpponentPool(game, config.num_players, run_meta(config, game, 0), config.selfplay, seed=config.seed)
+    env = make_vec_env(config, game, pool)
+    try:
+        model = build_model(config, env)
+        pool.add(model.policy.state_dict(), 0)
+        sync_pool(env, pool)
+        rollout = config.ppo.n_steps * config.n_envs
+        model.learn(total_timesteps=rollout, reset_num_timesteps=False)
+        start, hands = time.perf_counter(), model.num_timesteps
+        model.learn(total_timesteps=rollouts * rollout, reset_num_timesteps=False)
+        return (model.num_timesteps - hands) / (time.perf_counter() - start)
+    finally:
+        env.close()
+
+
+def policy_ms(config: TrainConfig, count: int) -> float:
+    """Milliseconds per decision of the config's policy (untrained weights)."""
+    game = make_game(config.game, **config.game_kwargs())
+    meta = run_meta(config, game, 0)
+    return agent_ms(game, PolicyAgent(build_policy(meta), meta, name=config.policy.kind), config.num_players, count)
+
+
+def training_figures(quick: bool) -> list[Figure]:
+    """``<game>.train_hands_per_s`` and ``<game>.policy_ms`` of every registered game whose
+    full config is present."""
+    figures = []
+    for name in GAMES:
+        path = bench_config(name)
+        if not path.is_file():
+            continue
+        config = load_config(path, BENCH_OVERRIDES)
+        figures.append(Figure(f"{name}.policy_ms", "ms", f"policy decision of {path.name} (untrained weights)",
+                              lambda c=config: policy_ms(c, 20 if quick else 100)))
+        figures.append(Figure(
+            f"{name}.train_hands_per_s", "hands/s",
+            f"self-play MaskablePPO of {path.name} (imitation off), wall clock, its own cores and threads",
+            lambda c=config: train_hands_per_second(c, rollouts=1 if quick else 2), pinned=False,
+            repeats=2 if quick else 3, warm_up=False))
+    return figures
