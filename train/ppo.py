@@ -438,8 +438,7 @@ class Trainer:
         for i, agent in enumerate(self.pool.baselines):
             agent.seed(seed + i)
         n = self.config.n_envs
-        for i in range(n):  # the learner's seat rotates from a point fixed by the step
-            self.env.set_attr("_episode", i + step // n, indices=[i])
+        self.env.env_method("restart_at", step // n)  # the learner's seat rotates from a point fixed by the step
         self.env.seed(seed)
         self.model._last_obs = self.env.reset()  # type: ignore[assignment]
         self.model._last_episode_starts = np.ones((n,), dtype=bool)

@@ -162,12 +162,17 @@ class SelfPlayEnv(gymnasium.Env):
         self.pool = pool
         self.reward_scale = float(reward_scale)
         self.observation_space, self.action_space = spaces_of(game)
+        self.seat_offset = seat_offset
         self._episode = seat_offset
         self._tables: Tables | None = None
         self._mask = np.zeros(game.n_actions, dtype=bool)
         self._obs = np.zeros(self.observation_space.shape, dtype=np.float32)
         self._seat = 0
         self._opponents: list[Agent] = []
+
+    def restart_at(self, hands: int) -> None:
+        """Continue as after ``hands`` hands: the learner's next seat is ``(seat_offset + hands) % players``."""
+        self._episode = self.seat_offset + int(hands)
 
     # ------------------------------------------------------------------ pool updates
     def set_pool_state(self, state: Mapping[str, Any]) -> None:
@@ -335,6 +340,10 @@ class SelfPlayVecEnv(VecEnv):
         observations = self._deal().copy()
         return (observations, (payoff * self.reward_scale).astype(np.float32), np.ones(self.num_envs, dtype=bool),
                 infos)
+
+    def restart_at(self, hands: int) -> None:
+        """Continue as after ``hands`` hands of each env: env i's learner next sits at ``(i + hands) % players``."""
+        self._hands = int(hands)
 
     def action_masks(self) -> np.ndarray:
         """The valid splits of every env's learner hand, ``(n_envs, n_actions)`` bool."""
