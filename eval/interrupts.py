@@ -7,10 +7,12 @@ work of either; a ``decide`` function may instead defer a signal to a safe point
 then raises :class:`Interrupted` itself). The exit status of an interrupted command is
 :func:`exit_status`: 130 for ``SIGINT``, 143 for ``SIGTERM``.
 
-Worker processes of a pool start with :func:`ignore_in_worker` as their initializer: a
-Ctrl-C in the terminal reaches every process of the group, and a worker interrupted inside
-a queue operation can deadlock the pool and print a traceback. The workers ignore it; the
-parent, interrupted, terminates the pool.
+Worker pools are made by :func:`worker_pool`. A Ctrl-C in the terminal (and a SIGTERM sent to
+a process group) reaches every process of the group, and a worker interrupted inside a queue
+operation can deadlock the pool, or print a traceback while it starts. The workers are born
+ignoring both signals (a signal ignored in the parent while it spawns them stays ignored in
+the new interpreter from its first instruction); the parent, interrupted, kills them and
+terminates the pool.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ import contextlib
 import signal
 import threading
 from collections.abc import Callable, Iterator
+from typing import Any
 
-__all__ = ["Interrupted", "handled", "ignore_in_worker", "exit_status", "SIGNALS"]
+__all__ = ["Interrupted", "handled", "worker_pool", "exit_status", "SIGNALS"]
 
 #: the signals handled like Ctrl-C
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -71,6 +74,39 @@ def handled(decide: Callable[[int], bool] | None = None) -> Iterator[None]:
             signal.signal(s, h)
 
 
-def ignore_in_worker() -> None:
-    """Pool initializer: the worker ignores Ctrl-C (its parent terminates the pool)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+@contextlib.contextmanager
+def spawning_deaf() -> Iterator[None]:
+    """Processes spawned inside the block ignore SIGINT and SIGTERM from their first instruction
+    (the parent ignores them meanwhile: a signal in these few milliseconds is lost). Their
+    parent stops them: a pool by :func:`worker_pool`, vectorised envs by closing them."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.getsignal(s) for s in SIGNALS}
+    for s in SIGNALS:
+        signal.signal(s, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+@contextlib.contextmanager
+def worker_pool(context: Any, processes: int) -> Iterator[Any]:
+    """A ``multiprocessing`` pool of ``processes`` workers that ignore SIGINT and SIGTERM. On
+    leaving the block normally the pool is closed and joined; on any exception (an interrupt
+    above all) the workers are killed and the pool terminated, so nothing hangs and no worker
+    prints a traceback."""
+    with spawning_deaf():
+        pool = context.Pool(processes)
+    try:
+        yield pool
+    except BaseException:
+        for process in list(getattr(pool, "_pool", ())):  # they ignore SIGTERM: the parent kills them
+            if process.exitcode is None:
+                process.kill()
+        pool.terminate()
+        raise
+    pool.close()
+    pool.join()

@@ -23,7 +23,7 @@ import numpy as np
 from ..agents import load_agent
 from ..envs.games import make_game
 from .distributed import ray_chunks
-from .interrupts import Interrupted, handled, ignore_in_worker, signal_of
+from .interrupts import Interrupted, handled, signal_of, worker_pool
 from .match import Decision, play_group, summarise
 
 
@@ -111,7 +111,7 @@ def _local(settings: EvalSettings, work: list[list[int]]) -> Iterator[list[Decis
             yield play_chunk(payload, chunk)
         return
     context = multiprocessing.get_context("spawn")
-    with context.Pool(settings.workers, initializer=ignore_in_worker) as pool:  # Ctrl-C: the parent terminates it
+    with worker_pool(context, settings.workers) as pool:  # Ctrl-C: the parent kills the workers
         yield from pool.imap_unordered(_play_star, [(payload, chunk) for chunk in work])
 
 

@@ -31,7 +31,7 @@ from ..envs.game import Game
 from ..envs.games import game_of
 from ..envs.switches import RuleSwitches
 from ..envs.table import deal
-from ..eval.interrupts import ignore_in_worker
+from ..eval.interrupts import worker_pool
 
 CHUNK = 32
 CACHE_FORMAT = 1
@@ -113,8 +113,8 @@ def label_hands(game: Game, num_players: int, spec: str, count: int, seed: int, 
                 progress(sum(len(p["labels"]) for p in parts), count)
     else:
         context = multiprocessing.get_context("spawn")
-        # the workers ignore Ctrl-C: the parent, interrupted, terminates the pool (no hang, no tracebacks)
-        with context.Pool(min(workers, len(tasks)), initializer=ignore_in_worker) as pool:
+        # the workers ignore Ctrl-C: the parent, interrupted, kills them (no hang, no tracebacks)
+        with worker_pool(context, min(workers, len(tasks))) as pool:
             for part in pool.imap(_label_chunk, tasks):
                 parts.append(part)
                 if progress:

@@ -47,7 +47,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 from ..agents import load_agent
 from ..agents.policy import PolicyAgent, read_meta
 from ..envs.games import Game, make_game
-from ..eval.interrupts import Interrupted, handled, signal_of
+from ..eval.interrupts import Interrupted, handled, signal_of, spawning_deaf
 from .config import TrainConfig, load_config, model_keys
 from .policies import (
     POOL_FILE,
@@ -136,7 +136,9 @@ def make_vec_env(config: TrainConfig, game: Game, pool: OpponentPool) -> VecEnv:
         from functools import partial
 
         data = config.resolved()
-        return SubprocVecEnv([partial(_subproc_env, data, i) for i in range(config.n_envs)], start_method="spawn")
+        with spawning_deaf():  # Ctrl-C reaches the trainer only; closing the envs stops the workers
+            return SubprocVecEnv([partial(_subproc_env, data, i) for i in range(config.n_envs)],
+                                 start_method="spawn")
     envs = [SelfPlayEnv(game, config.num_players, pool, config.reward_scale, seat_offset=i)
             for i in range(config.n_envs)]
     return DummyVecEnv([(lambda env=env: env) for env in envs])

@@ -1,0 +1,359 @@
+"""Fault injection: Ctrl-C, SIGTERM and kill -9 at several points of a tiny run, then
+``--resume``. After the resume the run is as an uninterrupted run with the same seed: the
+same final weights (bit for bit), the same step count and hand count, and the same TensorBoard
+points (no step logged twice, nothing beyond the resume checkpoint kept, the final evaluation
+once under ``final/``, imitation epochs on their own axis).
+
+The in-process tests raise the signals at chosen points with ``os.kill`` on this process; the
+slow ones run ``splitpoker`` in its own process group and stop it from outside, as a terminal,
+``timeout`` or the kernel would.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import yaml
+
+from splitpoker.agents.policy import read_policy_state
+
+#: TensorBoard tags whose values are wall-clock measurements
+TIMED = ("charts/hands_per_s", "charts/steps_per_s", "charts/time_elapsed")
+
+
+def config(tmp: Path, **changes: Any) -> dict[str, Any]:
+    """Four rollouts of 32 hands, a checkpoint, snapshot and evaluation after each."""
+    data: dict[str, Any] = {
+        "game": "biji", "num_players": 4, "total_timesteps": 128, "n_envs": 2, "progress": False,
+        "output_dir": str(tmp / "runs"),
+        "policy": {"kind": "split_scorer", "subset_hidden": 8, "embed_dim": 4, "split_hidden": 2, "value_hidden": 4},
+        "ppo": {"n_steps": 16, "batch_size": 16, "n_epochs": 2},
+        "selfplay": {"snapshot_interval": 32, "pool_size": 2, "baselines": ["random", "greedy"]},
+        "eval": {"every": 32, "hands": 2, "final_hands": 2, "opponents": ["random"]},
+        "checkpoint": {"every": 32}}
+    for key, value in changes.items():
+        data[key] = {**data[key], **value} if isinstance(value, dict) and isinstance(data.get(key), dict) else value
+    return data
+
+
+IMITATION = {"enabled": True, "solver": "solver:samples=2,opponent=greedy", "hands": 32, "workers": 1, "epochs": 2,
+             "batch_size": 8, "rounds": 2}
+
+
+def write(tmp: Path, data: dict[str, Any]) -> Path:
+    tmp.mkdir(parents=True, exist_ok=True)
+    path = tmp / "tiny.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def train(tmp: Path, data: dict[str, Any]) -> Any:
+    from splitpoker.train.ppo import train
+
+    return train(write(tmp, data), command="splitpoker train tiny.yaml", emit=lambda line: None)
+
+
+def resume(run_dir: Path) -> Any:
+    from splitpoker.train.ppo import resume_run
+
+    return resume_run(run_dir, [], "splitpoker train --resume", emit=lambda line: None)
+
+
+def points(folder: Path) -> dict[tuple[str, int], list[float]]:
+    """Every scalar point of the event files in ``folder``: (tag, step) → values."""
+    from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
+
+    out: dict[tuple[str, int], list[float]] = {}
+    for path in sorted(folder.glob("events.out.tfevents.*")):
+        for event in EventFileLoader(str(path)).Load():
+            for value in event.summary.value:
+                if value.HasField("simple_value"):
+                    number = value.simple_value
+                elif value.tensor.float_val:
+                    number = value.tensor.float_val[0]
+                else:
+                    continue  # hparams
+                out.setdefault((value.tag, event.step), []).append(number)
+    return out
+
+
+def same_run(run: Path, reference: Path) -> None:
+    """The checks of an interrupted-then-resumed run against an uninterrupted one."""
+    state = json.loads((run / "checkpoints" / "state.json").read_text())
+    expected = json.loads((reference / "checkpoints" / "state.json").read_text())
+    assert state == expected and state["finished"] is True
+    final, ref = read_policy_state(run / "checkpoints" / "final.zip"), read_policy_state(reference / "checkpoints" / "final.zip")
+    assert final.keys() == ref.keys()
+    assert all(np.array_equal(final[k].numpy(), ref[k].numpy()) for k in final), "final weights differ"
+    for sub in ("", "imitation"):
+        got, want = points(run / sub), points(reference / sub)
+        twice = {k: v for k, v in got.items() if len(v) > 1}
+        assert not twice, f"steps logged twice: {sorted(twice)[:5]}"
+        assert set(got) == set(want), sorted(set(got) ^ set(want))[:10]
+        differ = [k for k in want if k[0] not in TIMED and got[k] != want[k]]
+        assert not differ, f"values differ from the uninterrupted run: {differ[:5]}"
+    assert max(step for _, step in points(run)) == state["step"]
+    assert (run / "eval" / "final.md").is_file()
+    assert sorted(p.name for p in (run / "eval").iterdir()) == sorted(p.name for p in (reference / "eval").iterdir())
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("reference")
+    return train(tmp, config(tmp)).run_dir
+
+
+@pytest.fixture(scope="module")
+def long_final_reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("long_final_reference")
+    return train(tmp, config(tmp, eval={"final_hands": 300})).run_dir
+
+
+@pytest.fixture(scope="module")
+def imitation_reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("imitation_reference")
+    return train(tmp, config(tmp, imitation={**IMITATION, "cache_dir": str(tmp / "cache")})).run_dir
+
+
+# --------------------------------------------------------------------------- in process
+def test_ctrl_c_while_collecting_resumes_exactly(tmp_path, monkeypatch, reference):
+    from splitpoker.train.ppo import SelfPlayCallback
+
+    step_of = SelfPlayCallback._on_step
+
+    def on_step(self):
+        if self.num_timesteps == 80 and not getattr(self, "sent", False):
+            self.sent = True
+            os.kill(os.getpid(), signal.SIGINT)
+        return step_of(self)
+
+    monkeypatch.setattr(SelfPlayCallback, "_on_step", on_step)
+    stopped = train(tmp_path, config(tmp_path))
+    monkeypatch.undo()
+    assert stopped.interrupted and stopped.signal == "SIGINT"
+    assert stopped.steps == 64 and stopped.checkpoint.name == "step_000000064.zip"  # the rollout it stopped in is not counted
+    state = json.loads((stopped.run_dir / "checkpoints" / "state.json").read_text())
+    assert (state["step"], state["finished"]) == (64, False)
+    resumed = resume(stopped.run_dir)
+    assert resumed.steps == 128 and not resumed.interrupted
+    same_run(stopped.run_dir, reference)
+
+
+def test_sigterm_during_an_update_stops_at_the_next_boundary_and_resumes_exactly(tmp_path, monkeypatch, reference):
+    from splitpoker.train.ppo import Trainer
+
+    rollout_end = Trainer.on_rollout_end
+
+    def on_rollout_end(self, step):
+        if step == 64:
+            os.kill(os.getpid(), signal.SIGTERM)  # kept until the update after this rollout is done
+        return rollout_end(self, step)
+
+    monkeypatch.setattr(Trainer, "on_rollout_end", on_rollout_end)
+    stopped = train(tmp_path, config(tmp_path))
+    monkeypatch.undo()
+    assert stopped.interrupted and stopped.signal == "SIGTERM" and stopped.steps == 64
+    resume(stopped.run_dir)
+    same_run(stopped.run_dir, reference)
+
+
+def test_ctrl_c_in_the_final_evaluation_is_finished_by_resume(tmp_path, monkeypatch, reference):
+    from splitpoker.train import ppo
+
+    evaluate = ppo.evaluate_policy
+
+    def interrupted(agent, game, config, hands, progress=False):
+        if hands == config.eval.final_hands:
+            os.kill(os.getpid(), signal.SIGINT)
+        return evaluate(agent, game, config, hands, progress)
+
+    monkeypatch.setattr(ppo, "evaluate_policy", interrupted)
+    stopped = train(tmp_path, config(tmp_path, eval={"every": 0}))
+    monkeypatch.undo()
+    run = stopped.run_dir
+    state = json.loads((run / "checkpoints" / "state.json").read_text())
+    assert stopped.interrupted and state["finished"] is False and state["checkpoint"] == "final.zip"
+    assert not (run / "eval" / "final.md").exists()
+    assert not [k for k in points(run) if k[0].startswith("final/")]
+    finished = resume(run)
+    assert finished.report is not None and finished.report.is_file() and finished.steps == 128
+    assert json.loads((run / "checkpoints" / "state.json").read_text())["finished"] is True
+    finals = sorted(k for k in points(run) if k[0].startswith("final/"))
+    assert finals == [("final/deals", 128), ("final/random_ci_hi", 128), ("final/random_ci_lo", 128),
+                      ("final/random_mean", 128)]
+    from splitpoker.train.ppo import resume_run
+
+    with pytest.raises(ValueError, match="finished at step 128"):
+        resume_run(run, [], "again", emit=lambda line: None)
+
+
+def test_ctrl_c_in_an_imitation_round_resumes_exactly(tmp_path, monkeypatch, imitation_reference):
+    from splitpoker.train import imitation
+
+    clone = imitation.behaviour_clone
+    calls = []
+
+    def interrupted(policy, data, game, epochs, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:  # the second round, after self-play to step 64
+            inner = kwargs["on_epoch"]
+
+            def on_epoch(stats):
+                inner(stats)
+                os.kill(os.getpid(), signal.SIGINT)
+
+            kwargs["on_epoch"] = on_epoch
+        return clone(policy, data, game, epochs, *args, **kwargs)
+
+    monkeypatch.setattr(imitation, "behaviour_clone", interrupted)
+    data = config(tmp_path, imitation={**IMITATION, "cache_dir": str(tmp_path / "cache")})
+    stopped = train(tmp_path, data)
+    monkeypatch.undo()
+    state = json.loads((stopped.run_dir / "checkpoints" / "state.json").read_text())
+    assert stopped.interrupted and (state["step"], state["imitation_rounds_done"], state["imitation_epochs"]) == (64, 1, 2)
+    resume(stopped.run_dir)
+    same_run(stopped.run_dir, imitation_reference)
+    epochs = sorted(k for k in points(stopped.run_dir / "imitation") if k[0] == "imitation/loss")
+    assert epochs == [("imitation/loss", e) for e in (1, 2, 3, 4)]  # two rounds of two epochs, on their own axis
+    assert not [k for k in points(stopped.run_dir) if k[0].startswith("imitation/")]
+
+
+def test_hands_are_whole_rollouts_and_said_so(tmp_path):
+    from splitpoker.train.ppo import train as train_run
+
+    lines: list[str] = []
+    result = train_run(write(tmp_path, config(tmp_path, total_timesteps=100)), command="x", emit=lines.append)
+    assert result.steps == 128
+    assert "total_timesteps 100 is played as 128 hands: whole rollouts of ppo.n_steps * n_envs = 32" in lines
+    assert max(step for (tag, step) in points(result.run_dir)) == 128
+    assert json.loads((result.run_dir / "checkpoints" / "state.json").read_text())["step"] == 128
+
+
+# --------------------------------------------------------------------------- other processes
+def _command(*args: str) -> list[str]:
+    return [sys.executable, "-c", "import sys; from splitpoker.train.cli import main; sys.exit(main())", *args]
+
+
+def _stop(argv: list[str], when: Any, signum: int, cwd: Path, timeout: float = 120) -> tuple[int, str, str]:
+    """Run ``argv`` in its own process group; once ``when()`` holds, send ``signum`` to the group
+    (as a terminal's Ctrl-C does); return (status, stdout, stderr). A hang fails the test."""
+    process = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    deadline = time.monotonic() + timeout
+    try:
+        while not when(process):
+            if process.poll() is not None:
+                out, err = process.communicate()
+                raise AssertionError(f"finished before the fault: {process.returncode}\n{out}\n{err}")
+            if time.monotonic() > deadline:
+                raise AssertionError("the fault point never came")
+            time.sleep(0.02)
+        os.killpg(process.pid, signum)
+        out, err = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise AssertionError("the process hung after the signal") from None
+    return process.returncode, out, err
+
+
+def _run_dir(tmp: Path) -> Path | None:
+    runs = sorted((tmp / "runs").glob("biji__*")) if (tmp / "runs").is_dir() else []
+    return runs[0] if runs else None
+
+
+def _resume_cli(run: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(_command("train", "--resume", str(run)), cwd=cwd, capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    return done
+
+
+FAULT_POINTS = {
+    "after the first periodic checkpoint": lambda run: (run / "checkpoints" / "step_000000032.zip").exists(),
+    "after the evaluation at step 64": lambda run: (run / "eval" / "step_000000064.json").exists(),
+    "in the final evaluation": lambda run: (run / "checkpoints" / "final.zip").exists(),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGINT, signal.SIGTERM], ids=["kill-9", "SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("point", list(FAULT_POINTS))
+def test_stopped_process_resumes_exactly(tmp_path, long_final_reference, point, signum):
+    path = write(tmp_path, config(tmp_path, eval={"final_hands": 300}))  # a final evaluation long enough to stop
+    status, out, err = _stop(_command("train", str(path)), lambda process: (run := _run_dir(tmp_path)) is not None
+                             and FAULT_POINTS[point](run), signum, tmp_path)
+    run = _run_dir(tmp_path)
+    assert run is not None
+    if signum != signal.SIGKILL:
+        assert status == 128 + signum, err
+        assert "Traceback" not in err
+        assert f"resume with: splitpoker train --resume {run}" in out
+    if json.loads((run / "checkpoints" / "state.json").read_text())["finished"]:
+        pytest.skip("the run finished before the signal arrived")  # a fast machine: nothing to resume
+    _resume_cli(run, tmp_path)
+    same_run(run, long_final_reference)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_ctrl_c_while_labelling_with_workers_never_hangs(tmp_path, signum):
+    data = config(tmp_path, imitation={**IMITATION, "hands": 2000, "workers": 2, "rounds": 1,
+                                       "solver": "solver:samples=8,opponent=greedy", "cache_dir": str(tmp_path / "c")})
+    path = write(tmp_path, data)
+    for _attempt in range(3):  # the worker processes are started: the signal reaches them too
+        status, out, err = _stop(_command("train", str(path)), _workers_started(1.0), signum, tmp_path)
+        assert status == 128 + signum, err
+        assert "Traceback" not in err and "Error" not in err, err
+        assert "during an imitation round at step 0" in out
+    run = _run_dir(tmp_path)
+    assert run is not None
+    state = json.loads((run / "checkpoints" / "state.json").read_text())
+    assert (state["step"], state["imitation_rounds_done"]) == (0, 0)
+
+
+def _workers_started(after: float) -> Any:
+    """A fault point: ``after`` seconds once two pool workers exist (they start or work then)."""
+    seen: list[float] = []
+
+    def when(process: subprocess.Popen[str]) -> bool:
+        if not seen and len(_workers(process.pid)) >= 2:
+            seen.append(time.monotonic())
+        return bool(seen) and time.monotonic() - seen[0] >= after
+
+    return when
+
+
+def _workers(pid: int) -> list[str]:
+    """The pool workers that process ``pid`` spawned."""
+    done = subprocess.run(["ps", "--ppid", str(pid), "-o", "args="], capture_output=True, text=True, check=False)
+    return [line for line in done.stdout.splitlines() if "spawn_main" in line and "tracker" not in line]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_interrupted_eval_says_partial_and_exits_130_or_143(tmp_path, signum):
+    out_dir = tmp_path / "report"
+    argv = _command("eval", "biji", "--agents", "greedy,random", "--hands", "20000", "--workers", "2", "--no-plots",
+                    "--no-regret", "--out", str(out_dir))
+    for wait in (5.0, 15.0, 40.0):  # a loaded machine may not have finished a deal group yet
+        status, out, err = _stop(argv, _workers_started(wait), signum, tmp_path)
+        assert status == 128 + signum, err
+        assert "Traceback" not in err
+        if out:
+            break
+        assert err.strip().splitlines()[-1].startswith("splitpoker eval: interrupted"), err  # nothing played yet
+    assert out.startswith("PARTIAL: interrupted") and "of 20000 deals" in out, err[-2000:]
+    summary = json.loads((out_dir / "summary.json").read_text())
+    assert summary["partial"] is True and summary["interrupted_by"] == signal.Signals(signum).name
+    assert "**PARTIAL**" in (out_dir / "summary.md").read_text()
