@@ -20,12 +20,10 @@ from typing import Any
 
 import numpy as np
 import torch as th
-import torch.nn.functional as F
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from ..agents import load_agent
 from ..agents.base import check_choices
-from ..agents.policy import action_logits
 from ..agents.specs import format_options, parse_spec
 from ..envs.game import Game
 from ..envs.games import game_of
@@ -150,15 +148,14 @@ def behaviour_clone(policy: MaskableActorCriticPolicy, data: LabelledHands, game
                 obs = th.as_tensor(data.observations[idx], device=device)
                 mask = np.unpackbits(packed[idx], axis=1, count=game.n_actions).astype(bool)
                 labels = th.as_tensor(data.labels[idx].astype(np.int64), device=device)
-                logits = action_logits(policy, obs)
-                logits = logits.masked_fill(~th.as_tensor(mask, device=device), -1e9)
-                loss = F.cross_entropy(logits, labels)
+                distribution = policy.get_distribution(obs, mask)  # the cross-entropy over the valid splits
+                loss = -distribution.log_prob(labels).mean()
                 optimizer.zero_grad()
                 loss.backward()
                 th.nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)
                 optimizer.step()
                 total_loss += float(loss.detach()) * len(idx)
-                correct += int((logits.argmax(1) == labels).sum())
+                correct += int((distribution.mode() == labels).sum())
             stats = {"epoch": epoch + 1, "loss": total_loss / len(data), "accuracy": correct / len(data)}
             history.append(stats)
             if on_epoch:
