@@ -20,9 +20,12 @@ _FALSE = {"false", "off", "no", "0"}
 SUIT_WORDS = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
 
 
-def choice(default: Any, allowed: tuple[Any, ...] | None = None, doc: str = "") -> Any:
-    """A switch field with a default, its allowed values (None: any value of the type) and a doc line."""
-    return dataclasses.field(default=default, metadata={"allowed": allowed, "doc": doc})
+def choice(default: Any, allowed: tuple[Any, ...] | None = None, doc: str = "",
+           features: tuple[Any, ...] | None = None) -> Any:
+    """A switch field with a default, its allowed values (None: any value of the type) and a doc line.
+    ``features`` limits what the observation encodes (``splitpoker.envs.observation``): None
+    for every allowed value, a tuple for a one-hot over those values only, ``()`` for none."""
+    return dataclasses.field(default=default, metadata={"allowed": allowed, "doc": doc, "features": features})
 
 
 def parse_suit_order(value: str) -> tuple[int, ...]:
@@ -45,6 +48,8 @@ class RuleSwitches:
 
     GAME: ClassVar[str] = ""
     PRESETS: ClassVar[dict[str, dict[str, Any]]] = {}
+    #: preset name -> one line describing it (``splitpoker rules GAME --list``)
+    PRESET_DESCRIPTIONS: ClassVar[dict[str, str]] = {}
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -104,6 +109,14 @@ class RuleSwitches:
         """Rules from a mapping (e.g. YAML): an optional ``preset`` key plus switches."""
         values = dict(mapping or {})
         return cls.preset(str(values.pop("preset", "classic")), **values)
+
+    @classmethod
+    def preset_descriptions(cls) -> dict[str, str]:
+        """Every preset with one line describing it: its description, or else the switches it
+        sets."""
+        return {name: cls.PRESET_DESCRIPTIONS.get(name) or
+                (", ".join(f"{k}={v}" for k, v in values.items()) or "the default switches")
+                for name, values in cls.PRESETS.items()}
 
     def replace(self: T, **overrides: Any) -> T:
         """A copy with some switches changed (validated)."""

@@ -42,6 +42,7 @@ from ..game import Outcomes, Score
 from ..splits import THIRTEEN
 from ..strength import gather_rows, subset_strengths
 from ..switches import RuleSwitches, choice, parse_suit_order
+from .variants import SpecialEntry, SpecialTable, parse_presets, parse_tables, read_document
 
 K5 = 13**5
 ROW_SIZES = (3, 5, 5)
@@ -70,6 +71,18 @@ class HandType(IntEnum):
     STRAIGHT_FLUSH = 8
 
 
+#: the tests a special-hand table may use (section 7.2), with their parameters
+SPECIAL_TESTS: dict[str, tuple[str, ...]] = {
+    "dragon": (), "clean_dragon": (), "six_pairs": (), "three_flushes": (), "three_straights": (),
+    "four_trips": (), "one_colour": (), "ranks": ("low", "high"), "three_fours": (),
+    "three_straight_flushes": (),
+}
+_DOCUMENT, _SOURCE = read_document()
+#: the royalty tables and special-hand tables of ``variants.json``, by name
+ROYALTY_TABLES, SPECIAL_TABLES = parse_tables(_DOCUMENT, _SOURCE, types=[t.name.lower() for t in HandType],
+                                              tests=SPECIAL_TESTS)
+
+
 @dataclasses.dataclass(frozen=True)
 class ThirteenRules(RuleSwitches):
     """The switches of Thirteen (envs/thirteen/RULES.md sections 8 and 9). Build with ``ThirteenRules.preset(name, **overrides)``."""
@@ -84,23 +97,17 @@ class ThirteenRules(RuleSwitches):
     suit_order: str = choice("spades>hearts>clubs>diamonds", None, "suit strength, strongest first")
     scoring: str = choice("pairwise", ("pairwise", "banker", "two_four"), "who is compared with whom, and how")
     banker_seat: int = choice(0, (0, 1, 2, 3), "the banker's seat under scoring=banker")
-    royalties: str = choice("classic", ("classic", "none"), "row values of strong rows")
+    royalties: str = choice("classic", tuple(ROYALTY_TABLES), "row values of strong rows (a royalty table)",
+                            features=("classic", "none"))
     scoop: str = choice("none", ("none", "double"), "打枪: winning all three rows doubles the pair's total")
     home_run: bool = choice(False, None, "全垒打: scooping all three opponents at a 4-player table doubles again")
-    specials: str = choice("classic", ("classic", "shisanshui", "banker", "off"), "the table of special hands 报到")
-
-    PRESETS = {
-        "classic": {},
-        "shisanshui": {"scoop": "double", "home_run": True, "specials": "shisanshui"},
-        "banker": {"wheel": "ace_equal", "flush_compare": "suit_first", "scoring": "banker",
-                   "royalties": "none", "specials": "banker"},
-        "western": {"wheel": "lowest", "scoring": "two_four", "royalties": "none", "specials": "off",
-                    "suit_tiebreak": False},
-    }
+    specials: str = choice("classic", tuple(SPECIAL_TABLES), "the table of special hands 报到",
+                           features=("classic", "shisanshui", "banker", "off"))
 
     def _check(self) -> None:
         """Switch combinations without a meaning are errors, not silently ignored."""
-        if self.scoring == "two_four" and (self.royalties != "none" or self.specials != "off" or self.scoop != "none"):
+        royalties = any(ROYALTY_TABLES[self.royalties])
+        if self.scoring == "two_four" and (royalties or self.special_table.hands or self.scoop != "none"):
             raise ValueError("thirteen scoring=two_four has no royalties, specials or scoop; set royalties=none, "
                              f"specials=off and scoop=none (got royalties={self.royalties}, specials={self.specials}, "
                              f"scoop={self.scoop})")
@@ -112,6 +119,25 @@ class ThirteenRules(RuleSwitches):
     def suit_values(self) -> np.ndarray:
         """Suit strength (0 weakest … 3 strongest) indexed by suit id c, d, h, s."""
         return np.array(parse_suit_order(self.suit_order), dtype=np.int64)
+
+    @property
+    def special_table(self) -> SpecialTable:
+        """The special-hand table that ``specials`` names."""
+        return SPECIAL_TABLES[self.specials]
+
+
+def _preset_records() -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    """The preset records of ``variants.json``, each checked by building its rules."""
+    presets, descriptions = parse_presets(_DOCUMENT, _SOURCE, switches=ThirteenRules.switch_names())
+    for name, switches in presets.items():
+        try:
+            ThirteenRules(**switches)
+        except ValueError as error:
+            raise ValueError(f"{_SOURCE}: presets.{name}: {error}") from None
+    return presets, descriptions
+
+
+ThirteenRules.PRESETS, ThirteenRules.PRESET_DESCRIPTIONS = _preset_records()
 
 
 # ----------------------------------------------------------------------------- strength
@@ -313,14 +339,9 @@ def valid_mask(hand: Sequence[int] | np.ndarray, rules: ThirteenRules) -> np.nda
 
 # ----------------------------------------------------------------------------- specials
 
-SPECIAL_VALUES: dict[str, dict[str, int]] = {
-    "classic": {"clean_dragon": 13, "dragon": 13, "six_pairs": 3, "three_flushes": 3, "three_straights": 3},
-    "shisanshui": {"clean_dragon": 108, "dragon": 36, "royals": 24, "three_straight_flushes": 20,
-                   "three_fours": 20, "one_colour": 10, "all_small": 10, "all_big": 10, "four_trips": 6,
-                   "six_pairs": 4, "three_straights": 4, "three_flushes": 3},
-    "banker": {"dragon": 13, "clean_dragon": 13},
-    "off": {},
-}
+#: special-hand values by table and name (from :data:`SPECIAL_TABLES`)
+SPECIAL_VALUES: dict[str, dict[str, int]] = {name: {e.name: e.value for e in table.hands}
+                                             for name, table in SPECIAL_TABLES.items()}
 
 _STRAIGHTS3 = [(12, 0, 1)] + [(r, r + 1, r + 2) for r in range(11)]
 _STRAIGHTS5 = [(12, 0, 1, 2, 3)] + [tuple(range(r, r + 5)) for r in range(9)]
@@ -357,51 +378,55 @@ def _three_straight_flush_masks() -> np.ndarray:
     return np.unique(full)
 
 
-def special_flags(hands: np.ndarray, names: Sequence[str] | None = None) -> dict[str, np.ndarray]:
-    """Which special hands (报到) each 13-card hand of a batch ``(H, 13)`` qualifies for, by
-    name (all names of :data:`SPECIAL_VALUES`, or those given): ``{name: (H,) bool}``."""
+def special_flags(hands: np.ndarray, entries: Sequence[SpecialEntry]) -> list[np.ndarray]:
+    """Which of the special hands ``entries`` (报到) each 13-card hand of a batch ``(H, 13)``
+    qualifies for: one ``(H,)`` bool array per entry."""
     hands = np.asarray(hands, dtype=np.int64)
     ranks, suits = _RANK64[hands], _SUIT64[hands]
     counts = (ranks[:, :, None] == np.arange(13)).sum(axis=1)
     suit_counts = (suits[:, :, None] == np.arange(4)).sum(axis=1)
-    shape = -np.sort(-suit_counts, axis=1)
-    three_flushes = (shape[:, None, :] == _THREE_FLUSH_SHAPES[None]).all(axis=2).any(axis=1)
-    dragon = (counts > 0).all(axis=1)
+
+    @cache
+    def three_flushes() -> np.ndarray:
+        shape = -np.sort(-suit_counts, axis=1)
+        return (shape[:, None, :] == _THREE_FLUSH_SHAPES[None]).all(axis=2).any(axis=1)
+
+    @cache
+    def dragon() -> np.ndarray:
+        return (counts > 0).all(axis=1)
+
     one_suit = suit_counts.max(axis=1) == 13
     tests: dict[str, Any] = {
-        "clean_dragon": lambda: dragon & one_suit,
-        "dragon": lambda: dragon & ~one_suit,
-        "six_pairs": lambda: (counts // 2).sum(axis=1) == 6,
-        "three_flushes": lambda: three_flushes,
-        "three_straights": lambda: np.isin(counts @ _BASE5, _three_straight_keys()),
-        "four_trips": lambda: (counts // 3).sum(axis=1) == 4,
-        "one_colour": lambda: np.isin(suits, (0, 3)).all(axis=1) | np.isin(suits, (1, 2)).all(axis=1),
-        "all_small": lambda: ranks.max(axis=1) <= 6,
-        "all_big": lambda: ranks.min(axis=1) >= 6,
-        "three_fours": lambda: (counts // 4).sum(axis=1) == 3,
-        "royals": lambda: ranks.min(axis=1) >= 9,
-        "three_straight_flushes": lambda: three_flushes & np.isin((np.int64(1) << hands).sum(axis=1),
-                                                                  _three_straight_flush_masks()),
+        "clean_dragon": lambda e: dragon() & one_suit,
+        "dragon": lambda e: dragon() & ~one_suit,
+        "six_pairs": lambda e: (counts // 2).sum(axis=1) == 6,
+        "three_flushes": lambda e: three_flushes(),
+        "three_straights": lambda e: np.isin(counts @ _BASE5, _three_straight_keys()),
+        "four_trips": lambda e: (counts // 3).sum(axis=1) == 4,
+        "one_colour": lambda e: np.isin(suits, (0, 3)).all(axis=1) | np.isin(suits, (1, 2)).all(axis=1),
+        "ranks": lambda e: (ranks.min(axis=1) >= e.low) & (ranks.max(axis=1) <= e.high),
+        "three_fours": lambda e: (counts // 4).sum(axis=1) == 3,
+        "three_straight_flushes": lambda e: three_flushes() & np.isin((np.int64(1) << hands).sum(axis=1),
+                                                                      _three_straight_flush_masks()),
     }
-    return {name: tests[name]() for name in (tests if names is None else names)}
+    return [tests[entry.test](entry) for entry in entries]
 
 
 def special_hands(hands: np.ndarray, rules: ThirteenRules) -> tuple[list[str], np.ndarray]:
     """The special hand each 13-card hand of a batch qualifies for under ``rules.specials``
-    and its value: the highest-valued one (equal values: the name last in alphabetical
-    order), ``""`` and 0 where none qualifies."""
-    table = SPECIAL_VALUES[rules.specials]
+    and its value: the first of the table's list (the highest value), ``""`` and 0 where
+    none qualifies."""
+    entries = rules.special_table.hands
     hands = np.asarray(hands, dtype=np.int64)
     values = np.zeros(len(hands), dtype=np.int64)
     chosen = np.full(len(hands), -1)
-    if not table or len(hands) == 0:
+    if not entries or len(hands) == 0:
         return [""] * len(hands), values
-    ranked = sorted(table, key=lambda name: (table[name], name))  # weakest precedence first
-    flags = special_flags(hands, ranked)
-    for position, name in enumerate(ranked):
-        chosen = np.where(flags[name], position, chosen)
-    values = np.where(chosen >= 0, np.array([table[name] for name in ranked])[chosen], 0)
-    return [ranked[i] if i >= 0 else "" for i in chosen.tolist()], values
+    flags = special_flags(hands, entries)
+    for position in range(len(entries) - 1, -1, -1):  # the first listed wins
+        chosen = np.where(flags[position], position, chosen)
+    values = np.where(chosen >= 0, np.array([e.value for e in entries])[chosen], 0)
+    return [entries[i].name if i >= 0 else "" for i in chosen.tolist()], values
 
 
 def special_hand(hand: Sequence[int], rules: ThirteenRules) -> tuple[str, int]:
@@ -413,21 +438,15 @@ def special_hand(hand: Sequence[int], rules: ThirteenRules) -> tuple[str, int]:
 
 # ----------------------------------------------------------------------------- scoring
 
-_ROYALTY = {
-    0: {HandType.TRIPS: 3},
-    1: {HandType.FULL_HOUSE: 2, HandType.FOUR_OF_A_KIND: 8, HandType.STRAIGHT_FLUSH: 10},
-    2: {HandType.FOUR_OF_A_KIND: 4, HandType.STRAIGHT_FLUSH: 5},
-}
-
-
 @cache
 def royalty_table(royalties: str) -> np.ndarray:
-    """Row value by row position and type, shape ``(3, 9)``: what the winner of that row receives."""
+    """Row value by row position and type, shape ``(3, 9)``: what the winner of that row
+    receives (the royalty table ``royalties`` of ``variants.json``; 1 where it lists none)."""
     table = np.ones((3, len(HandType)), dtype=np.int64)
-    if royalties == "classic":
-        for row, values in _ROYALTY.items():
-            for kind, value in values.items():
-                table[row, kind] = value
+    for row, values in enumerate(ROYALTY_TABLES[royalties]):
+        for kind, value in values.items():
+            table[row, HandType[kind.upper()]] = value
+    table.flags.writeable = False
     return table
 
 
@@ -482,12 +501,12 @@ def table_strengths(table: np.ndarray, rules: ThirteenRules) -> np.ndarray:
 
 def special_pair_total(first: Any, second: Any, first_is_banker: bool, rules: ThirteenRules) -> Any:
     """Points to the first seat of a compared pair from the two seats' special-hand values
-    (0: none), vectorised: the higher special is paid its value, equal specials tie; under
-    ``specials=banker``, when both seats hold one, the player (not the banker) is paid the
-    value of its own special. 0 where neither seat holds a special (the rows decide)."""
+    (0: none), vectorised: the higher special is paid its value, equal specials tie; under a
+    table whose ``both`` rule is ``banker_pays`` (``specials=banker``), when both seats hold
+    one, the player (not the banker) is paid the value of its own special. 0 where neither seat holds a special (the rows decide)."""
     vi, vj = np.asarray(first), np.asarray(second)
     total = np.where(vi > vj, vi, np.where(vj > vi, -vj, 0))
-    if rules.specials == "banker":
+    if rules.special_table.both == "banker_pays":
         total = np.where((vi != 0) & (vj != 0), -vj if first_is_banker else vi, total)
     return np.where((vi != 0) | (vj != 0), total, 0)
 
@@ -615,4 +634,5 @@ def parse_arrangement(text: str | Sequence[Any]) -> list[list[int]]:
 __all__ += ["parse_arrangement", "rank_only_strengths", "K5", "ROW_SIZES", "ROW_NAMES", "HAND_SIZE", "PLAYERS", "SPECIAL_VALUES",
             "strength_type", "is_valid", "check_arrangement", "arrangement_strengths", "compared_pairs",
             "royalty_table", "hand_slots", "valid_strengths", "no_foul", "special_hands", "special_flags",
-            "table_strengths", "special_pair_total", "pack_strength"]
+            "table_strengths", "special_pair_total", "pack_strength", "SPECIAL_TABLES", "ROYALTY_TABLES",
+            "SPECIAL_TESTS"]
