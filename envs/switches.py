@@ -21,11 +21,14 @@ SUIT_WORDS = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
 
 
 def choice(default: Any, allowed: tuple[Any, ...] | None = None, doc: str = "",
-           features: tuple[Any, ...] | None = None) -> Any:
+           features: tuple[Any, ...] | None = None, omit_default: bool = False) -> Any:
     """A switch field with a default, its allowed values (None: any value of the type) and a doc line.
     ``features`` limits what the observation encodes (``splitpoker.envs.observation``): None
-    for every allowed value, a tuple for a one-hot over those values only, ``()`` for none."""
-    return dataclasses.field(default=default, metadata={"allowed": allowed, "doc": doc, "features": features})
+    for every allowed value, a tuple for a one-hot over those values only, ``()`` for none.
+    ``omit_default``: :meth:`RuleSwitches.to_dict` lists the switch only when it is not at its
+    default (a switch added later, so that documents written before it stay the same)."""
+    return dataclasses.field(default=default, metadata={"allowed": allowed, "doc": doc, "features": features,
+                                                        "omit_default": omit_default})
 
 
 def parse_suit_order(value: str) -> tuple[int, ...]:
@@ -124,7 +127,10 @@ class RuleSwitches:
         return dataclasses.replace(self, **overrides)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """Every switch's value, except those declared ``omit_default`` while at their default;
+        ``from_mapping`` reads it back to equal rules."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                if not (f.metadata.get("omit_default") and getattr(self, f.name) == f.default)}
 
     @classmethod
     def describe(cls) -> dict[str, dict[str, Any]]:

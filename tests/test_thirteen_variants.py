@@ -8,6 +8,7 @@ import copy
 import json
 from typing import Any
 
+import numpy as np
 import pytest
 
 from splitpoker.envs.games import make_game
@@ -155,3 +156,162 @@ def test_rules_list_takes_no_preset(capsys: pytest.CaptureFixture[str]) -> None:
         code = stop.code
     assert code == 2
     assert "give no --preset or --set" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- shared checks of a new preset
+
+def check_against_reference(preset: str, rng: Any, tables: int = 60) -> None:
+    """Random tables (fouls included) scored by the engine and by the slow reference."""
+    from tests.reference import thirteen_ref as ref
+    from tests.test_thirteen_rules import assert_score_matches_reference, random_table
+
+    rules, r = ThirteenRules.preset(preset), ref.rules(preset)
+    assert rules.to_dict() == r
+    game = make_game("thirteen", preset)
+    for _ in range(tables):
+        assert_score_matches_reference(random_table(rng, game, int(rng.integers(2, 5))), rules, r)
+
+
+def check_solver_exactness(preset: str, players: int, rng: Any, plant: tuple[str, ...] = ("dragon", "six_pairs"),
+                           hero: tuple[list[int], ...] = ()) -> None:
+    """The solver's expected values equal the mean of ``score_table`` over the same tables."""
+    from splitpoker.agents.solver import split_evs
+    from tests.test_solver import _random_tables, engine_mean, random_hand
+
+    game = make_game("thirteen", preset)
+    hands = [random_hand(game, rng) for _ in range(2)] + [np.sort(np.array(h, dtype=np.int64)) for h in hero]
+    for hand in hands:
+        seat = int(rng.integers(players))
+        opp = _random_tables(game, hand, players, 6, rng, plant=plant)
+        valid, evs = split_evs(game, hand, opp, seat=seat)
+        assert np.array_equal(valid, np.flatnonzero(game.valid_mask(hand)))
+        for i in rng.choice(len(valid), 6, replace=False):
+            assert evs[i] == pytest.approx(engine_mean(game, hand, int(valid[i]), opp, seat), abs=1e-9)
+
+
+def payoffs(preset: str, *hands: str, **switches: Any) -> list[float]:
+    rules = ThirteenRules.preset(preset, **switches)
+    return [float(p) for p in T.score_table([T.parse_arrangement(h) for h in hands], rules).payoffs]
+
+
+# ----------------------------------------------------------------------------- baomahui 寶馬會
+
+QUADS = "Kh Kd 2s | 5s 5h 5d 9c 9d | 7h 7s 7c 7d 3c"      # pair, full house, four of a kind
+FLUSH_BACK = "Ah Qd 3d | 2h 2d 4h 4d 6s | Ts Js Qs Ks As"  # high card, two pair, straight flush
+FOULED = "9h 9s 4c | 4s 5c 6d 8h Kc | 6h Td Th Jh Qh"      # a pair in front of a high card
+WHEEL = "2h 3h 7d | 8c 8d 9s Tc Kd | Ac 2d 3c 4s 5c"       # back A-2-3-4-5
+SIX_HIGH = "4h 5h 9h | Jc Jd Qs Ks Ad | 2c 3d 4d 5d 6s"    # back 2-3-4-5-6, stronger front and middle
+
+
+def test_baomahui_compares_the_backs_only() -> None:
+    assert payoffs("classic", QUADS, FLUSH_BACK) == [-2.0, 2.0]     # +1 front, +2 middle, -5 back
+    assert payoffs("baomahui", QUADS, FLUSH_BACK) == [-1.0, 1.0]    # the back only, one unit
+
+
+def test_baomahui_wheel_is_the_lowest_straight() -> None:
+    rules = ThirteenRules.preset("baomahui")
+    assert T.compare_rows(T.parse_cards("Ac 2d 3c 4s 5c"), T.parse_cards("2c 3d 4d 5d 6s"), rules) == -1
+    assert T.compare_rows(T.parse_cards("Ac 2d 3c 4s 5c"), T.parse_cards("Kc Kd Ks 4h 5h"), rules) == 1
+    assert payoffs("baomahui", WHEEL, SIX_HIGH) == [-1.0, 1.0]
+    assert payoffs("classic", WHEEL, SIX_HIGH) == [-1.0, 1.0]       # fronts and middles lost, the back won
+    assert payoffs("classic", WHEEL, SIX_HIGH, wheel="lowest") == [-3.0, 3.0]
+
+
+def test_baomahui_foul_loses_one_unit() -> None:
+    assert payoffs("classic", QUADS, FOULED) == [7.0, -7.0]
+    assert payoffs("baomahui", QUADS, FOULED) == [1.0, -1.0]
+    also_fouled = "8s 8d 2c | 3c 4d 6c Jc Ks | 2d 3d 5d 9d As"
+    assert payoffs("baomahui", FOULED, also_fouled) == [0.0, 0.0]
+
+
+def test_baomahui_has_no_specials_or_royalties() -> None:
+    dragon = "2c 3d 4h | 5s 6c 7s 8h 9s | Tc Jd Qh Ks Ac"
+    full_house = "Kh Kc 2s | 5h 5d 9c 9d 3c | 7h 7c 7d Qs Qc"
+    score = T.score_table([T.parse_arrangement(dragon), T.parse_arrangement(full_house)],
+                          ThirteenRules.preset("baomahui"))
+    assert score.specials == [0, 0] and score.special_names == ["", ""]
+    assert [float(p) for p in score.payoffs] == [-1.0, 1.0]         # a straight loses to a full house
+    assert payoffs("classic", dragon, full_house) == [13.0, -13.0]  # a dragon elsewhere
+
+
+def test_baomahui_four_players_pay_by_back_rank() -> None:
+    """Four royal flushes: equal ranks, the suit decides (spades > hearts > clubs > diamonds)."""
+    hands = [" ".join(f"{r}{s}" for r in "234") + " | " + " ".join(f"{r}{s}" for r in "56789") + " | "
+             + " ".join(f"{r}{s}" for r in "TJQKA") for s in "cdhs"]
+    assert payoffs("baomahui", *hands) == [-1.0, -3.0, 1.0, 3.0]
+
+
+def test_baomahui_against_reference(rng: Any) -> None:
+    check_against_reference("baomahui", rng)
+
+
+@pytest.mark.parametrize("players", (2, 3, 4))
+def test_baomahui_solver_is_exact(players: int, rng: Any) -> None:
+    check_solver_exactness("baomahui", players, rng)
+
+
+def test_baomahui_switch_combinations() -> None:
+    with pytest.raises(ValueError, match="counted_rows=back pays single rows"):
+        ThirteenRules.preset("baomahui", scoop="double")
+    with pytest.raises(ValueError, match="counted_rows=back pays single rows"):
+        ThirteenRules.preset("western", counted_rows="back")
+    assert payoffs("classic", QUADS, FLUSH_BACK, counted_rows="back") == [-5.0, 5.0]  # royalties still apply
+
+
+# ----------------------------------------------------------------------------- every added preset everywhere
+
+ADDED_PRESETS = [name for name in ThirteenRules.PRESETS if name not in ORIGINAL_PRESETS]
+HAND = "As Ks Qs Js Ts 9h 9d 4c 4d 7s 2h 3h 5c"
+
+
+def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
+    try:
+        code = main(list(argv))
+    except SystemExit as stop:
+        code = stop.code
+    out, err = capsys.readouterr()
+    assert code in (0, None), err
+    return json.loads(out) if "--json" in argv else out
+
+
+@pytest.mark.parametrize("preset", ADDED_PRESETS)
+def test_added_preset_in_the_environments(preset: str) -> None:
+    from splitpoker.envs import thirteen_v0
+
+    env = thirteen_v0.env(num_players=3, preset=preset)
+    env.reset(seed=1)
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        assert obs["observation"].shape == (281,)
+        env.step(None if terminated or truncated else env.action_space(agent).sample(obs["action_mask"]))
+    assert sum(env.rewards.values()) == pytest.approx(0.0)
+    parallel = thirteen_v0.parallel_env(num_players=2, preset=preset, suit_order="h>s>d>c")
+    observations, infos = parallel.reset(seed=2)
+    actions = {a: parallel.action_space(a).sample(observations[a]["action_mask"]) for a in parallel.agents}
+    _, rewards, *_ = parallel.step(actions)
+    assert sum(rewards.values()) == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("preset", ADDED_PRESETS)
+def test_added_preset_on_the_command_line(preset: str, capsys: pytest.CaptureFixture[str], tmp_path: Any) -> None:
+    rules = cli(capsys, "rules", "thirteen", "--preset", preset, "--set", "suit_order=h>s>d>c", "--json")
+    assert rules == ThirteenRules.preset(preset, suit_order="h>s>d>c").to_dict()
+    assert cli(capsys, "compare", "thirteen", "As Ks Qs", "Ad Kd Qd", "--preset", preset, "--json")["result"] in (-1, 0, 1)
+    score = cli(capsys, "score", "thirteen", "--hand", QUADS, "--hand", FLUSH_BACK, "--preset", preset, "--json")
+    assert sum(score["payoffs"]) == 0
+    splits = cli(capsys, "splits", "thirteen", HAND, "--preset", preset, "--json")
+    assert len(splits["valid"]) > 0
+    solved = cli(capsys, "solve", "thirteen", HAND, "--players", "3", "--samples", "4", "--preset", preset, "--json")
+    assert solved["action"] in splits["valid"]
+    summary = cli(capsys, "eval", "thirteen", "--agents", "greedy,random", "--hands", "2", "--players", "2",
+                  "--preset", preset, "--no-regret", "--no-plots", "--out", str(tmp_path / "eval"), "--json")
+    assert summary["hands"] == 2
+
+
+@pytest.mark.parametrize("preset", ADDED_PRESETS)
+def test_added_preset_in_a_training_config(preset: str) -> None:
+    from splitpoker.train.config import load_config_dict
+
+    config = load_config_dict({"game": "thirteen", "num_players": 2, "preset": preset, "total_timesteps": 512,
+                               "rules": {"suit_order": "s>h>d>c"}})
+    assert config.preset == preset

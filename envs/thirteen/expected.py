@@ -25,13 +25,13 @@ from .rules import (
     no_foul,
     rank_only,
     row_values,
-    royalty_table,
     special_hand,
     special_hands,
     special_pair_total,
     strength_type,
     table_strengths,
     valid_strengths,
+    value_table,
 )
 
 #: valid splits per chunk of the bit-set pass (bounds memory)
@@ -51,7 +51,7 @@ def split_totals(per: dict[int, np.ndarray], slots: np.ndarray, seat: int, n: in
 
     strengths = table_strengths(opp, rules)
     fouled = ~valid_strengths(strengths[..., 0], strengths[..., 1], strengths[..., 2])
-    royal = royalty_table(rules.royalties)
+    royal = value_table(rules)
     values = row_values(strengths, rules)
     special = special_hands(opp.reshape(samples * n_opp, 13), rules)[1].reshape(samples, n_opp)
     hero_special = special_hand(slots.tolist(), rules)[1]
@@ -81,6 +81,8 @@ def split_totals(per: dict[int, np.ndarray], slots: np.ndarray, seat: int, n: in
     vx = hero_values[0][ids[0]] + hero_values[1][ids[1]] + hero_values[2][ids[2]] + int(two_four)
     totals = float(constant) + float((plain & fouled).sum() * (1 + scoop)) * vx
     for k in range(3):
+        if not royal[k].any():  # a row that is not paid (counted_rows)
+            continue
         order = np.argsort(strengths[..., k][good], kind="stable")
         theirs = strengths[..., k][good][order]
         paid = np.concatenate([[0], np.cumsum(values[..., k][good][order])])

@@ -103,6 +103,8 @@ class ThirteenRules(RuleSwitches):
     home_run: bool = choice(False, None, "全垒打: scooping all three opponents at a 4-player table doubles again")
     specials: str = choice("classic", tuple(SPECIAL_TABLES), "the table of special hands 报到",
                            features=("classic", "shisanshui", "banker", "off"))
+    counted_rows: str = choice("all", ("all", "back"), "the rows that are compared and paid (寶馬會: the back only)",
+                               features=(), omit_default=True)
 
     def _check(self) -> None:
         """Switch combinations without a meaning are errors, not silently ignored."""
@@ -111,6 +113,9 @@ class ThirteenRules(RuleSwitches):
             raise ValueError("thirteen scoring=two_four has no royalties, specials or scoop; set royalties=none, "
                              f"specials=off and scoop=none (got royalties={self.royalties}, specials={self.specials}, "
                              f"scoop={self.scoop})")
+        if self.counted_rows != "all" and (self.scoring == "two_four" or self.scoop != "none"):
+            raise ValueError(f"thirteen counted_rows={self.counted_rows} pays single rows: it takes no majority "
+                             f"point or scoop (got scoring={self.scoring}, scoop={self.scoop})")
         if self.home_run and (self.scoop != "double" or self.scoring != "pairwise"):
             raise ValueError("thirteen home_run=true needs scoop=double and scoring=pairwise "
                              f"(got scoop={self.scoop}, scoring={self.scoring})")
@@ -450,9 +455,26 @@ def royalty_table(royalties: str) -> np.ndarray:
     return table
 
 
+#: the rows each ``counted_rows`` value compares and pays (front, middle, back)
+COUNTED_ROWS = {"all": (1, 1, 1), "back": (0, 0, 1)}
+
+
+@cache
+def _value_table(royalties: str, counted_rows: str) -> np.ndarray:
+    table = royalty_table(royalties) * np.array(COUNTED_ROWS[counted_rows], dtype=np.int64)[:, None]
+    table.flags.writeable = False
+    return table
+
+
+def value_table(rules: ThirteenRules) -> np.ndarray:
+    """Row value by row position and type under the rules, shape ``(3, 9)``: the royalty
+    table, 0 in the rows that ``counted_rows`` leaves out (a row that is not paid)."""
+    return _value_table(rules.royalties, rules.counted_rows)
+
+
 def row_values(strengths: np.ndarray, rules: ThirteenRules) -> np.ndarray:
     """Row values of arrangements: ``strengths`` of shape ``(..., 3)`` → values ``(..., 3)``."""
-    return royalty_table(rules.royalties)[np.arange(3), strength_type(strengths)]
+    return value_table(rules)[np.arange(3), strength_type(strengths)]
 
 
 @dataclasses.dataclass
@@ -633,6 +655,6 @@ def parse_arrangement(text: str | Sequence[Any]) -> list[list[int]]:
 
 __all__ += ["parse_arrangement", "rank_only_strengths", "K5", "ROW_SIZES", "ROW_NAMES", "HAND_SIZE", "PLAYERS", "SPECIAL_VALUES",
             "strength_type", "is_valid", "check_arrangement", "arrangement_strengths", "compared_pairs",
-            "royalty_table", "hand_slots", "valid_strengths", "no_foul", "special_hands", "special_flags",
+            "royalty_table", "value_table", "COUNTED_ROWS", "hand_slots", "valid_strengths", "no_foul", "special_hands", "special_flags",
             "table_strengths", "special_pair_total", "pack_strength", "SPECIAL_TABLES", "ROYALTY_TABLES",
             "SPECIAL_TESTS"]

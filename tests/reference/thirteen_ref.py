@@ -130,6 +130,20 @@ PRESETS: dict[str, Rules] = {
         home_run=False,
         specials="off",
     ),
+    # 寶馬會 (section 9): the back rows only, one unit; wheel lowest; nothing else
+    "baomahui": dict(
+        wheel="lowest",
+        flush_compare="rank_first",
+        suit_tiebreak=True,
+        suit_order="spades>hearts>clubs>diamonds",
+        scoring="pairwise",
+        banker_seat=0,
+        royalties="none",
+        scoop="none",
+        home_run=False,
+        specials="off",
+        counted_rows="back",
+    ),
 }
 
 ALLOWED: dict[str, tuple[Any, ...]] = {
@@ -141,6 +155,7 @@ ALLOWED: dict[str, tuple[Any, ...]] = {
     "scoop": ("none", "double"),
     "home_run": (True, False),
     "specials": ("classic", "shisanshui", "banker", "off"),
+    "counted_rows": ("all", "back"),
 }
 
 
@@ -150,7 +165,7 @@ def rules(preset: str = "classic", **overrides: Any) -> Rules:
         raise ValueError(f"unknown preset {preset!r}")
     result = dict(PRESETS[preset])
     for name, value in overrides.items():
-        if name not in result:
+        if name not in result and name not in ALLOWED:
             raise ValueError(f"unknown switch {name!r}")
         if name in ALLOWED and value not in ALLOWED[name]:
             raise ValueError(f"bad value {value!r} for switch {name!r}")
@@ -514,6 +529,8 @@ def row_total(hand_a: Hand, hand_b: Hand, results: list[int], r: Rules) -> int:
     """Points ``a`` gets from ``b`` for the rows: the winner's row value per row won."""
     total = 0
     for row, result in enumerate(results):
+        if r.get("counted_rows", "all") == "back" and ROW_NAMES[row] != "back":
+            continue  # 寶馬會: only the backs are paid
         if result > 0:
             total += row_value(hand_a[row], row, r)
         elif result < 0:
