@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from splitpoker.envs.cards import card_id
 from splitpoker.envs.games import make_game
 from splitpoker.envs.observation import observation_labels
 from splitpoker.envs.thirteen import rules as T
@@ -315,3 +316,152 @@ def test_added_preset_in_a_training_config(preset: str) -> None:
     config = load_config_dict({"game": "thirteen", "num_players": 2, "preset": preset, "total_timesteps": 512,
                                "rules": {"suit_order": "s>h>d>c"}})
     assert config.preset == preset
+
+
+# ----------------------------------------------------------------------------- baodao 報到十三張
+
+def arranged_text(cards: list[int], preset: str) -> str:
+    """The cards as ``front | middle | back`` at their first valid split."""
+    game = make_game("thirteen", preset)
+    slots = game.slots(cards)
+    rows = game.arrangement(slots, int(np.flatnonzero(game.valid_mask(slots))[0]))
+    return " | ".join(T.format_cards(r) for r in rows)
+
+
+def special_table_payoffs(preset: str, *hands: str, **switches: Any) -> list[float]:
+    """Payoffs of 13-card hands (specials, or plain hands played at their first valid split)."""
+    return payoffs(preset, *[h if "|" in h else arranged_text(T.parse_cards(h), preset) for h in hands], **switches)
+
+
+def plain_hand_without(*hands: str) -> str:
+    """13 cards outside ``hands`` that form no special hand of any table."""
+    used = {c for h in hands for c in T.parse_cards(h.replace("|", " "))}
+    free = np.array([c for c in range(2, 54) if c not in used])
+    rng = np.random.default_rng(0)
+    while True:
+        cards = sorted(rng.choice(free, 13, replace=False).tolist())
+        if all(T.special_hand(cards, ThirteenRules.preset(p))[1] == 0 for p in ThirteenRules.PRESETS):
+            return T.format_cards(cards)
+
+
+MIXED_DRAGON = "2c 3d 4h 5c 6d 7h 8c 9d Th Jc Qd Kh Ac"
+CLEAN_DRAGON = "2s 3s 4s 5s 6s 7s 8s 9s Ts Js Qs Ks As"
+SIX_PAIRS = "2c 2d 5c 5d 9c 9d Jc Jd Kc Kd Ac Ad 7h"
+THREE_FLUSHES = "3h 4h 6h 3d 4d 6d 8d Td 3s 4s 6s 8s Ts"
+SMALL_TO_TEN = "2h 3h 4h 5h 6h 7h 8h 9h Th 2s 3s 4s 5s"
+TIE_BANKER = "Ah Kd 5c | 2c 2d 7h 8s 9c | 3c 3d 3h Jc Qd"   # front equal by ranks to TIE_PLAYER's
+TIE_PLAYER = "As Kc 5d | 4c 4d 7s 8h 9d | 6c 6d 6h Js Qh"
+
+
+def test_baodao_straights() -> None:
+    """10-J-Q-K-A highest, A-2-3-4-5 second, 2-3-4-5-6 lowest."""
+    rules = ThirteenRules.preset("baodao")
+    order = ["2c 3d 4h 5s 6c", "5d 6h 7s 8c 9d", "9h Td Js Qc Kd", "Ah 2d 3s 4c 5h", "Td Jh Qs Kc Ad"]
+    strengths = [T.row_strength(T.parse_cards(row), rules) for row in order]
+    assert strengths == sorted(strengths) and len(set(strengths)) == len(strengths)
+
+
+def test_baodao_row_units() -> None:
+    table = T.value_table(ThirteenRules.preset("baodao"))
+    assert table[1, HandType.STRAIGHT_FLUSH] == 10 and table[2, HandType.STRAIGHT_FLUSH] == 5
+    assert table[1, HandType.FOUR_OF_A_KIND] == 8 and table[2, HandType.FOUR_OF_A_KIND] == 4
+    assert table[0, HandType.TRIPS] == 3
+    assert table[1, HandType.FULL_HOUSE] == 2 and table[2, HandType.FULL_HOUSE] == 1
+    assert table.sum() == 27 - 7 + 10 + 5 + 8 + 4 + 3 + 2 + 1
+    assert payoffs("baodao", QUADS, FLUSH_BACK) == [-2.0, 2.0]      # +1 front, +2 full house, -5 straight flush
+
+
+def test_baodao_equal_rows_go_to_the_banker() -> None:
+    assert payoffs("baodao", TIE_BANKER, TIE_PLAYER) == [-1.0, 1.0]                 # front to the banker
+    assert payoffs("baodao", TIE_BANKER, TIE_PLAYER, banker_seat=1) == [-3.0, 3.0]  # the other seat banks
+    assert payoffs("classic", TIE_BANKER, TIE_PLAYER) == [-3.0, 3.0]                # ♠A beats ♥A
+    assert payoffs("classic", TIE_BANKER, TIE_PLAYER, suit_tiebreak=False) == [-2.0, 2.0]
+    assert payoffs("baodao", TIE_PLAYER, TIE_BANKER) == [3.0, -3.0]                 # the banker wins all three
+
+
+def test_baodao_special_hands() -> None:
+    rules = ThirteenRules.preset("baodao")
+    expected = {MIXED_DRAGON: ("dragon", 7), CLEAN_DRAGON: ("clean_dragon", 7), SIX_PAIRS: ("six_pairs", 4),
+                THREE_FLUSHES: ("three_flushes", 4), SMALL_TO_TEN: ("all_small", 4),
+                "2c 3d 4h 3c 4d 5h 6s 7c 5c 6d 7h 8s 9c": ("three_straights", 4)}
+    for hand, want in expected.items():
+        assert T.special_hand(T.parse_cards(hand), rules) == want, hand
+    assert T.special_hand(T.parse_cards("2h 3h 4h 5h 6h 7h 8h 9h Jh 2s 3s 4s 5s"), rules) == ("", 0)  # a J
+
+
+def test_baodao_special_payments() -> None:
+    plain = plain_hand_without(MIXED_DRAGON, CLEAN_DRAGON)
+    assert special_table_payoffs("baodao", MIXED_DRAGON, plain) == [7.0, -7.0]
+    assert special_table_payoffs("baodao", plain, CLEAN_DRAGON) == [-7.0, 7.0]
+    assert special_table_payoffs("baodao", MIXED_DRAGON, CLEAN_DRAGON) == [0.0, 0.0]   # every dragon ties
+    assert special_table_payoffs("baodao", SIX_PAIRS, THREE_FLUSHES) == [0.0, 0.0]     # 報到 hands tie
+    assert special_table_payoffs("baodao", SIX_PAIRS, CLEAN_DRAGON) == [-7.0, 7.0]
+    plain = plain_hand_without(SIX_PAIRS, THREE_FLUSHES)
+    # the banker (seat 0) against two players; the players are not compared with each other
+    assert special_table_payoffs("baodao", plain, SIX_PAIRS, THREE_FLUSHES) == [-8.0, 4.0, 4.0]
+    assert special_table_payoffs("baodao", SIX_PAIRS, plain, THREE_FLUSHES) == [4.0, -4.0, 0.0]
+
+
+def test_baodao_against_reference(rng: Any) -> None:
+    check_against_reference("baodao", rng)
+
+
+def test_baodao_specials_against_reference(rng: Any) -> None:
+    from tests.reference import thirteen_ref as ref
+
+    rules, r = ThirteenRules.preset("baodao"), ref.rules("baodao")
+    found = set()
+    for _ in range(300):
+        ranks = rng.choice(13, int(rng.integers(7, 14)), replace=False)
+        suits = rng.choice(4, int(rng.integers(2, 5)), replace=False)
+        pool = [card_id(int(x), int(s)) for x in ranks for s in suits]
+        if len(pool) < 13:
+            continue
+        hand = rng.choice(pool, 13, replace=False).tolist()
+        name, value = T.special_hand(hand, rules)
+        assert value == ref.special(ref.parse(T.format_cards(hand)), r), T.format_cards(sorted(hand))
+        found.add(name)
+    assert {"six_pairs", "three_flushes", "all_small"} <= found
+
+
+@pytest.mark.parametrize("players", (2, 3, 4))
+def test_baodao_solver_is_exact(players: int, rng: Any) -> None:
+    check_solver_exactness("baodao", players, rng, hero=(T.parse_cards(SIX_PAIRS),))
+
+
+def test_baodao_switch_combinations() -> None:
+    with pytest.raises(ValueError, match="tie_winner=banker needs scoring=banker and suit_tiebreak=false"):
+        ThirteenRules.preset("baodao", suit_tiebreak=True)
+    with pytest.raises(ValueError, match="tie_winner=banker needs scoring=banker"):
+        ThirteenRules.preset("baodao", scoring="pairwise")
+    assert payoffs("banker", TIE_BANKER, TIE_PLAYER, suit_tiebreak=False, tie_winner="banker") == [-1.0, 1.0]
+
+
+@pytest.mark.parametrize("switches", ({}, {"scoop": "double"}), ids=("baodao", "baodao-scoop"))
+@pytest.mark.parametrize("seat", (0, 1))
+def test_baodao_solver_is_exact_with_equal_rows(seat: int, switches: dict[str, Any], rng: Any) -> None:
+    """The opponent holds the hero's ranks in the other two suits and plays splits the hero
+    may play too: many rows are equal, and the banker wins them (also toward a scoop)."""
+    from splitpoker.agents.solver import split_evs
+    from tests.test_solver import engine_mean
+
+    game = make_game("thirteen", "baodao", **switches)
+    while True:  # five pairs and three single cards in two suits (7 + 6 cards): no special hand
+        chosen = rng.choice(13, 8, replace=False)
+        cards = [(int(r), s) for r in chosen[:5] for s in (0, 1)] + [(int(chosen[5]), 0), (int(chosen[6]), 0),
+                                                                     (int(chosen[7]), 1)]
+        hand = np.sort(np.array([card_id(r, s) for r, s in cards], dtype=np.int64))
+        mirror = np.sort(np.array([card_id(r, s + 2) for r, s in cards], dtype=np.int64))
+        if T.special_hand(hand.tolist(), game.rules)[1] == 0 == T.special_hand(mirror.tolist(), game.rules)[1]:
+            break
+    valid = np.flatnonzero(game.valid_mask(hand))
+    assert np.array_equal(valid, np.flatnonzero(game.valid_mask(mirror)))
+    played = rng.choice(valid, 6, replace=False)
+    opp = np.stack([game.arranged(mirror, np.array(a))[None] for a in played])
+    got_valid, evs = split_evs(game, hand, opp, seat=seat)
+    assert np.array_equal(got_valid, valid)
+    for action in [*played, *rng.choice(valid, 4)]:
+        i = int(np.searchsorted(valid, action))
+        assert evs[i] == pytest.approx(engine_mean(game, hand, int(action), opp, seat), abs=1e-9)
+    mine = T.table_strengths(game.arranged(np.tile(hand, (len(played), 1)), played), game.rules)
+    assert (mine == T.table_strengths(opp[:, 0], game.rules)).all()  # every row of these tables is equal

@@ -30,6 +30,7 @@ from .rules import (
     special_pair_total,
     strength_type,
     table_strengths,
+    tie_sign,
     valid_strengths,
     value_table,
 )
@@ -80,20 +81,25 @@ def split_totals(per: dict[int, np.ndarray], slots: np.ndarray, seat: int, n: in
     good = plain & ~fouled
     vx = hero_values[0][ids[0]] + hero_values[1][ids[1]] + hero_values[2][ids[2]] + int(two_four)
     totals = float(constant) + float((plain & fouled).sum() * (1 + scoop)) * vx
+    # who wins an equal row against each opponent (tie_winner): opponents grouped by it
+    tie = np.array([tie_sign(seat, s, rules) for s in opp_seats])
+    groups = [(0, good)] if not tie.any() else [(t, good & (tie == t)[None, :]) for t in np.unique(tie[compared])]
     for k in range(3):
         if not royal[k].any():  # a row that is not paid (counted_rows)
             continue
-        order = np.argsort(strengths[..., k][good], kind="stable")
-        theirs = strengths[..., k][good][order]
-        paid = np.concatenate([[0], np.cumsum(values[..., k][good][order])])
         mine = row_subsets[k]
-        below = np.searchsorted(theirs, mine, side="left")
-        not_above = np.searchsorted(theirs, mine, side="right")
-        row_total = below * hero_values[k] - (paid[-1] - paid[not_above])
-        totals = totals + row_total[ids[k]]
+        for t, live in groups:
+            order = np.argsort(strengths[..., k][live], kind="stable")
+            theirs = strengths[..., k][live][order]
+            paid = np.concatenate([[0], np.cumsum(values[..., k][live][order])])
+            below = np.searchsorted(theirs, mine, side="left")
+            not_above = np.searchsorted(theirs, mine, side="right")
+            won, lost_from = (not_above if t > 0 else below), (below if t < 0 else not_above)
+            row_total = won * hero_values[k] - (paid[-1] - paid[lost_from])
+            totals = totals + row_total[ids[k]]
     if two_four or scoop:
         totals = totals + _joint_terms(rules, n, seat, opp_seats, pairs, row_subsets, ids, vx, strengths,
-                                          values, special, fouled, good, plain, compared)
+                                          values, special, fouled, good, plain, compared, tie)
     return valid, totals
 
 
@@ -101,9 +107,10 @@ def _joint_terms(rules: ThirteenRules, n: int, seat: int, opp_seats: tuple[int, 
                     pairs: list[tuple[int, int]], row_subsets: tuple[np.ndarray, ...],
                     ids: tuple[np.ndarray, ...], vx: np.ndarray, strengths: np.ndarray, values: np.ndarray,
                     special: np.ndarray, fouled: np.ndarray, good: np.ndarray, plain: np.ndarray,
-                    compared: np.ndarray) -> np.ndarray:
+                    compared: np.ndarray, tie: np.ndarray) -> np.ndarray:
     """The terms that need all three rows of a split at once, summed over the samples:
-    the two-four majority point, the scoop (打枪) doubling and the home run (全垒打)."""
+    the two-four majority point, the scoop (打枪) doubling and the home run (全垒打).
+    ``tie``: per opponent, who wins an equal row (:func:`.rules.tie_sign`)."""
     two_four = rules.scoring == "two_four"
     scoop = rules.scoop == "double"
     home_run = scoop and rules.home_run and n == 4
@@ -118,12 +125,17 @@ def _joint_terms(rules: ThirteenRules, n: int, seat: int, opp_seats: tuple[int, 
         return out.reshape(-1)
 
     live = block(good)
+    tie_block = block(np.broadcast_to(tie, good.shape)) if tie.any() else None
     wins, losses = [], []
     for k in range(3):
         theirs = block(strengths[..., k])
         mine = row_subsets[k][:, None]
-        wins.append(pack_bits((mine > theirs) & live))
-        losses.append(pack_bits((mine < theirs) & live))
+        won, lost = mine > theirs, mine < theirs
+        if tie_block is not None:
+            equal = mine == theirs
+            won, lost = won | (equal & (tie_block > 0)), lost | (equal & (tie_block < 0))
+        wins.append(pack_bits(won & live))
+        losses.append(pack_bits(lost & live))
     weight = block((values.sum(axis=2) + int(two_four)) * good)
     planes = [pack_bits((weight >> p) & 1 == 1) for p in range(int(weight.max()).bit_length())]
     hero_home_run = home_run and len(cols) == n - 1

@@ -105,6 +105,8 @@ class ThirteenRules(RuleSwitches):
                            features=("classic", "shisanshui", "banker", "off"))
     counted_rows: str = choice("all", ("all", "back"), "the rows that are compared and paid (寶馬會: the back only)",
                                features=(), omit_default=True)
+    tie_winner: str = choice("none", ("none", "banker"), "who wins a row still equal after every comparison: "
+                             "nobody (0), or the banker (報到十三張)", features=(), omit_default=True)
 
     def _check(self) -> None:
         """Switch combinations without a meaning are errors, not silently ignored."""
@@ -116,6 +118,9 @@ class ThirteenRules(RuleSwitches):
         if self.counted_rows != "all" and (self.scoring == "two_four" or self.scoop != "none"):
             raise ValueError(f"thirteen counted_rows={self.counted_rows} pays single rows: it takes no majority "
                              f"point or scoop (got scoring={self.scoring}, scoop={self.scoop})")
+        if self.tie_winner == "banker" and (self.scoring != "banker" or self.suit_tiebreak):
+            raise ValueError("thirteen tie_winner=banker needs scoring=banker and suit_tiebreak=false, where rows "
+                             f"can be equal (got scoring={self.scoring}, suit_tiebreak={str(self.suit_tiebreak).lower()})")
         if self.home_run and (self.scoop != "double" or self.scoring != "pairwise"):
             raise ValueError("thirteen home_run=true needs scoop=double and scoring=pairwise "
                              f"(got scoop={self.scoop}, scoring={self.scoring})")
@@ -542,6 +547,14 @@ def compared_pairs(n: int, rules: ThirteenRules) -> list[tuple[int, int]]:
     return list(combinations(range(n), 2))
 
 
+def tie_sign(i: int, j: int, rules: ThirteenRules) -> int:
+    """Who wins a row that seats i and j hold equal (``tie_winner``): 1 seat i, -1 seat j,
+    0 nobody."""
+    if rules.tie_winner == "banker":
+        return (i == rules.banker_seat) - (j == rules.banker_seat)
+    return 0
+
+
 def _pair_rows(i: int, j: int, strengths: Sequence[Sequence[int]], values: Sequence[Sequence[int]],
                fouled: Sequence[bool],
                rules: ThirteenRules) -> tuple[list[int], int]:
@@ -554,10 +567,11 @@ def _pair_rows(i: int, j: int, strengths: Sequence[Sequence[int]], values: Seque
         points = [1] * 3 if rules.scoring == "two_four" else list(values[winner])
         return [sign * p for p in points], sign
     rows = []
+    tie = tie_sign(i, j, rules)
     for k in range(3):
         a, b = strengths[i][k], strengths[j][k]
         if a == b:
-            rows.append(0)
+            rows.append(values[i][k] if tie > 0 else -values[j][k] if tie < 0 else 0)
         elif rules.scoring == "two_four":
             rows.append(1 if a > b else -1)
         else:
@@ -655,6 +669,6 @@ def parse_arrangement(text: str | Sequence[Any]) -> list[list[int]]:
 
 __all__ += ["parse_arrangement", "rank_only_strengths", "K5", "ROW_SIZES", "ROW_NAMES", "HAND_SIZE", "PLAYERS", "SPECIAL_VALUES",
             "strength_type", "is_valid", "check_arrangement", "arrangement_strengths", "compared_pairs",
-            "royalty_table", "value_table", "COUNTED_ROWS", "hand_slots", "valid_strengths", "no_foul", "special_hands", "special_flags",
+            "royalty_table", "value_table", "tie_sign", "COUNTED_ROWS", "hand_slots", "valid_strengths", "no_foul", "special_hands", "special_flags",
             "table_strengths", "special_pair_total", "pack_strength", "SPECIAL_TABLES", "ROYALTY_TABLES",
             "SPECIAL_TESTS"]

@@ -144,6 +144,20 @@ PRESETS: dict[str, Rules] = {
         specials="off",
         counted_rows="back",
     ),
+    # 報到十三張 (section 9): banker scoring, equal rows to the banker, its own special table
+    "baodao": dict(
+        wheel="second",
+        flush_compare="rank_first",
+        suit_tiebreak=False,
+        suit_order="spades>hearts>clubs>diamonds",
+        scoring="banker",
+        banker_seat=0,
+        royalties="classic",
+        scoop="none",
+        home_run=False,
+        specials="baodao",
+        tie_winner="banker",
+    ),
 }
 
 ALLOWED: dict[str, tuple[Any, ...]] = {
@@ -156,6 +170,7 @@ ALLOWED: dict[str, tuple[Any, ...]] = {
     "home_run": (True, False),
     "specials": ("classic", "shisanshui", "banker", "off"),
     "counted_rows": ("all", "back"),
+    "tie_winner": ("none", "banker"),
 }
 
 
@@ -360,6 +375,8 @@ SPECIAL_VALUES: dict[str, dict[str, int]] = {
     ),
     "banker": dict(dragon=13),
     "off": {},
+    # 報到十三張: any dragon 7; six pairs, three straights, three flushes, all 2-10: 4
+    "baodao": dict(dragon=7, six_pairs=4, three_straights=4, three_flushes=4, all_small_to_ten=4),
 }
 
 
@@ -460,7 +477,13 @@ def is_royals(hand: Sequence[Card]) -> bool:
     return all(rank >= 11 for rank, _ in hand)
 
 
+def is_all_small_to_ten(hand: Sequence[Card]) -> bool:
+    """All 13 cards 2 to 10 (報到十三張's 全小)."""
+    return all(rank <= 10 for rank, _ in hand)
+
+
 SPECIAL_TESTS = {
+    "all_small_to_ten": is_all_small_to_ten,
     "dragon": is_dragon,
     "clean_dragon": is_clean_dragon,
     "six_pairs": is_six_pairs,
@@ -587,6 +610,9 @@ def score(hands: Sequence[Hand], r: Rules) -> dict[str, list[Any]]:
             totals[(a, b)] = special_total(a, b, specials[a], specials[b], r)
             continue
         results = row_results(hands[a], hands[b], fouled[a], fouled[b], r)
+        if r.get("tie_winner", "none") == "banker" and not (fouled[a] or fouled[b]):
+            # 報到十三張: the banker wins a row that is equal (a is the banker, pairs_to_compare)
+            results = [x if x else (1 if a == r["banker_seat"] else -1) for x in results]
         if two_four:
             totals[(a, b)] = two_four_total(results)
             continue
