@@ -113,6 +113,9 @@ def test_the_data_file_parses() -> None:
     (edited("specials.classic.hands[0].low", "2"), "specials.classic.hands[0].low is not a field"),
     (edited("specials.off.hands", {}), "specials.off.hands must be a list"),
     (edited("presets", {}), "presets holds no preset"),
+    (edited("specials.classic.equal", "coin"), "specials.classic.equal 'coin' is not allowed; allowed: tie, stronger_cards"),
+    (edited("specials.classic.equal", "stronger_cards"), "specials.classic.equal stronger_cards needs tests that name cards"),
+    (edited("specials.mianbai.equal", None, delete=True), "specials.mianbai is missing the field 'equal'"),
     ([], "the document must be an object"),
 ])
 def test_malformed_records_are_named(data: Any, message: str) -> None:
@@ -465,3 +468,118 @@ def test_baodao_solver_is_exact_with_equal_rows(seat: int, switches: dict[str, A
         assert evs[i] == pytest.approx(engine_mean(game, hand, int(action), opp, seat), abs=1e-9)
     mine = T.table_strengths(game.arranged(np.tile(hand, (len(played), 1)), played), game.rules)
     assert (mine == T.table_strengths(opp[:, 0], game.rules)).all()  # every row of these tables is equal
+
+
+# ----------------------------------------------------------------------------- mianbai 免擺
+
+SF_HEARTS = "5h 6h 7h 8h 9h 2c 3d 4d Jc Qd Ac 3s Td"          # a 9-high straight flush
+SF_SPADES = "5s 6s 7s 8s 9s 2d 4c Jd Qc Kd Ad 3c Th"          # the same straight flush in spades
+FOUR_TENS = "Tc Td Th Ts 2s 4s 6d 8c Jh Qh Kc Ac 2d"
+FOUR_KINGS = "Kc Kd Kh Ks 2h 3h 4c 6c 7s 8d Jh Qs Ah"
+FOUR_NINES_AND_THREES = "9c 9d 9h 9s 3c 3d 3h 3s 5d 7c Jd Qs Kh"
+WHEEL_FLUSH = "Ac 2c 3c 4c 5c 7d 9h Jd Qh Ks 8s 6h Td"        # A-2-3-4-5 of clubs
+
+
+def test_mianbai_free_hands() -> None:
+    rules = ThirteenRules.preset("mianbai")
+    for hand, name in ((SF_HEARTS, "straight_flush"), (FOUR_TENS, "four_of_a_kind"), (WHEEL_FLUSH, "straight_flush"),
+                       ("Tc Td Th Ts 2s 3s 4s 5s 6s 8c Jh Qh Kc", "straight_flush"), (MIXED_DRAGON, "")):
+        assert T.special_hand(T.parse_cards(hand), rules) == (name, 3 if name else 0), hand
+    assert T.special_hand(T.parse_cards(WHEEL_FLUSH), rules.replace(wheel="none")) == ("", 0)
+
+
+def test_mianbai_free_hand_beats_every_arranged_hand() -> None:
+    plain = plain_hand_without(SF_HEARTS)
+    assert special_table_payoffs("mianbai", SF_HEARTS, plain) == [3.0, -3.0]
+    fouled = "3d 3s 7h | 5h 6h 8h 9h 2c | 4d Jc Qd Ac Td"   # the free hand is not arranged: no foul
+    score = T.score_table([T.parse_arrangement(fouled), T.parse_arrangement(arranged_text(T.parse_cards(plain),
+                                                                                             "mianbai"))],
+                          ThirteenRules.preset("mianbai"))
+    assert [float(p) for p in score.payoffs] == [3.0, -3.0] and score.fouled == [False, False]
+    assert special_table_payoffs("mianbai", plain_hand_without(FOUR_TENS), FOUR_TENS) == [-3.0, 3.0]
+    assert special_table_payoffs("mianbai", SF_HEARTS, plain, special_pays=6) == [6.0, -6.0]
+
+
+def test_mianbai_between_free_hands() -> None:
+    """The better straight flush or four of a kind wins; a straight flush beats four of a kind."""
+    assert special_table_payoffs("mianbai", SF_HEARTS, FOUR_KINGS) == [3.0, -3.0]
+    assert special_table_payoffs("mianbai", FOUR_TENS, FOUR_NINES_AND_THREES) == [3.0, -3.0]  # four 10s > four 9s
+    assert special_table_payoffs("mianbai", SF_HEARTS, SF_SPADES) == [-3.0, 3.0]              # same ranks: ♠ > ♥
+    assert special_table_payoffs("mianbai", SF_HEARTS, SF_SPADES, suit_tiebreak=False) == [0.0, 0.0]
+    wheel, king_high = "Ac 2c 3c 4c 5c 6d 7d 8d Jh Qh Kh 9s Ts", "9d Td Jd Qd Kd 2h 3h 4h 5s 6s 7s 8s As"
+    assert special_table_payoffs("mianbai", wheel, king_high) == [3.0, -3.0]                # the wheel is second best
+    plain = plain_hand_without(FOUR_TENS, FOUR_NINES_AND_THREES)
+    assert special_table_payoffs("mianbai", FOUR_TENS, FOUR_NINES_AND_THREES, plain) == [6.0, 0.0, -6.0]
+
+
+def test_mianbai_special_pays_is_checked() -> None:
+    with pytest.raises(ValueError, match="special_pays=-1 is not allowed"):
+        ThirteenRules.preset("mianbai", special_pays=-1)
+    assert ThirteenRules.preset("mianbai", special_pays="4").special_pays == 4
+    assert ThirteenRules.preset("mianbai").to_dict()["specials"] == "mianbai"
+    assert "special_pays" not in ThirteenRules.preset("mianbai").to_dict()
+
+
+def test_mianbai_arranged_hands_pay_one_unit_a_row() -> None:
+    assert payoffs("mianbai", TIE_BANKER, TIE_PLAYER) == [-3.0, 3.0]
+    assert payoffs("mianbai", WHEEL, SIX_HIGH) == [-1.0, 1.0]      # the wheel (second best) wins the back
+
+
+def test_mianbai_against_reference(rng: Any) -> None:
+    check_against_reference("mianbai", rng, tables=40)
+
+
+def free_tables(game: Any, hand: np.ndarray, players: int, samples: int, rng: Any) -> np.ndarray:
+    """Opponent arrangements from the unseen cards, about half of them holding a planted
+    four of a kind or straight flush, each at a random split (fouls included)."""
+    out = np.empty((samples, players - 1, 13), dtype=np.int64)
+    for s in range(samples):
+        pool = [int(c) for c in rng.permutation(np.setdiff1d(game.deck(), hand))]
+        for j in range(players - 1):
+            plant: list[int] = []
+            if rng.random() < 0.6:
+                groups = [[card_id(r, u) for u in range(4)] for r in range(13)]
+                groups += [[card_id(r, u) for r in range(low, low + 5)] for low in range(9) for u in range(4)]
+                options = [g for g in groups if all(c in pool for c in g)]
+                plant = [int(c) for c in options[int(rng.integers(len(options)))]] if options else []
+            rest = [c for c in pool if c not in plant][:13 - len(plant)]
+            cards = np.sort(np.array(plant + rest, dtype=np.int64))
+            pool = [c for c in pool if c not in cards]
+            action = int(rng.integers(game.n_actions)) if rng.random() < 0.3 else \
+                int(rng.choice(np.flatnonzero(game.valid_mask(cards))))
+            out[s, j] = game.arranged(cards, np.array(action))
+    return out
+
+
+@pytest.mark.parametrize("players", (2, 3, 4))
+def test_mianbai_solver_is_exact(players: int, rng: Any) -> None:
+    from splitpoker.agents.solver import split_evs
+    from tests.test_solver import engine_mean, random_hand
+
+    game = make_game("thirteen", "mianbai")
+    hands = [random_hand(game, rng), np.sort(np.array(T.parse_cards(FOUR_TENS))),
+             np.sort(np.array(T.parse_cards(SF_HEARTS)))]
+    for hand in hands:
+        seat = int(rng.integers(players))
+        opp = free_tables(game, hand, players, 6, rng)
+        assert T.special_hands(opp.reshape(-1, 13), game.rules)[1].any()
+        valid, evs = split_evs(game, hand, opp, seat=seat)
+        for i in rng.choice(len(valid), 5, replace=False):
+            assert evs[i] == pytest.approx(engine_mean(game, hand, int(valid[i]), opp, seat), abs=1e-9)
+
+
+def test_mianbai_keys_against_reference(rng: Any) -> None:
+    """Two free hands at a table: the engine's winner is the reference's."""
+    from tests.reference import thirteen_ref as ref
+
+    game = make_game("thirteen", "mianbai")
+    r = ref.rules("mianbai")
+    checked = 0
+    for _ in range(40):
+        table = free_tables(game, np.array([], dtype=np.int64), 3, 1, rng)[0]
+        arrangements = [[t[:3].tolist(), t[3:8].tolist(), t[8:].tolist()] for t in table]
+        got = T.score_table(arrangements, game.rules)
+        want = ref.score([tuple(ref.parse(T.format_cards(row)) for row in hand) for hand in arrangements], r)
+        assert [float(p) for p in got.payoffs] == want["payoffs"]
+        checked += int((np.asarray(got.specials) > 0).sum() == 2)
+    assert checked >= 5

@@ -27,6 +27,7 @@ from .rules import (
     row_values,
     special_hand,
     special_hands,
+    special_keys,
     special_pair_total,
     strength_type,
     table_strengths,
@@ -55,7 +56,9 @@ def split_totals(per: dict[int, np.ndarray], slots: np.ndarray, seat: int, n: in
     royal = value_table(rules)
     values = row_values(strengths, rules)
     special = special_hands(opp.reshape(samples * n_opp, 13), rules)[1].reshape(samples, n_opp)
+    special_key = special_keys(opp.reshape(samples * n_opp, 13), rules).reshape(samples, n_opp)
     hero_special = special_hand(slots.tolist(), rules)[1]
+    hero_key = int(special_keys(slots[None], rules)[0])
     compared = np.array([(seat, s) in pair_set or (s, seat) in pair_set for s in opp_seats])
 
     f_all, m_all, b_all = split_columns(THIRTEEN)
@@ -68,11 +71,12 @@ def split_totals(per: dict[int, np.ndarray], slots: np.ndarray, seat: int, n: in
     # pairs decided by special hands: the same for every split
     constant = 0
     for j in np.flatnonzero(compared):
-        other = special[:, j]
+        other, other_key = special[:, j], special_key[:, j]
         hero_first = (seat, opp_seats[j]) in pair_set
         vi, vj = (np.full_like(other, hero_special), other) if hero_first else (other, np.full_like(other, hero_special))
+        ki, kj = (hero_key, other_key) if hero_first else (other_key, hero_key)
         first_seat = seat if hero_first else opp_seats[j]
-        total = special_pair_total(vi, vj, first_seat == rules.banker_seat, rules)
+        total = special_pair_total(vi, vj, first_seat == rules.banker_seat, rules, ki, kj)
         constant += int(total.sum()) * (1 if hero_first else -1)
     if hero_special:
         return valid, np.full(len(valid), float(constant))

@@ -33,6 +33,7 @@ from ..cards import (
     N_IDS,
     RANK,
     SUIT,
+    card_id,
     check_hand,
     check_table_cards,
     format_cards,
@@ -75,7 +76,7 @@ class HandType(IntEnum):
 SPECIAL_TESTS: dict[str, tuple[str, ...]] = {
     "dragon": (), "clean_dragon": (), "six_pairs": (), "three_flushes": (), "three_straights": (),
     "four_trips": (), "one_colour": (), "ranks": ("low", "high"), "three_fours": (),
-    "three_straight_flushes": (),
+    "three_straight_flushes": (), "holds_straight_flush": (), "holds_four_of_a_kind": (),
 }
 _DOCUMENT, _SOURCE = read_document()
 #: the royalty tables and special-hand tables of ``variants.json``, by name
@@ -107,6 +108,8 @@ class ThirteenRules(RuleSwitches):
                                features=(), omit_default=True)
     tie_winner: str = choice("none", ("none", "banker"), "who wins a row still equal after every comparison: "
                              "nobody (0), or the banker (報到十三張)", features=(), omit_default=True)
+    special_pays: int = choice(0, None, "units every special hand is paid instead of its table value "
+                               "(0: the table's values)", features=(), omit_default=True)
 
     def _check(self) -> None:
         """Switch combinations without a meaning are errors, not silently ignored."""
@@ -118,6 +121,9 @@ class ThirteenRules(RuleSwitches):
         if self.counted_rows != "all" and (self.scoring == "two_four" or self.scoop != "none"):
             raise ValueError(f"thirteen counted_rows={self.counted_rows} pays single rows: it takes no majority "
                              f"point or scoop (got scoring={self.scoring}, scoop={self.scoop})")
+        if self.special_pays < 0:
+            raise ValueError(f"thirteen switch special_pays={self.special_pays} is not allowed; use 0 (the table's "
+                             "values) or a positive number of units")
         if self.tie_winner == "banker" and (self.scoring != "banker" or self.suit_tiebreak):
             raise ValueError("thirteen tie_winner=banker needs scoring=banker and suit_tiebreak=false, where rows "
                              f"can be equal (got scoring={self.scoring}, suit_tiebreak={str(self.suit_tiebreak).lower()})")
@@ -388,9 +394,26 @@ def _three_straight_flush_masks() -> np.ndarray:
     return np.unique(full)
 
 
-def special_flags(hands: np.ndarray, entries: Sequence[SpecialEntry]) -> list[np.ndarray]:
+@cache
+def _straight_flush_rows(wheel: str) -> np.ndarray:
+    """Card ids ``(N, 5)`` of every straight flush under ``wheel`` (sorted rows)."""
+    rows = [sorted(card_id(r, suit) for r in ranks) for ranks in _STRAIGHTS5 for suit in range(4)
+            if _straight_key(tuple(sorted(ranks)), wheel) is not None]
+    return np.array(rows, dtype=np.intp)
+
+
+def _holds_straight_flush(hands: np.ndarray, wheel: str) -> np.ndarray:
+    """``(H, N)`` bool: which straight flushes of :func:`_straight_flush_rows` each hand holds."""
+    rows = _straight_flush_rows(wheel)
+    masks = (np.int64(1) << rows.astype(np.int64)).sum(axis=1)
+    held = (np.int64(1) << hands).sum(axis=1)
+    return (held[:, None] & masks[None, :]) == masks[None, :]
+
+
+def special_flags(hands: np.ndarray, entries: Sequence[SpecialEntry], wheel: str = "second") -> list[np.ndarray]:
     """Which of the special hands ``entries`` (报到) each 13-card hand of a batch ``(H, 13)``
-    qualifies for: one ``(H,)`` bool array per entry."""
+    qualifies for: one ``(H,)`` bool array per entry (``wheel`` decides whether a suited
+    A-2-3-4-5 is a straight flush)."""
     hands = np.asarray(hands, dtype=np.int64)
     ranks, suits = _RANK64[hands], _SUIT64[hands]
     counts = (ranks[:, :, None] == np.arange(13)).sum(axis=1)
@@ -418,6 +441,8 @@ def special_flags(hands: np.ndarray, entries: Sequence[SpecialEntry]) -> list[np
         "three_fours": lambda e: (counts // 4).sum(axis=1) == 3,
         "three_straight_flushes": lambda e: three_flushes() & np.isin((np.int64(1) << hands).sum(axis=1),
                                                                       _three_straight_flush_masks()),
+        "holds_straight_flush": lambda e: _holds_straight_flush(hands, wheel).any(axis=1),
+        "holds_four_of_a_kind": lambda e: (counts == 4).any(axis=1),
     }
     return [tests[entry.test](entry) for entry in entries]
 
@@ -432,11 +457,35 @@ def special_hands(hands: np.ndarray, rules: ThirteenRules) -> tuple[list[str], n
     chosen = np.full(len(hands), -1)
     if not entries or len(hands) == 0:
         return [""] * len(hands), values
-    flags = special_flags(hands, entries)
+    flags = special_flags(hands, entries, rules.wheel)
     for position in range(len(entries) - 1, -1, -1):  # the first listed wins
         chosen = np.where(flags[position], position, chosen)
-    values = np.where(chosen >= 0, np.array([e.value for e in entries])[chosen], 0)
+    paid = np.array([rules.special_pays or e.value for e in entries])
+    values = np.where(chosen >= 0, paid[chosen], 0)
     return [entries[i].name if i >= 0 else "" for i in chosen.tolist()], values
+
+
+def special_keys(hands: np.ndarray, rules: ThirteenRules) -> np.ndarray:
+    """How strong the qualifying cards of each special hand of a batch are, for tables whose
+    ``equal`` rule is ``stronger_cards``: the row strength of the hand's best straight flush,
+    else of its best four of a kind, among the tests it qualifies for (``(H,)`` int64; 0
+    under every other table and where no such test qualifies)."""
+    table = rules.special_table
+    hands = np.asarray(hands, dtype=np.int64)
+    keys = np.zeros(len(hands), dtype=np.int64)
+    if table.equal != "stronger_cards" or len(hands) == 0:
+        return keys
+    tests = {e.test for e in table.hands}
+    if "holds_four_of_a_kind" in tests:
+        counts = (_RANK64[hands][:, :, None] == np.arange(13)).sum(axis=1)
+        four = np.where(counts == 4, np.arange(13), -1).max(axis=1)
+        keys = np.where(four >= 0, pack_strength(HandType.FOUR_OF_A_KIND, 0, np.maximum(four, 0) * 13**4, 0), keys)
+    if "holds_straight_flush" in tests:
+        held = _holds_straight_flush(hands, rules.wheel)
+        strengths = row_strengths(_straight_flush_rows(rules.wheel), rules)
+        best = np.where(held, strengths[None, :], -1).max(axis=1, initial=-1)
+        keys = np.maximum(keys, best)
+    return keys
 
 
 def special_hand(hand: Sequence[int], rules: ThirteenRules) -> tuple[str, int]:
@@ -526,13 +575,19 @@ def table_strengths(table: np.ndarray, rules: ThirteenRules) -> np.ndarray:
     return strengths.reshape(*np.shape(table)[:-1], 3)
 
 
-def special_pair_total(first: Any, second: Any, first_is_banker: bool, rules: ThirteenRules) -> Any:
+def special_pair_total(first: Any, second: Any, first_is_banker: bool, rules: ThirteenRules,
+                       first_key: Any = 0, second_key: Any = 0) -> Any:
     """Points to the first seat of a compared pair from the two seats' special-hand values
-    (0: none), vectorised: the higher special is paid its value, equal specials tie; under a
-    table whose ``both`` rule is ``banker_pays`` (``specials=banker``), when both seats hold
-    one, the player (not the banker) is paid the value of its own special. 0 where neither seat holds a special (the rows decide)."""
+    (0: none), vectorised: the higher special is paid its value; equal specials tie, or,
+    under a table whose ``equal`` rule is ``stronger_cards``, the one with the higher
+    :func:`special_keys` key is paid; under a table whose ``both`` rule is ``banker_pays``
+    (``specials=banker``), when both seats hold one, the player (not the banker) is paid the
+    value of its own special. 0 where neither seat holds a special (the rows decide)."""
     vi, vj = np.asarray(first), np.asarray(second)
     total = np.where(vi > vj, vi, np.where(vj > vi, -vj, 0))
+    if rules.special_table.equal == "stronger_cards":
+        ki, kj = np.asarray(first_key), np.asarray(second_key)
+        total = np.where(vi == vj, np.where(ki > kj, vi, np.where(kj > ki, -vj, 0)), total)
     if rules.special_table.both == "banker_pays":
         total = np.where((vi != 0) & (vj != 0), -vj if first_is_banker else vi, total)
     return np.where((vi != 0) | (vj != 0), total, 0)
@@ -615,6 +670,7 @@ def score_table(arrangements: Sequence[Sequence[Sequence[int]]], rules: Thirteen
     fouled = (~valid_strengths(strengths[:, 0], strengths[:, 1], strengths[:, 2])).tolist()
     special_names, special_values = special_hands(table, rules)
     special_value = special_values.tolist()
+    special_key = special_keys(table, rules).tolist()
     pairs = compared_pairs(n, rules)
     strength_rows = strengths.tolist()
     totals: dict[tuple[int, int], float] = {}
@@ -624,7 +680,8 @@ def score_table(arrangements: Sequence[Sequence[Sequence[int]]], rules: Thirteen
     for i, j in pairs:
         detail: dict[str, Any] = {"seats": [i, j], "rows": [0, 0, 0], "special": 0, "majority": 0, "scoop": 0, "home_run": 0}
         if special_value[i] or special_value[j]:
-            total = int(special_pair_total(special_value[i], special_value[j], i == rules.banker_seat, rules))
+            total = int(special_pair_total(special_value[i], special_value[j], i == rules.banker_seat, rules,
+                                           special_key[i], special_key[j]))
             detail["special"] = total
         else:
             row_points, winner = _pair_rows(i, j, strength_rows, values, fouled, rules)
@@ -670,5 +727,5 @@ def parse_arrangement(text: str | Sequence[Any]) -> list[list[int]]:
 __all__ += ["parse_arrangement", "rank_only_strengths", "K5", "ROW_SIZES", "ROW_NAMES", "HAND_SIZE", "PLAYERS", "SPECIAL_VALUES",
             "strength_type", "is_valid", "check_arrangement", "arrangement_strengths", "compared_pairs",
             "royalty_table", "value_table", "tie_sign", "COUNTED_ROWS", "hand_slots", "valid_strengths", "no_foul", "special_hands", "special_flags",
-            "table_strengths", "special_pair_total", "pack_strength", "SPECIAL_TABLES", "ROYALTY_TABLES",
+            "table_strengths", "special_pair_total", "pack_strength", "special_keys", "SPECIAL_TABLES", "ROYALTY_TABLES",
             "SPECIAL_TESTS"]

@@ -22,6 +22,10 @@ ROW_NAMES = ("front", "middle", "back")
 RANK_CHARS = "23456789TJQKA"
 #: how two special hands of one compared pair settle
 BOTH_RULES = ("higher_wins", "banker_pays")
+#: how two special hands of equal value settle: a tie, or the stronger qualifying cards win
+EQUAL_RULES = ("tie", "stronger_cards")
+#: the special-hand tests whose qualifying cards can be compared (``equal: stronger_cards``)
+RANKED_TESTS = ("holds_straight_flush", "holds_four_of_a_kind")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,6 +50,9 @@ class SpecialTable:
     name: str
     both: str
     hands: tuple[SpecialEntry, ...]
+    #: equal values: ``tie`` (0), or ``stronger_cards``: the hand whose qualifying cards
+    #: (its best straight flush or four of a kind) are stronger is paid its value
+    equal: str = "tie"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,9 +123,11 @@ def _specials(data: Mapping[str, Any], source: str, tests: Mapping[str, Sequence
     for name, table in _mapping(data, source, "specials").items():
         where = f"specials.{name}"
         table = _mapping(table, source, where)
-        _fields(table, source, where, ("both", "hands"))
+        _fields(table, source, where, ("both", "equal", "hands"))
         if table["both"] not in BOTH_RULES:
             raise _fail(source, f"{where}.both", f"{table['both']!r} is not allowed; allowed: {', '.join(BOTH_RULES)}")
+        if table["equal"] not in EQUAL_RULES:
+            raise _fail(source, f"{where}.equal", f"{table['equal']!r} is not allowed; allowed: {', '.join(EQUAL_RULES)}")
         if not isinstance(table["hands"], list):
             raise _fail(source, f"{where}.hands", "must be a list of special hands")
         entries: list[SpecialEntry] = []
@@ -143,7 +152,11 @@ def _specials(data: Mapping[str, Any], source: str, tests: Mapping[str, Sequence
             if params.get("low", 0) > params.get("high", 12):
                 raise _fail(source, at, f"has low {entry['low']!r} above high {entry['high']!r}")
             entries.append(SpecialEntry(name=entry["name"], test=test, value=value, **params))
-        out[name] = SpecialTable(name=name, both=table["both"], hands=tuple(entries))
+        if table["equal"] == "stronger_cards" and any(e.test not in RANKED_TESTS for e in entries):
+            bad = next(e for e in entries if e.test not in RANKED_TESTS)
+            raise _fail(source, f"{where}.equal", f"stronger_cards needs tests that name cards to compare "
+                        f"({', '.join(RANKED_TESTS)}); {bad.name!r} uses {bad.test!r}")
+        out[name] = SpecialTable(name=name, both=table["both"], hands=tuple(entries), equal=table["equal"])
     return out
 
 

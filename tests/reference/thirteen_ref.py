@@ -15,6 +15,7 @@ Cards are ``(rank, suit)`` with rank 2..14 (A = 14) and suit one of ``"cdhs"``.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections import Counter
 from collections.abc import Sequence
@@ -158,6 +159,19 @@ PRESETS: dict[str, Rules] = {
         specials="baodao",
         tie_winner="banker",
     ),
+    # 免擺 (section 9): a straight flush or four of a kind anywhere wins unarranged; 1 a row
+    "mianbai": dict(
+        wheel="second",
+        flush_compare="rank_first",
+        suit_tiebreak=True,
+        suit_order="spades>hearts>clubs>diamonds",
+        scoring="pairwise",
+        banker_seat=0,
+        royalties="none",
+        scoop="none",
+        home_run=False,
+        specials="mianbai",
+    ),
 }
 
 ALLOWED: dict[str, tuple[Any, ...]] = {
@@ -171,6 +185,7 @@ ALLOWED: dict[str, tuple[Any, ...]] = {
     "specials": ("classic", "shisanshui", "banker", "off"),
     "counted_rows": ("all", "back"),
     "tie_winner": ("none", "banker"),
+    "special_pays": tuple(range(0, 100)),
 }
 
 
@@ -377,7 +392,11 @@ SPECIAL_VALUES: dict[str, dict[str, int]] = {
     "off": {},
     # 報到十三張: any dragon 7; six pairs, three straights, three flushes, all 2-10: 4
     "baodao": dict(dragon=7, six_pairs=4, three_straights=4, three_flushes=4, all_small_to_ten=4),
+    # 免擺: a straight flush or four of a kind among the 13 cards; between two, the better cards win
+    "mianbai": dict(holds_straight_flush=3, holds_four_of_a_kind=3),
 }
+#: tables under which two specials of equal value are told apart by their best cards
+COMPARED_BY_CARDS = {"mianbai"}
 
 
 def is_dragon(hand: Sequence[Card]) -> bool:
@@ -482,7 +501,31 @@ def is_all_small_to_ten(hand: Sequence[Card]) -> bool:
     return all(rank <= 10 for rank, _ in hand)
 
 
+def holds_straight_flush(hand: Sequence[Card]) -> bool:
+    """Five consecutive ranks of one suit among the cards (A-2-3-4-5 counts)."""
+    for suit in "cdhs":
+        ranks = {rank for rank, s in hand if s == suit}
+        if 14 in ranks:
+            ranks.add(1)
+        if any(all(x in ranks for x in range(low, low + 5)) for low in range(1, 11)):
+            return True
+    return False
+
+
+def holds_four_of_a_kind(hand: Sequence[Card]) -> bool:
+    """Four cards of one rank among the cards."""
+    return 4 in rank_counts(hand).values()
+
+
+def best_free_cards(hand13: Sequence[Card], r: Rules) -> Sequence[Card]:
+    """The strongest straight flush or four of a kind among 13 cards (every 5 of them tried)."""
+    found = [c for c in itertools.combinations(hand13, 5) if row_type(c, r) in ("straight_flush", "four_of_a_kind")]
+    return max(found, key=functools.cmp_to_key(lambda a, b: compare(a, b, r)))
+
+
 SPECIAL_TESTS = {
+    "holds_straight_flush": holds_straight_flush,
+    "holds_four_of_a_kind": holds_four_of_a_kind,
     "all_small_to_ten": is_all_small_to_ten,
     "dragon": is_dragon,
     "clean_dragon": is_clean_dragon,
@@ -510,7 +553,8 @@ def specials_held(hand13: Sequence[Card], r: Rules) -> list[str]:
 def special(hand13: Sequence[Card], r: Rules) -> int:
     """Value of the hand's special under ``specials`` (highest if several), 0 if none."""
     table = SPECIAL_VALUES[r["specials"]]
-    return max((table[name] for name in specials_held(hand13, r)), default=0)
+    value = max((table[name] for name in specials_held(hand13, r)), default=0)
+    return r.get("special_pays", 0) or value if value else 0
 
 
 # ---------------------------------------------------------------------------- scoring (3.4)
@@ -608,6 +652,9 @@ def score(hands: Sequence[Hand], r: Rules) -> dict[str, list[Any]]:
     for a, b in pairs_to_compare(n, r):
         if specials[a] or specials[b]:
             totals[(a, b)] = special_total(a, b, specials[a], specials[b], r)
+            if specials[a] == specials[b] and r["specials"] in COMPARED_BY_CARDS:
+                best = [best_free_cards([*hands[s][0], *hands[s][1], *hands[s][2]], r) for s in (a, b)]
+                totals[(a, b)] = compare(best[0], best[1], r) * specials[a]
             continue
         results = row_results(hands[a], hands[b], fouled[a], fouled[b], r)
         if r.get("tie_winner", "none") == "banker" and not (fouled[a] or fouled[b]):
