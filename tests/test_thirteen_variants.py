@@ -583,3 +583,115 @@ def test_mianbai_keys_against_reference(rng: Any) -> None:
         assert [float(p) for p in got.payoffs] == want["payoffs"]
         checked += int((np.asarray(got.specials) > 0).sum() == 2)
     assert checked >= 5
+
+
+# ----------------------------------------------------------------------------- baibian 百變 and shaoxing 紹興
+
+TIER_HANDS = {  # hand -> (name, tier)
+    "2c 3c 4c 5c 6c 7c 8c 9s Ts Js Qs Ks 2h": ("black_one_red", 1),
+    "2h 3h 4h 5h 6h 7h 8h 9d Td Jd Qd Kd 2c": ("red_one_black", 1),
+    MIXED_DRAGON: ("dragon", 1),
+    CLEAN_DRAGON: ("clean_dragon", 1),
+    "2c 2d 2h 5c 5d 9c 9d Jc Jd Kc Kd Ac Ad": ("five_pairs_trips", 1),
+    "2c 2d 2h 2s 5c 5d 5h 9c 9h Jc Jd Kc Kd": ("five_pairs_trips", 1),   # a four counts as two pairs
+    "6c 6d 7h 8s 9c Tc Td Jh Qs Kc Kd 7c 8d": ("all_big", 2),
+    SMALL_TO_TEN: ("all_small", 2),
+    SIX_PAIRS: ("six_pairs", 2),
+    "6c 7d 8h 9s Tc Jd Qh Ks Ac Ad 6d 7h 9c": ("half_big", 3),
+    "Ac 2d 3h 4s 5c 6d 7h 8s 9c Td Ah 2c 3d": ("half_small", 3),
+    "9c Td Jh Tc Jd Qh Ks Ac 2d 3h 4s 5c 6d": ("three_straights", 3),
+    "3h 4h Kh 3d 4d 6d 8d Jd 3s 4s 6s 8s Qs": ("three_flushes", 3),
+}
+SF_PLAIN = "5h 6h 7h 8h 9h 2c 3c Jc Qd Kd Ks 3s Js"   # a straight flush, three pairs, no tier
+TIER_VALUES = {"baibian": {1: 6, 2: 5, 3: 4}, "shaoxing": {1: 8, 2: 7, 3: 6}}
+
+
+@pytest.mark.parametrize("preset", ("baibian", "shaoxing"))
+def test_tiers(preset: str) -> None:
+    rules = ThirteenRules.preset(preset)
+    for hand, (name, tier) in TIER_HANDS.items():
+        assert T.special_hand(T.parse_cards(hand), rules) == (name, TIER_VALUES[preset][tier]), hand
+    no_tier = "2c 2d 5h 7s 8c 9d Tc Th Js Qd Kc Ah As"   # pairs only (a J-Q-K in it: no range)
+    assert T.special_hand(T.parse_cards(no_tier), rules) == ("", 0)
+    assert T.special_hand(T.parse_cards("Ac 2d 3h 4s 5c 6d 7h 8s 9c Td Jh 2c 3d"), rules)[0] != "half_small"
+
+
+def test_baibian_below_the_tiers_is_arranged() -> None:
+    rules = ThirteenRules.preset("baibian")
+    for hand in (SF_PLAIN, FOUR_TENS, "Tc Td Th 2s 4s 6d 8c Jh Qh Kc Ac 2d 5s"):
+        assert T.special_hand(T.parse_cards(hand), rules) == ("", 0), hand
+    assert payoffs("baibian", TIE_BANKER, TIE_PLAYER) == [-3.0, 3.0]
+    assert payoffs("baibian", QUADS, FLUSH_BACK) == [1.0, -1.0]     # one unit a row, no royalties: 2 rows to 1
+
+
+@pytest.mark.parametrize("preset", ("baibian", "shaoxing"))
+def test_tier_payments(preset: str) -> None:
+    value = TIER_VALUES[preset]
+    one, two, three = CLEAN_DRAGON, SMALL_TO_TEN, "3h 4h Kh 3d 4d 6d 8d Jd 3s 4s 6s 8s Qs"
+    assert special_table_payoffs(preset, one, plain_hand_without(one)) == [value[1], -value[1]]
+    assert special_table_payoffs(preset, three, plain_hand_without(three)) == [value[3], -value[3]]
+    assert special_table_payoffs(preset, one, SIX_PAIRS) == [value[1], -value[1]]
+    two_other = "6c 6d 7s 8s 9c Tc Td Jh Qs Kc Kd 7c 8d"          # tier 2 too: equal
+    assert special_table_payoffs(preset, two, two_other) == [0.0, 0.0]
+    half_small = "Ac 2d 3c 5c 6c 7h 8c 9c Tc Ah 2c 5h 9h"
+    assert special_table_payoffs(preset, three, half_small) == [0.0, 0.0]           # tier 3 both: equal
+    half_big = "6c 7d 8c 9s Tc Jd Qc Ks Ac Ad 6d 7c 9c"
+    assert special_table_payoffs(preset, two, half_big) == [value[2], -value[2]]
+
+
+def test_shaoxing_best_cards_anywhere() -> None:
+    """Below the tiers: a straight flush (5), then four of a kind (4), then trips (3) anywhere,
+    each told apart by the best one (the text's examples: four 10s beat four 3s and four 9s;
+    three 10s beat three 3s and three 9s)."""
+    rules = ThirteenRules.preset("shaoxing")
+    assert T.special_hand(T.parse_cards(SF_PLAIN), rules) == ("straight_flush", 5)
+    assert T.special_hand(T.parse_cards(FOUR_TENS), rules) == ("four_of_a_kind", 4)
+    assert special_table_payoffs("shaoxing", FOUR_TENS, FOUR_NINES_AND_THREES) == [4.0, -4.0]
+    tens, threes_and_nines = "Tc Td Th 2s 4s 6d 8c Jh Qh Kc Ac 2d 5s", "3c 3d 3h 9c 9d 9h 5d 7c Jd Qs Kh 4d 6s"
+    assert T.special_hand(T.parse_cards(tens), rules) == ("trips", 3)
+    assert special_table_payoffs("shaoxing", tens, threes_and_nines) == [3.0, -3.0]
+    assert special_table_payoffs("shaoxing", SF_PLAIN, FOUR_TENS) == [5.0, -5.0]
+    assert special_table_payoffs("shaoxing", FOUR_KINGS, "Tc Td Th 2s 4s 6d 8c Jc Qh 9c Ac 2d 5s") == [4.0, -4.0]
+    pairs_only = "2c 2d 5h 7s 8c 9d Tc Th Js Qd Kc Ah As"
+    assert T.special_hand(T.parse_cards(pairs_only), rules) == ("", 0)
+    assert special_table_payoffs("shaoxing", pairs_only, plain_hand_without(pairs_only)) in \
+        [[x, -x] for x in (-3.0, -1.0, 1.0, 3.0)]
+
+
+@pytest.mark.parametrize("preset", ("baibian", "shaoxing"))
+def test_tiers_against_reference(preset: str, rng: Any) -> None:
+    from tests.reference import thirteen_ref as ref
+
+    check_against_reference(preset, rng, tables=30)
+    rules, r = ThirteenRules.preset(preset), ref.rules(preset)
+    found = set()
+    for hand in [*TIER_HANDS, SF_PLAIN, FOUR_TENS]:
+        assert T.special_hand(T.parse_cards(hand), rules)[1] == ref.special(ref.parse(hand), r), hand
+    for _ in range(200):
+        ranks = rng.choice(13, int(rng.integers(6, 14)), replace=False)
+        suits = rng.choice(4, int(rng.integers(2, 5)), replace=False)
+        pool = [card_id(int(x), int(s)) for x in ranks for s in suits]
+        if len(pool) < 13:
+            continue
+        hand = rng.choice(pool, 13, replace=False).tolist()
+        name, value = T.special_hand(hand, rules)
+        assert value == ref.special(ref.parse(T.format_cards(hand)), r), T.format_cards(sorted(hand))
+        found.add(name)
+    assert len(found) >= 5
+
+
+@pytest.mark.parametrize("preset", ("baibian", "shaoxing"))
+@pytest.mark.parametrize("players", (2, 3, 4))
+def test_tiers_solver_is_exact(preset: str, players: int, rng: Any) -> None:
+    from splitpoker.agents.solver import split_evs
+    from tests.test_solver import _random_tables, engine_mean, random_hand
+
+    game = make_game("thirteen", preset)
+    hands = [random_hand(game, rng), np.sort(np.array(T.parse_cards(SIX_PAIRS)))]
+    for hand in hands:
+        seat = int(rng.integers(players))
+        opp = free_tables(game, hand, players, 4, rng) if preset == "shaoxing" else \
+            _random_tables(game, hand, players, 4, rng, plant=("dragon", "six_pairs", "one_colour"))
+        valid, evs = split_evs(game, hand, opp, seat=seat)
+        for i in rng.choice(len(valid), 5, replace=False):
+            assert evs[i] == pytest.approx(engine_mean(game, hand, int(valid[i]), opp, seat), abs=1e-9)

@@ -43,7 +43,14 @@ from ..game import Outcomes, Score
 from ..splits import THIRTEEN
 from ..strength import gather_rows, subset_strengths
 from ..switches import RuleSwitches, choice, parse_suit_order
-from .variants import SpecialEntry, SpecialTable, parse_presets, parse_tables, read_document
+from .variants import (
+    RANKED_TESTS,
+    SpecialEntry,
+    SpecialTable,
+    parse_presets,
+    parse_tables,
+    read_document,
+)
 
 K5 = 13**5
 ROW_SIZES = (3, 5, 5)
@@ -76,7 +83,8 @@ class HandType(IntEnum):
 SPECIAL_TESTS: dict[str, tuple[str, ...]] = {
     "dragon": (), "clean_dragon": (), "six_pairs": (), "three_flushes": (), "three_straights": (),
     "four_trips": (), "one_colour": (), "ranks": ("low", "high"), "three_fours": (),
-    "three_straight_flushes": (), "holds_straight_flush": (), "holds_four_of_a_kind": (),
+    "three_straight_flushes": (), "holds_straight_flush": (), "holds_four_of_a_kind": (), "holds_trips": (),
+    "black_one_red": (), "red_one_black": (), "five_pairs_trips": (),
 }
 _DOCUMENT, _SOURCE = read_document()
 #: the royalty tables and special-hand tables of ``variants.json``, by name
@@ -429,6 +437,11 @@ def special_flags(hands: np.ndarray, entries: Sequence[SpecialEntry], wheel: str
         return (counts > 0).all(axis=1)
 
     one_suit = suit_counts.max(axis=1) == 13
+
+    def in_range(entry: SpecialEntry) -> np.ndarray:
+        low_ranks = np.where(ranks == 12, -1, ranks) if entry.low < 0 else ranks  # an ace below the 2
+        return (low_ranks.min(axis=1) >= entry.low) & (low_ranks.max(axis=1) <= entry.high)
+
     tests: dict[str, Any] = {
         "clean_dragon": lambda e: dragon() & one_suit,
         "dragon": lambda e: dragon() & ~one_suit,
@@ -437,14 +450,32 @@ def special_flags(hands: np.ndarray, entries: Sequence[SpecialEntry], wheel: str
         "three_straights": lambda e: np.isin(counts @ _BASE5, _three_straight_keys()),
         "four_trips": lambda e: (counts // 3).sum(axis=1) == 4,
         "one_colour": lambda e: np.isin(suits, (0, 3)).all(axis=1) | np.isin(suits, (1, 2)).all(axis=1),
-        "ranks": lambda e: (ranks.min(axis=1) >= e.low) & (ranks.max(axis=1) <= e.high),
+        "ranks": lambda e: in_range(e),
         "three_fours": lambda e: (counts // 4).sum(axis=1) == 3,
         "three_straight_flushes": lambda e: three_flushes() & np.isin((np.int64(1) << hands).sum(axis=1),
                                                                       _three_straight_flush_masks()),
         "holds_straight_flush": lambda e: _holds_straight_flush(hands, wheel).any(axis=1),
         "holds_four_of_a_kind": lambda e: (counts == 4).any(axis=1),
+        "holds_trips": lambda e: (counts >= 3).any(axis=1),
+        "black_one_red": lambda e: np.isin(suits, (0, 3)).sum(axis=1) == 12,
+        "red_one_black": lambda e: np.isin(suits, (1, 2)).sum(axis=1) == 12,
+        "five_pairs_trips": lambda e: ((counts == 3).sum(axis=1) == 1)
+        & ((counts == 2).sum(axis=1) + 2 * (counts == 4).sum(axis=1) == 5),
     }
     return [tests[entry.test](entry) for entry in entries]
+
+
+def _chosen_specials(hands: np.ndarray, rules: ThirteenRules) -> np.ndarray:
+    """Per hand of a batch, the position in the table of the special it counts as (the first
+    listed it qualifies for), -1 for none."""
+    entries = rules.special_table.hands
+    chosen = np.full(len(hands), -1)
+    if not entries or len(hands) == 0:
+        return chosen
+    flags = special_flags(hands, entries, rules.wheel)
+    for position in range(len(entries) - 1, -1, -1):  # the first listed wins
+        chosen = np.where(flags[position], position, chosen)
+    return chosen
 
 
 def special_hands(hands: np.ndarray, rules: ThirteenRules) -> tuple[list[str], np.ndarray]:
@@ -453,38 +484,41 @@ def special_hands(hands: np.ndarray, rules: ThirteenRules) -> tuple[list[str], n
     none qualifies."""
     entries = rules.special_table.hands
     hands = np.asarray(hands, dtype=np.int64)
-    values = np.zeros(len(hands), dtype=np.int64)
-    chosen = np.full(len(hands), -1)
     if not entries or len(hands) == 0:
-        return [""] * len(hands), values
-    flags = special_flags(hands, entries, rules.wheel)
-    for position in range(len(entries) - 1, -1, -1):  # the first listed wins
-        chosen = np.where(flags[position], position, chosen)
+        return [""] * len(hands), np.zeros(len(hands), dtype=np.int64)
+    chosen = _chosen_specials(hands, rules)
     paid = np.array([rules.special_pays or e.value for e in entries])
     values = np.where(chosen >= 0, paid[chosen], 0)
     return [entries[i].name if i >= 0 else "" for i in chosen.tolist()], values
 
 
+def _card_keys(hands: np.ndarray, test: str, rules: ThirteenRules) -> np.ndarray:
+    """The strength of each hand's best qualifying cards for a test of ``RANKED_TESTS``,
+    on the scale of row strengths (a straight flush above four of a kind above trips)."""
+    if test == "holds_straight_flush":
+        held = _holds_straight_flush(hands, rules.wheel)
+        strengths = row_strengths(_straight_flush_rows(rules.wheel), rules)
+        return np.where(held, strengths[None, :], -1).max(axis=1, initial=-1)
+    least, kind = {"holds_four_of_a_kind": (4, HandType.FOUR_OF_A_KIND), "holds_trips": (3, HandType.TRIPS)}[test]
+    counts = (_RANK64[hands][:, :, None] == np.arange(13)).sum(axis=1)
+    best = np.where(counts >= least, np.arange(13), -1).max(axis=1)
+    return np.where(best >= 0, pack_strength(kind, 0, np.maximum(best, 0) * 13**4, 0), -1)
+
+
 def special_keys(hands: np.ndarray, rules: ThirteenRules) -> np.ndarray:
     """How strong the qualifying cards of each special hand of a batch are, for tables whose
-    ``equal`` rule is ``stronger_cards``: the row strength of the hand's best straight flush,
-    else of its best four of a kind, among the tests it qualifies for (``(H,)`` int64; 0
-    under every other table and where no such test qualifies)."""
+    ``equal`` rule is ``stronger_cards``: for a special of a test of ``RANKED_TESTS``, the
+    strength of the hand's best straight flush, four of a kind or trips (on the scale of
+    row strengths); 0 for other specials, for hands without one and under other tables."""
     table = rules.special_table
     hands = np.asarray(hands, dtype=np.int64)
     keys = np.zeros(len(hands), dtype=np.int64)
     if table.equal != "stronger_cards" or len(hands) == 0:
         return keys
-    tests = {e.test for e in table.hands}
-    if "holds_four_of_a_kind" in tests:
-        counts = (_RANK64[hands][:, :, None] == np.arange(13)).sum(axis=1)
-        four = np.where(counts == 4, np.arange(13), -1).max(axis=1)
-        keys = np.where(four >= 0, pack_strength(HandType.FOUR_OF_A_KIND, 0, np.maximum(four, 0) * 13**4, 0), keys)
-    if "holds_straight_flush" in tests:
-        held = _holds_straight_flush(hands, rules.wheel)
-        strengths = row_strengths(_straight_flush_rows(rules.wheel), rules)
-        best = np.where(held, strengths[None, :], -1).max(axis=1, initial=-1)
-        keys = np.maximum(keys, best)
+    chosen = _chosen_specials(hands, rules)
+    for position, entry in enumerate(table.hands):
+        if entry.test in RANKED_TESTS and (chosen == position).any():
+            keys = np.where(chosen == position, _card_keys(hands, entry.test, rules), keys)
     return keys
 
 

@@ -25,13 +25,14 @@ BOTH_RULES = ("higher_wins", "banker_pays")
 #: how two special hands of equal value settle: a tie, or the stronger qualifying cards win
 EQUAL_RULES = ("tie", "stronger_cards")
 #: the special-hand tests whose qualifying cards can be compared (``equal: stronger_cards``)
-RANKED_TESTS = ("holds_straight_flush", "holds_four_of_a_kind")
+RANKED_TESTS = ("holds_straight_flush", "holds_four_of_a_kind", "holds_trips")
 
 
 @dataclasses.dataclass(frozen=True)
 class SpecialEntry:
     """One special hand of a table: its reported name, the test on the 13 cards, its value
-    and the test's parameters (``low``/``high`` rank ids 0..12 for the ``ranks`` test)."""
+    and the test's parameters (``low``/``high`` rank ids 0..12 for the ``ranks`` test; a
+    ``low`` of -1 is an ace below the 2)."""
 
     name: str
     test: str
@@ -51,7 +52,8 @@ class SpecialTable:
     both: str
     hands: tuple[SpecialEntry, ...]
     #: equal values: ``tie`` (0), or ``stronger_cards``: the hand whose qualifying cards
-    #: (its best straight flush or four of a kind) are stronger is paid its value
+    #: (its best straight flush, four of a kind or trips, for those tests) are stronger is
+    #: paid its value; hands qualifying by other tests tie
     equal: str = "tie"
 
 
@@ -149,13 +151,14 @@ def _specials(data: Mapping[str, Any], source: str, tests: Mapping[str, Sequence
                 raise _fail(source, f"{at}.value", f"{value} is above the value listed before it "
                             f"({entries[-1].value}); list special hands from the highest value down")
             params = {p: _rank(entry[p], source, f"{at}.{p}") for p in tests[test]}
+            if params.get("low") == 12 and params.get("high", 12) < 12:
+                params["low"] = -1  # an ace below the 2: A to high
             if params.get("low", 0) > params.get("high", 12):
                 raise _fail(source, at, f"has low {entry['low']!r} above high {entry['high']!r}")
             entries.append(SpecialEntry(name=entry["name"], test=test, value=value, **params))
-        if table["equal"] == "stronger_cards" and any(e.test not in RANKED_TESTS for e in entries):
-            bad = next(e for e in entries if e.test not in RANKED_TESTS)
+        if table["equal"] == "stronger_cards" and all(e.test not in RANKED_TESTS for e in entries):
             raise _fail(source, f"{where}.equal", f"stronger_cards needs tests that name cards to compare "
-                        f"({', '.join(RANKED_TESTS)}); {bad.name!r} uses {bad.test!r}")
+                        f"({', '.join(RANKED_TESTS)}); the table uses none")
         out[name] = SpecialTable(name=name, both=table["both"], hands=tuple(entries), equal=table["equal"])
     return out
 
