@@ -1,6 +1,9 @@
 """Thirteen's variants as data (envs/thirteen/RULES.md section 9): the preset records and
-tables of ``variants.json``, their validation, ``splitpoker rules thirteen --list``, and
-the observation that new switches leave unchanged."""
+tables of ``variants.json``, their validation, ``splitpoker rules thirteen --list``, the
+observation that new switches leave unchanged, and for each regional preset (baomahui,
+baodao, mianbai, baibian, shaoxing) known answers from its rule text, the slow reference
+against the engine, the solver's exactness and its use by the environments, the command
+line and training configs."""
 
 from __future__ import annotations
 
