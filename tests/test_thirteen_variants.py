@@ -13,10 +13,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from splitpoker.envs.cards import card_id
 from splitpoker.envs.games import make_game
 from splitpoker.envs.observation import observation_labels
+from splitpoker.envs.splits import THIRTEEN
 from splitpoker.envs.thirteen import rules as T
 from splitpoker.envs.thirteen.rules import HandType, ThirteenRules
 from splitpoker.envs.thirteen.variants import VARIANTS_FILE, parse_variants
@@ -698,3 +701,25 @@ def test_tiers_solver_is_exact(preset: str, players: int, rng: Any) -> None:
         valid, evs = split_evs(game, hand, opp, seat=seat)
         for i in rng.choice(len(valid), 5, replace=False):
             assert evs[i] == pytest.approx(engine_mean(game, hand, int(valid[i]), opp, seat), abs=1e-9)
+
+
+# ----------------------------------------------------------------------------- invariants (hypothesis)
+
+@given(st.sampled_from(ADDED_PRESETS), st.permutations(list(range(2, 54))), st.integers(2, 4), st.data())
+@settings(max_examples=60)
+def test_added_presets_zero_sum_and_reference(preset: str, deck: list[int], n: int, data: st.DataObject) -> None:
+    """Any deal and any splits (fouls included): payoffs sum to zero, a special hand is never
+    fouled, and the reference agrees."""
+    from tests.reference import thirteen_ref as ref
+
+    rules = ThirteenRules.preset(preset)
+    table = []
+    for seat in range(n):
+        hand = sorted(deck[13 * seat: 13 * seat + 13])
+        index = data.draw(st.integers(0, THIRTEEN.n_actions - 1))
+        table.append([[hand[s] for s in row] for row in THIRTEEN.decode(index)])
+    score = T.score_table(table, rules)
+    assert float(score.payoffs.sum()) == 0.0
+    assert not any(f and v for f, v in zip(score.fouled, score.specials))
+    want = ref.score([tuple(ref.parse(T.format_cards(row)) for row in hand) for hand in table], ref.rules(preset))
+    assert [float(p) for p in score.payoffs] == want["payoffs"]
