@@ -38,10 +38,28 @@ def emit(args: argparse.Namespace, document: dict[str, Any], text: str) -> None:
 
 
 def _rules(args: argparse.Namespace) -> None:
+    if args.list:
+        if args.preset != "classic" or args.switches:
+            raise ValueError("rules --list prints every preset; give no --preset or --set with it")
+        _list_presets(args)
+        return
     game = game_from_args(args)
     document = game.rules.to_dict()
     width = max(map(len, document))
     emit(args, document, "\n".join(f"{k:<{width}}  {v}" for k, v in document.items()))
+
+
+def _list_presets(args: argparse.Namespace) -> None:
+    """Every preset of the game with its one-line description (and, in JSON, its rules)."""
+    from .games import GAMES
+
+    rules_class = GAMES[args.game].rules_class
+    descriptions = rules_class.preset_descriptions()
+    document = {"game": args.game, "presets": [
+        {"name": name, "description": line, "rules": rules_class.preset(name).to_dict()}
+        for name, line in descriptions.items()]}
+    width = max(map(len, descriptions))
+    emit(args, document, "\n".join(f"{name:<{width}}  {line}" for name, line in descriptions.items()))
 
 
 def _compare(args: argparse.Namespace) -> None:
@@ -146,8 +164,10 @@ def _game_command(sub: argparse._SubParsersAction, name: str, run: Any, help: st
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    _game_command(sub, "rules", _rules, "print the resolved rules of a game",
-                  "Print the resolved rule switches of a game: a preset with --set overrides.")
+    p = _game_command(sub, "rules", _rules, "print the resolved rules of a game",
+                      "Print the resolved rule switches of a game: a preset with --set overrides; "
+                      "--list prints every preset with a one-line description.")
+    p.add_argument("--list", action="store_true", help="list every preset of the game with a one-line description")
 
     p = _game_command(sub, "compare", _compare, "compare two rows",
                       "Compare two rows (Thirteen: 3 or 5 cards; Biji: 3 cards). Result 1 means A is stronger.")

@@ -9,7 +9,10 @@ Layout (``n`` = hand size, ``P`` = the game's most players)::
     seat one-hot                                               P values
     players one-hot (2 … P)                                    P - 1 values
     rule features: one value per allowed choice of each categorical switch that changes
-                   play (one-hot), booleans as 0/1, integer switches as given
+                   play (one-hot), booleans as 0/1, integer switches as given; a switch
+                   may limit its one-hot to some values or leave the observation (the
+                   ``features`` of ``switches.choice``), so that the width stays the same
+                   when values or switches are added
     seat features: the seat's role at the table (``Game.seat_features``; Thirteen: where
                    the banker sits relative to the seat under banker scoring)
 
@@ -55,10 +58,11 @@ def _features_of(rules: RuleSwitches) -> tuple[tuple[str, float], ...]:
     """The rule features of a rules configuration (computed once per configuration)."""
     out: list[tuple[str, float]] = []
     for f in dataclasses.fields(rules):
-        if f.name in _IGNORED:
+        features = f.metadata.get("features")
+        if f.name in _IGNORED or features == ():
             continue
         value = getattr(rules, f.name)
-        allowed = f.metadata.get("allowed")
+        allowed = f.metadata.get("allowed") if features is None else features
         if f.name == "suit_order":
             values = parse_suit_order(value)
             out += [(f"suit_value_{SUIT_CHARS[s]}", values[s] / 3) for s in range(4)]

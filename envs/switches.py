@@ -20,9 +20,15 @@ _FALSE = {"false", "off", "no", "0"}
 SUIT_WORDS = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
 
 
-def choice(default: Any, allowed: tuple[Any, ...] | None = None, doc: str = "") -> Any:
-    """A switch field with a default, its allowed values (None: any value of the type) and a doc line."""
-    return dataclasses.field(default=default, metadata={"allowed": allowed, "doc": doc})
+def choice(default: Any, allowed: tuple[Any, ...] | None = None, doc: str = "",
+           features: tuple[Any, ...] | None = None, omit_default: bool = False) -> Any:
+    """A switch field with a default, its allowed values (None: any value of the type) and a doc line.
+    ``features`` limits what the observation encodes (``splitpoker.envs.observation``): None
+    for every allowed value, a tuple for a one-hot over those values only, ``()`` for none.
+    ``omit_default``: :meth:`RuleSwitches.to_dict` lists the switch only when it is not at its
+    default (a switch added later, so that documents written before it stay the same)."""
+    return dataclasses.field(default=default, metadata={"allowed": allowed, "doc": doc, "features": features,
+                                                        "omit_default": omit_default})
 
 
 def parse_suit_order(value: str) -> tuple[int, ...]:
@@ -45,6 +51,8 @@ class RuleSwitches:
 
     GAME: ClassVar[str] = ""
     PRESETS: ClassVar[dict[str, dict[str, Any]]] = {}
+    #: preset name -> one line describing it (``splitpoker rules GAME --list``)
+    PRESET_DESCRIPTIONS: ClassVar[dict[str, str]] = {}
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -105,13 +113,24 @@ class RuleSwitches:
         values = dict(mapping or {})
         return cls.preset(str(values.pop("preset", "classic")), **values)
 
+    @classmethod
+    def preset_descriptions(cls) -> dict[str, str]:
+        """Every preset with one line describing it: its description, or else the switches it
+        sets."""
+        return {name: cls.PRESET_DESCRIPTIONS.get(name) or
+                (", ".join(f"{k}={v}" for k, v in values.items()) or "the default switches")
+                for name, values in cls.PRESETS.items()}
+
     def replace(self: T, **overrides: Any) -> T:
         """A copy with some switches changed (validated)."""
         self._check_names(overrides)
         return dataclasses.replace(self, **overrides)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """Every switch's value, except those declared ``omit_default`` while at their default;
+        ``from_mapping`` reads it back to equal rules."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                if not (f.metadata.get("omit_default") and getattr(self, f.name) == f.default)}
 
     @classmethod
     def describe(cls) -> dict[str, dict[str, Any]]:

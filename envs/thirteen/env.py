@@ -39,11 +39,14 @@ module runs it).
 
 `num_players`: 2, 3 or 4.
 
-`preset`: `classic` (default), `shisanshui`, `banker` or `western` (envs/thirteen/RULES.md section 9).
+`preset`: `classic` (default), `shisanshui`, `banker`, `western`, or one of the regional
+variants `baomahui`, `baodao`, `mianbai`, `baibian`, `shaoxing` (envs/thirteen/RULES.md
+section 9; `splitpoker rules thirteen --list`).
 
 `switches`: any rule switch overriding the preset: `wheel`, `flush_compare`,
 `suit_tiebreak`, `suit_order`, `scoring`, `banker_seat`, `royalties`, `scoop`,
-`home_run`, `specials`. An unknown keyword, switch or value is a `ValueError` naming it.
+`home_run`, `specials`, `counted_rows`, `tie_winner`, `special_pays`. An unknown keyword,
+switch or value is a `ValueError` naming it.
 
 `render_mode`: `None`, `"ansi"` (``render()`` returns the table as text) or `"human"`
 (prints it).
@@ -73,7 +76,8 @@ below (`splitpoker.envs.observation`), and an `'action_mask'` element (Legal Act
 | 268 - 269 | `royalties` one-hot: classic, none                                         |
 | 270 - 271 | `scoop` one-hot: none, double                                              |
 | 272       | `home_run` (0/1)                                                           |
-| 273 - 276 | `specials` one-hot: classic, shisanshui, banker, off                       |
+| 273 - 276 | `specials` one-hot: classic, shisanshui, banker, off (all 0 for the other  |
+|           | tables); `counted_rows`, `tie_winner` and `special_pays` are not observed  |
 | 277 - 280 | where the banker sits relative to the seat under `scoring=banker`, one-hot:|
 |           | 0 this seat, 1 the next seat, … (all 0 under other scoring)                |
 

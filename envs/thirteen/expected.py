@@ -25,13 +25,15 @@ from .rules import (
     no_foul,
     rank_only,
     row_values,
-    royalty_table,
     special_hand,
     special_hands,
+    special_keys,
     special_pair_total,
     strength_type,
     table_strengths,
+    tie_sign,
     valid_strengths,
+    value_table,
 )
 
 #: valid splits per chunk of the bit-set pass (bounds memory)
@@ -51,10 +53,12 @@ def split_totals(per: dict[int, np.ndarray], slots: np.ndarray, seat: int, n: in
 
     strengths = table_strengths(opp, rules)
     fouled = ~valid_strengths(strengths[..., 0], strengths[..., 1], strengths[..., 2])
-    royal = royalty_table(rules.royalties)
+    royal = value_table(rules)
     values = row_values(strengths, rules)
     special = special_hands(opp.reshape(samples * n_opp, 13), rules)[1].reshape(samples, n_opp)
+    special_key = special_keys(opp.reshape(samples * n_opp, 13), rules).reshape(samples, n_opp)
     hero_special = special_hand(slots.tolist(), rules)[1]
+    hero_key = int(special_keys(slots[None], rules)[0])
     compared = np.array([(seat, s) in pair_set or (s, seat) in pair_set for s in opp_seats])
 
     f_all, m_all, b_all = split_columns(THIRTEEN)
@@ -67,11 +71,12 @@ def split_totals(per: dict[int, np.ndarray], slots: np.ndarray, seat: int, n: in
     # pairs decided by special hands: the same for every split
     constant = 0
     for j in np.flatnonzero(compared):
-        other = special[:, j]
+        other, other_key = special[:, j], special_key[:, j]
         hero_first = (seat, opp_seats[j]) in pair_set
         vi, vj = (np.full_like(other, hero_special), other) if hero_first else (other, np.full_like(other, hero_special))
+        ki, kj = (hero_key, other_key) if hero_first else (other_key, hero_key)
         first_seat = seat if hero_first else opp_seats[j]
-        total = special_pair_total(vi, vj, first_seat == rules.banker_seat, rules)
+        total = special_pair_total(vi, vj, first_seat == rules.banker_seat, rules, ki, kj)
         constant += int(total.sum()) * (1 if hero_first else -1)
     if hero_special:
         return valid, np.full(len(valid), float(constant))
@@ -80,18 +85,25 @@ def split_totals(per: dict[int, np.ndarray], slots: np.ndarray, seat: int, n: in
     good = plain & ~fouled
     vx = hero_values[0][ids[0]] + hero_values[1][ids[1]] + hero_values[2][ids[2]] + int(two_four)
     totals = float(constant) + float((plain & fouled).sum() * (1 + scoop)) * vx
+    # who wins an equal row against each opponent (tie_winner): opponents grouped by it
+    tie = np.array([tie_sign(seat, s, rules) for s in opp_seats])
+    groups = [(0, good)] if not tie.any() else [(t, good & (tie == t)[None, :]) for t in np.unique(tie[compared])]
     for k in range(3):
-        order = np.argsort(strengths[..., k][good], kind="stable")
-        theirs = strengths[..., k][good][order]
-        paid = np.concatenate([[0], np.cumsum(values[..., k][good][order])])
+        if not royal[k].any():  # a row that is not paid (counted_rows)
+            continue
         mine = row_subsets[k]
-        below = np.searchsorted(theirs, mine, side="left")
-        not_above = np.searchsorted(theirs, mine, side="right")
-        row_total = below * hero_values[k] - (paid[-1] - paid[not_above])
-        totals = totals + row_total[ids[k]]
+        for t, live in groups:
+            order = np.argsort(strengths[..., k][live], kind="stable")
+            theirs = strengths[..., k][live][order]
+            paid = np.concatenate([[0], np.cumsum(values[..., k][live][order])])
+            below = np.searchsorted(theirs, mine, side="left")
+            not_above = np.searchsorted(theirs, mine, side="right")
+            won, lost_from = (not_above if t > 0 else below), (below if t < 0 else not_above)
+            row_total = won * hero_values[k] - (paid[-1] - paid[lost_from])
+            totals = totals + row_total[ids[k]]
     if two_four or scoop:
         totals = totals + _joint_terms(rules, n, seat, opp_seats, pairs, row_subsets, ids, vx, strengths,
-                                          values, special, fouled, good, plain, compared)
+                                          values, special, fouled, good, plain, compared, tie)
     return valid, totals
 
 
@@ -99,9 +111,10 @@ def _joint_terms(rules: ThirteenRules, n: int, seat: int, opp_seats: tuple[int, 
                     pairs: list[tuple[int, int]], row_subsets: tuple[np.ndarray, ...],
                     ids: tuple[np.ndarray, ...], vx: np.ndarray, strengths: np.ndarray, values: np.ndarray,
                     special: np.ndarray, fouled: np.ndarray, good: np.ndarray, plain: np.ndarray,
-                    compared: np.ndarray) -> np.ndarray:
+                    compared: np.ndarray, tie: np.ndarray) -> np.ndarray:
     """The terms that need all three rows of a split at once, summed over the samples:
-    the two-four majority point, the scoop (打枪) doubling and the home run (全垒打)."""
+    the two-four majority point, the scoop (打枪) doubling and the home run (全垒打).
+    ``tie``: per opponent, who wins an equal row (:func:`.rules.tie_sign`)."""
     two_four = rules.scoring == "two_four"
     scoop = rules.scoop == "double"
     home_run = scoop and rules.home_run and n == 4
@@ -116,12 +129,17 @@ def _joint_terms(rules: ThirteenRules, n: int, seat: int, opp_seats: tuple[int, 
         return out.reshape(-1)
 
     live = block(good)
+    tie_block = block(np.broadcast_to(tie, good.shape)) if tie.any() else None
     wins, losses = [], []
     for k in range(3):
         theirs = block(strengths[..., k])
         mine = row_subsets[k][:, None]
-        wins.append(pack_bits((mine > theirs) & live))
-        losses.append(pack_bits((mine < theirs) & live))
+        won, lost = mine > theirs, mine < theirs
+        if tie_block is not None:
+            equal = mine == theirs
+            won, lost = won | (equal & (tie_block > 0)), lost | (equal & (tie_block < 0))
+        wins.append(pack_bits(won & live))
+        losses.append(pack_bits(lost & live))
     weight = block((values.sum(axis=2) + int(two_four)) * good)
     planes = [pack_bits((weight >> p) & 1 == 1) for p in range(int(weight.max()).bit_length())]
     hero_home_run = home_run and len(cols) == n - 1

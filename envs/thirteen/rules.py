@@ -33,6 +33,7 @@ from ..cards import (
     N_IDS,
     RANK,
     SUIT,
+    card_id,
     check_hand,
     check_table_cards,
     format_cards,
@@ -42,6 +43,14 @@ from ..game import Outcomes, Score
 from ..splits import THIRTEEN
 from ..strength import gather_rows, subset_strengths
 from ..switches import RuleSwitches, choice, parse_suit_order
+from .variants import (
+    RANKED_TESTS,
+    SpecialEntry,
+    SpecialTable,
+    parse_presets,
+    parse_tables,
+    read_document,
+)
 
 K5 = 13**5
 ROW_SIZES = (3, 5, 5)
@@ -70,6 +79,19 @@ class HandType(IntEnum):
     STRAIGHT_FLUSH = 8
 
 
+#: the tests a special-hand table may use (section 7.2), with their parameters
+SPECIAL_TESTS: dict[str, tuple[str, ...]] = {
+    "dragon": (), "clean_dragon": (), "six_pairs": (), "three_flushes": (), "three_straights": (),
+    "four_trips": (), "one_colour": (), "ranks": ("low", "high"), "three_fours": (),
+    "three_straight_flushes": (), "holds_straight_flush": (), "holds_four_of_a_kind": (), "holds_trips": (),
+    "black_one_red": (), "red_one_black": (), "five_pairs_trips": (),
+}
+_DOCUMENT, _SOURCE = read_document()
+#: the royalty tables and special-hand tables of ``variants.json``, by name
+ROYALTY_TABLES, SPECIAL_TABLES = parse_tables(_DOCUMENT, _SOURCE, types=[t.name.lower() for t in HandType],
+                                              tests=SPECIAL_TESTS)
+
+
 @dataclasses.dataclass(frozen=True)
 class ThirteenRules(RuleSwitches):
     """The switches of Thirteen (envs/thirteen/RULES.md sections 8 and 9). Build with ``ThirteenRules.preset(name, **overrides)``."""
@@ -84,26 +106,35 @@ class ThirteenRules(RuleSwitches):
     suit_order: str = choice("spades>hearts>clubs>diamonds", None, "suit strength, strongest first")
     scoring: str = choice("pairwise", ("pairwise", "banker", "two_four"), "who is compared with whom, and how")
     banker_seat: int = choice(0, (0, 1, 2, 3), "the banker's seat under scoring=banker")
-    royalties: str = choice("classic", ("classic", "none"), "row values of strong rows")
+    royalties: str = choice("classic", tuple(ROYALTY_TABLES), "row values of strong rows (a royalty table)",
+                            features=("classic", "none"))
     scoop: str = choice("none", ("none", "double"), "打枪: winning all three rows doubles the pair's total")
     home_run: bool = choice(False, None, "全垒打: scooping all three opponents at a 4-player table doubles again")
-    specials: str = choice("classic", ("classic", "shisanshui", "banker", "off"), "the table of special hands 报到")
-
-    PRESETS = {
-        "classic": {},
-        "shisanshui": {"scoop": "double", "home_run": True, "specials": "shisanshui"},
-        "banker": {"wheel": "ace_equal", "flush_compare": "suit_first", "scoring": "banker",
-                   "royalties": "none", "specials": "banker"},
-        "western": {"wheel": "lowest", "scoring": "two_four", "royalties": "none", "specials": "off",
-                    "suit_tiebreak": False},
-    }
+    specials: str = choice("classic", tuple(SPECIAL_TABLES), "the table of special hands 报到",
+                           features=("classic", "shisanshui", "banker", "off"))
+    counted_rows: str = choice("all", ("all", "back"), "the rows that are compared and paid (寶馬會: the back only)",
+                               features=(), omit_default=True)
+    tie_winner: str = choice("none", ("none", "banker"), "who wins a row still equal after every comparison: "
+                             "nobody (0), or the banker (報到十三張)", features=(), omit_default=True)
+    special_pays: int = choice(0, None, "units every special hand is paid instead of its table value "
+                               "(0: the table's values)", features=(), omit_default=True)
 
     def _check(self) -> None:
         """Switch combinations without a meaning are errors, not silently ignored."""
-        if self.scoring == "two_four" and (self.royalties != "none" or self.specials != "off" or self.scoop != "none"):
+        royalties = any(ROYALTY_TABLES[self.royalties])
+        if self.scoring == "two_four" and (royalties or self.special_table.hands or self.scoop != "none"):
             raise ValueError("thirteen scoring=two_four has no royalties, specials or scoop; set royalties=none, "
                              f"specials=off and scoop=none (got royalties={self.royalties}, specials={self.specials}, "
                              f"scoop={self.scoop})")
+        if self.counted_rows != "all" and (self.scoring == "two_four" or self.scoop != "none"):
+            raise ValueError(f"thirteen counted_rows={self.counted_rows} pays single rows: it takes no majority "
+                             f"point or scoop (got scoring={self.scoring}, scoop={self.scoop})")
+        if self.special_pays < 0:
+            raise ValueError(f"thirteen switch special_pays={self.special_pays} is not allowed; use 0 (the table's "
+                             "values) or a positive number of units")
+        if self.tie_winner == "banker" and (self.scoring != "banker" or self.suit_tiebreak):
+            raise ValueError("thirteen tie_winner=banker needs scoring=banker and suit_tiebreak=false, where rows "
+                             f"can be equal (got scoring={self.scoring}, suit_tiebreak={str(self.suit_tiebreak).lower()})")
         if self.home_run and (self.scoop != "double" or self.scoring != "pairwise"):
             raise ValueError("thirteen home_run=true needs scoop=double and scoring=pairwise "
                              f"(got scoop={self.scoop}, scoring={self.scoring})")
@@ -112,6 +143,25 @@ class ThirteenRules(RuleSwitches):
     def suit_values(self) -> np.ndarray:
         """Suit strength (0 weakest … 3 strongest) indexed by suit id c, d, h, s."""
         return np.array(parse_suit_order(self.suit_order), dtype=np.int64)
+
+    @property
+    def special_table(self) -> SpecialTable:
+        """The special-hand table that ``specials`` names."""
+        return SPECIAL_TABLES[self.specials]
+
+
+def _preset_records() -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    """The preset records of ``variants.json``, each checked by building its rules."""
+    presets, descriptions = parse_presets(_DOCUMENT, _SOURCE, switches=ThirteenRules.switch_names())
+    for name, switches in presets.items():
+        try:
+            ThirteenRules(**switches)
+        except ValueError as error:
+            raise ValueError(f"{_SOURCE}: presets.{name}: {error}") from None
+    return presets, descriptions
+
+
+ThirteenRules.PRESETS, ThirteenRules.PRESET_DESCRIPTIONS = _preset_records()
 
 
 # ----------------------------------------------------------------------------- strength
@@ -313,14 +363,9 @@ def valid_mask(hand: Sequence[int] | np.ndarray, rules: ThirteenRules) -> np.nda
 
 # ----------------------------------------------------------------------------- specials
 
-SPECIAL_VALUES: dict[str, dict[str, int]] = {
-    "classic": {"clean_dragon": 13, "dragon": 13, "six_pairs": 3, "three_flushes": 3, "three_straights": 3},
-    "shisanshui": {"clean_dragon": 108, "dragon": 36, "royals": 24, "three_straight_flushes": 20,
-                   "three_fours": 20, "one_colour": 10, "all_small": 10, "all_big": 10, "four_trips": 6,
-                   "six_pairs": 4, "three_straights": 4, "three_flushes": 3},
-    "banker": {"dragon": 13, "clean_dragon": 13},
-    "off": {},
-}
+#: special-hand values by table and name (from :data:`SPECIAL_TABLES`)
+SPECIAL_VALUES: dict[str, dict[str, int]] = {name: {e.name: e.value for e in table.hands}
+                                             for name, table in SPECIAL_TABLES.items()}
 
 _STRAIGHTS3 = [(12, 0, 1)] + [(r, r + 1, r + 2) for r in range(11)]
 _STRAIGHTS5 = [(12, 0, 1, 2, 3)] + [tuple(range(r, r + 5)) for r in range(9)]
@@ -357,51 +402,124 @@ def _three_straight_flush_masks() -> np.ndarray:
     return np.unique(full)
 
 
-def special_flags(hands: np.ndarray, names: Sequence[str] | None = None) -> dict[str, np.ndarray]:
-    """Which special hands (报到) each 13-card hand of a batch ``(H, 13)`` qualifies for, by
-    name (all names of :data:`SPECIAL_VALUES`, or those given): ``{name: (H,) bool}``."""
+@cache
+def _straight_flush_rows(wheel: str) -> np.ndarray:
+    """Card ids ``(N, 5)`` of every straight flush under ``wheel`` (sorted rows)."""
+    rows = [sorted(card_id(r, suit) for r in ranks) for ranks in _STRAIGHTS5 for suit in range(4)
+            if _straight_key(tuple(sorted(ranks)), wheel) is not None]
+    return np.array(rows, dtype=np.intp)
+
+
+def _holds_straight_flush(hands: np.ndarray, wheel: str) -> np.ndarray:
+    """``(H, N)`` bool: which straight flushes of :func:`_straight_flush_rows` each hand holds."""
+    rows = _straight_flush_rows(wheel)
+    masks = (np.int64(1) << rows.astype(np.int64)).sum(axis=1)
+    held = (np.int64(1) << hands).sum(axis=1)
+    return (held[:, None] & masks[None, :]) == masks[None, :]
+
+
+def special_flags(hands: np.ndarray, entries: Sequence[SpecialEntry], wheel: str = "second") -> list[np.ndarray]:
+    """Which of the special hands ``entries`` (报到) each 13-card hand of a batch ``(H, 13)``
+    qualifies for: one ``(H,)`` bool array per entry (``wheel`` decides whether a suited
+    A-2-3-4-5 is a straight flush)."""
     hands = np.asarray(hands, dtype=np.int64)
     ranks, suits = _RANK64[hands], _SUIT64[hands]
     counts = (ranks[:, :, None] == np.arange(13)).sum(axis=1)
     suit_counts = (suits[:, :, None] == np.arange(4)).sum(axis=1)
-    shape = -np.sort(-suit_counts, axis=1)
-    three_flushes = (shape[:, None, :] == _THREE_FLUSH_SHAPES[None]).all(axis=2).any(axis=1)
-    dragon = (counts > 0).all(axis=1)
+
+    @cache
+    def three_flushes() -> np.ndarray:
+        shape = -np.sort(-suit_counts, axis=1)
+        return (shape[:, None, :] == _THREE_FLUSH_SHAPES[None]).all(axis=2).any(axis=1)
+
+    @cache
+    def dragon() -> np.ndarray:
+        return (counts > 0).all(axis=1)
+
     one_suit = suit_counts.max(axis=1) == 13
+
+    def in_range(entry: SpecialEntry) -> np.ndarray:
+        low_ranks = np.where(ranks == 12, -1, ranks) if entry.low < 0 else ranks  # an ace below the 2
+        return (low_ranks.min(axis=1) >= entry.low) & (low_ranks.max(axis=1) <= entry.high)
+
     tests: dict[str, Any] = {
-        "clean_dragon": lambda: dragon & one_suit,
-        "dragon": lambda: dragon & ~one_suit,
-        "six_pairs": lambda: (counts // 2).sum(axis=1) == 6,
-        "three_flushes": lambda: three_flushes,
-        "three_straights": lambda: np.isin(counts @ _BASE5, _three_straight_keys()),
-        "four_trips": lambda: (counts // 3).sum(axis=1) == 4,
-        "one_colour": lambda: np.isin(suits, (0, 3)).all(axis=1) | np.isin(suits, (1, 2)).all(axis=1),
-        "all_small": lambda: ranks.max(axis=1) <= 6,
-        "all_big": lambda: ranks.min(axis=1) >= 6,
-        "three_fours": lambda: (counts // 4).sum(axis=1) == 3,
-        "royals": lambda: ranks.min(axis=1) >= 9,
-        "three_straight_flushes": lambda: three_flushes & np.isin((np.int64(1) << hands).sum(axis=1),
-                                                                  _three_straight_flush_masks()),
+        "clean_dragon": lambda e: dragon() & one_suit,
+        "dragon": lambda e: dragon() & ~one_suit,
+        "six_pairs": lambda e: (counts // 2).sum(axis=1) == 6,
+        "three_flushes": lambda e: three_flushes(),
+        "three_straights": lambda e: np.isin(counts @ _BASE5, _three_straight_keys()),
+        "four_trips": lambda e: (counts // 3).sum(axis=1) == 4,
+        "one_colour": lambda e: np.isin(suits, (0, 3)).all(axis=1) | np.isin(suits, (1, 2)).all(axis=1),
+        "ranks": lambda e: in_range(e),
+        "three_fours": lambda e: (counts // 4).sum(axis=1) == 3,
+        "three_straight_flushes": lambda e: three_flushes() & np.isin((np.int64(1) << hands).sum(axis=1),
+                                                                      _three_straight_flush_masks()),
+        "holds_straight_flush": lambda e: _holds_straight_flush(hands, wheel).any(axis=1),
+        "holds_four_of_a_kind": lambda e: (counts == 4).any(axis=1),
+        "holds_trips": lambda e: (counts >= 3).any(axis=1),
+        "black_one_red": lambda e: np.isin(suits, (0, 3)).sum(axis=1) == 12,
+        "red_one_black": lambda e: np.isin(suits, (1, 2)).sum(axis=1) == 12,
+        "five_pairs_trips": lambda e: ((counts == 3).sum(axis=1) == 1)
+        & ((counts == 2).sum(axis=1) + 2 * (counts == 4).sum(axis=1) == 5),
     }
-    return {name: tests[name]() for name in (tests if names is None else names)}
+    return [tests[entry.test](entry) for entry in entries]
+
+
+def _chosen_specials(hands: np.ndarray, rules: ThirteenRules) -> np.ndarray:
+    """Per hand of a batch, the position in the table of the special it counts as (the first
+    listed it qualifies for), -1 for none."""
+    entries = rules.special_table.hands
+    chosen = np.full(len(hands), -1)
+    if not entries or len(hands) == 0:
+        return chosen
+    flags = special_flags(hands, entries, rules.wheel)
+    for position in range(len(entries) - 1, -1, -1):  # the first listed wins
+        chosen = np.where(flags[position], position, chosen)
+    return chosen
 
 
 def special_hands(hands: np.ndarray, rules: ThirteenRules) -> tuple[list[str], np.ndarray]:
     """The special hand each 13-card hand of a batch qualifies for under ``rules.specials``
-    and its value: the highest-valued one (equal values: the name last in alphabetical
-    order), ``""`` and 0 where none qualifies."""
-    table = SPECIAL_VALUES[rules.specials]
+    and its value: the first of the table's list (the highest value), ``""`` and 0 where
+    none qualifies."""
+    entries = rules.special_table.hands
     hands = np.asarray(hands, dtype=np.int64)
-    values = np.zeros(len(hands), dtype=np.int64)
-    chosen = np.full(len(hands), -1)
-    if not table or len(hands) == 0:
-        return [""] * len(hands), values
-    ranked = sorted(table, key=lambda name: (table[name], name))  # weakest precedence first
-    flags = special_flags(hands, ranked)
-    for position, name in enumerate(ranked):
-        chosen = np.where(flags[name], position, chosen)
-    values = np.where(chosen >= 0, np.array([table[name] for name in ranked])[chosen], 0)
-    return [ranked[i] if i >= 0 else "" for i in chosen.tolist()], values
+    if not entries or len(hands) == 0:
+        return [""] * len(hands), np.zeros(len(hands), dtype=np.int64)
+    chosen = _chosen_specials(hands, rules)
+    paid = np.array([rules.special_pays or e.value for e in entries])
+    values = np.where(chosen >= 0, paid[chosen], 0)
+    return [entries[i].name if i >= 0 else "" for i in chosen.tolist()], values
+
+
+def _card_keys(hands: np.ndarray, test: str, rules: ThirteenRules) -> np.ndarray:
+    """The strength of each hand's best qualifying cards for a test of ``RANKED_TESTS``,
+    on the scale of row strengths (a straight flush above four of a kind above trips)."""
+    if test == "holds_straight_flush":
+        held = _holds_straight_flush(hands, rules.wheel)
+        strengths = row_strengths(_straight_flush_rows(rules.wheel), rules)
+        return np.where(held, strengths[None, :], -1).max(axis=1, initial=-1)
+    least, kind = {"holds_four_of_a_kind": (4, HandType.FOUR_OF_A_KIND), "holds_trips": (3, HandType.TRIPS)}[test]
+    counts = (_RANK64[hands][:, :, None] == np.arange(13)).sum(axis=1)
+    best = np.where(counts >= least, np.arange(13), -1).max(axis=1)
+    return np.where(best >= 0, pack_strength(kind, 0, np.maximum(best, 0) * 13**4, 0), -1)
+
+
+def special_keys(hands: np.ndarray, rules: ThirteenRules) -> np.ndarray:
+    """How strong the qualifying cards of each special hand of a batch are, for tables whose
+    ``equal`` rule is ``stronger_cards``: for a special of a test of ``RANKED_TESTS``, the
+    strength of the hand's best straight flush, four of a kind or trips (on the scale of
+    row strengths); 0 for other specials, for hands without one and under other tables."""
+    table = rules.special_table
+    hands = np.asarray(hands, dtype=np.int64)
+    keys = np.zeros(len(hands), dtype=np.int64)
+    if table.equal != "stronger_cards" or len(hands) == 0:
+        return keys
+    chosen = _chosen_specials(hands, rules)
+    for position, entry in enumerate(table.hands):
+        if entry.test in RANKED_TESTS and (chosen == position).any():
+            keys = np.where(chosen == position, _card_keys(hands, entry.test, rules), keys)
+    return keys
 
 
 def special_hand(hand: Sequence[int], rules: ThirteenRules) -> tuple[str, int]:
@@ -413,27 +531,38 @@ def special_hand(hand: Sequence[int], rules: ThirteenRules) -> tuple[str, int]:
 
 # ----------------------------------------------------------------------------- scoring
 
-_ROYALTY = {
-    0: {HandType.TRIPS: 3},
-    1: {HandType.FULL_HOUSE: 2, HandType.FOUR_OF_A_KIND: 8, HandType.STRAIGHT_FLUSH: 10},
-    2: {HandType.FOUR_OF_A_KIND: 4, HandType.STRAIGHT_FLUSH: 5},
-}
+@cache
+def royalty_table(royalties: str) -> np.ndarray:
+    """Row value by row position and type, shape ``(3, 9)``: what the winner of that row
+    receives (the royalty table ``royalties`` of ``variants.json``; 1 where it lists none)."""
+    table = np.ones((3, len(HandType)), dtype=np.int64)
+    for row, values in enumerate(ROYALTY_TABLES[royalties]):
+        for kind, value in values.items():
+            table[row, HandType[kind.upper()]] = value
+    table.flags.writeable = False
+    return table
+
+
+#: the rows each ``counted_rows`` value compares and pays (front, middle, back)
+COUNTED_ROWS = {"all": (1, 1, 1), "back": (0, 0, 1)}
 
 
 @cache
-def royalty_table(royalties: str) -> np.ndarray:
-    """Row value by row position and type, shape ``(3, 9)``: what the winner of that row receives."""
-    table = np.ones((3, len(HandType)), dtype=np.int64)
-    if royalties == "classic":
-        for row, values in _ROYALTY.items():
-            for kind, value in values.items():
-                table[row, kind] = value
+def _value_table(royalties: str, counted_rows: str) -> np.ndarray:
+    table = royalty_table(royalties) * np.array(COUNTED_ROWS[counted_rows], dtype=np.int64)[:, None]
+    table.flags.writeable = False
     return table
+
+
+def value_table(rules: ThirteenRules) -> np.ndarray:
+    """Row value by row position and type under the rules, shape ``(3, 9)``: the royalty
+    table, 0 in the rows that ``counted_rows`` leaves out (a row that is not paid)."""
+    return _value_table(rules.royalties, rules.counted_rows)
 
 
 def row_values(strengths: np.ndarray, rules: ThirteenRules) -> np.ndarray:
     """Row values of arrangements: ``strengths`` of shape ``(..., 3)`` → values ``(..., 3)``."""
-    return royalty_table(rules.royalties)[np.arange(3), strength_type(strengths)]
+    return value_table(rules)[np.arange(3), strength_type(strengths)]
 
 
 @dataclasses.dataclass
@@ -480,14 +609,20 @@ def table_strengths(table: np.ndarray, rules: ThirteenRules) -> np.ndarray:
     return strengths.reshape(*np.shape(table)[:-1], 3)
 
 
-def special_pair_total(first: Any, second: Any, first_is_banker: bool, rules: ThirteenRules) -> Any:
+def special_pair_total(first: Any, second: Any, first_is_banker: bool, rules: ThirteenRules,
+                       first_key: Any = 0, second_key: Any = 0) -> Any:
     """Points to the first seat of a compared pair from the two seats' special-hand values
-    (0: none), vectorised: the higher special is paid its value, equal specials tie; under
-    ``specials=banker``, when both seats hold one, the player (not the banker) is paid the
+    (0: none), vectorised: the higher special is paid its value; equal specials tie, or,
+    under a table whose ``equal`` rule is ``stronger_cards``, the one with the higher
+    :func:`special_keys` key is paid; under a table whose ``both`` rule is ``banker_pays``
+    (``specials=banker``), when both seats hold one, the player (not the banker) is paid the
     value of its own special. 0 where neither seat holds a special (the rows decide)."""
     vi, vj = np.asarray(first), np.asarray(second)
     total = np.where(vi > vj, vi, np.where(vj > vi, -vj, 0))
-    if rules.specials == "banker":
+    if rules.special_table.equal == "stronger_cards":
+        ki, kj = np.asarray(first_key), np.asarray(second_key)
+        total = np.where(vi == vj, np.where(ki > kj, vi, np.where(kj > ki, -vj, 0)), total)
+    if rules.special_table.both == "banker_pays":
         total = np.where((vi != 0) & (vj != 0), -vj if first_is_banker else vi, total)
     return np.where((vi != 0) | (vj != 0), total, 0)
 
@@ -499,6 +634,14 @@ def compared_pairs(n: int, rules: ThirteenRules) -> list[tuple[int, int]]:
             raise ValueError(f"banker_seat {rules.banker_seat} is not a seat of a {n}-player table (seats 0..{n - 1})")
         return [(rules.banker_seat, j) for j in range(n) if j != rules.banker_seat]
     return list(combinations(range(n), 2))
+
+
+def tie_sign(i: int, j: int, rules: ThirteenRules) -> int:
+    """Who wins a row that seats i and j hold equal (``tie_winner``): 1 seat i, -1 seat j,
+    0 nobody."""
+    if rules.tie_winner == "banker":
+        return (i == rules.banker_seat) - (j == rules.banker_seat)
+    return 0
 
 
 def _pair_rows(i: int, j: int, strengths: Sequence[Sequence[int]], values: Sequence[Sequence[int]],
@@ -513,10 +656,11 @@ def _pair_rows(i: int, j: int, strengths: Sequence[Sequence[int]], values: Seque
         points = [1] * 3 if rules.scoring == "two_four" else list(values[winner])
         return [sign * p for p in points], sign
     rows = []
+    tie = tie_sign(i, j, rules)
     for k in range(3):
         a, b = strengths[i][k], strengths[j][k]
         if a == b:
-            rows.append(0)
+            rows.append(values[i][k] if tie > 0 else -values[j][k] if tie < 0 else 0)
         elif rules.scoring == "two_four":
             rows.append(1 if a > b else -1)
         else:
@@ -560,6 +704,7 @@ def score_table(arrangements: Sequence[Sequence[Sequence[int]]], rules: Thirteen
     fouled = (~valid_strengths(strengths[:, 0], strengths[:, 1], strengths[:, 2])).tolist()
     special_names, special_values = special_hands(table, rules)
     special_value = special_values.tolist()
+    special_key = special_keys(table, rules).tolist()
     pairs = compared_pairs(n, rules)
     strength_rows = strengths.tolist()
     totals: dict[tuple[int, int], float] = {}
@@ -569,7 +714,8 @@ def score_table(arrangements: Sequence[Sequence[Sequence[int]]], rules: Thirteen
     for i, j in pairs:
         detail: dict[str, Any] = {"seats": [i, j], "rows": [0, 0, 0], "special": 0, "majority": 0, "scoop": 0, "home_run": 0}
         if special_value[i] or special_value[j]:
-            total = int(special_pair_total(special_value[i], special_value[j], i == rules.banker_seat, rules))
+            total = int(special_pair_total(special_value[i], special_value[j], i == rules.banker_seat, rules,
+                                           special_key[i], special_key[j]))
             detail["special"] = total
         else:
             row_points, winner = _pair_rows(i, j, strength_rows, values, fouled, rules)
@@ -614,5 +760,6 @@ def parse_arrangement(text: str | Sequence[Any]) -> list[list[int]]:
 
 __all__ += ["parse_arrangement", "rank_only_strengths", "K5", "ROW_SIZES", "ROW_NAMES", "HAND_SIZE", "PLAYERS", "SPECIAL_VALUES",
             "strength_type", "is_valid", "check_arrangement", "arrangement_strengths", "compared_pairs",
-            "royalty_table", "hand_slots", "valid_strengths", "no_foul", "special_hands", "special_flags",
-            "table_strengths", "special_pair_total", "pack_strength"]
+            "royalty_table", "value_table", "tie_sign", "COUNTED_ROWS", "hand_slots", "valid_strengths", "no_foul", "special_hands", "special_flags",
+            "table_strengths", "special_pair_total", "pack_strength", "special_keys", "SPECIAL_TABLES", "ROYALTY_TABLES",
+            "SPECIAL_TESTS"]

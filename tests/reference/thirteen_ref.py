@@ -15,6 +15,7 @@ Cards are ``(rank, suit)`` with rank 2..14 (A = 14) and suit one of ``"cdhs"``.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections import Counter
 from collections.abc import Sequence
@@ -130,6 +131,72 @@ PRESETS: dict[str, Rules] = {
         home_run=False,
         specials="off",
     ),
+    # 寶馬會 (section 9): the back rows only, one unit; wheel lowest; nothing else
+    "baomahui": dict(
+        wheel="lowest",
+        flush_compare="rank_first",
+        suit_tiebreak=True,
+        suit_order="spades>hearts>clubs>diamonds",
+        scoring="pairwise",
+        banker_seat=0,
+        royalties="none",
+        scoop="none",
+        home_run=False,
+        specials="off",
+        counted_rows="back",
+    ),
+    # 報到十三張 (section 9): banker scoring, equal rows to the banker, its own special table
+    "baodao": dict(
+        wheel="second",
+        flush_compare="rank_first",
+        suit_tiebreak=False,
+        suit_order="spades>hearts>clubs>diamonds",
+        scoring="banker",
+        banker_seat=0,
+        royalties="classic",
+        scoop="none",
+        home_run=False,
+        specials="baodao",
+        tie_winner="banker",
+    ),
+    # 免擺 (section 9): a straight flush or four of a kind anywhere wins unarranged; 1 a row
+    "mianbai": dict(
+        wheel="second",
+        flush_compare="rank_first",
+        suit_tiebreak=True,
+        suit_order="spades>hearts>clubs>diamonds",
+        scoring="pairwise",
+        banker_seat=0,
+        royalties="none",
+        scoop="none",
+        home_run=False,
+        specials="mianbai",
+    ),
+    # 百變 and 紹興 (section 9): whole-hand tiers, else one unit a row
+    "baibian": dict(
+        wheel="second",
+        flush_compare="rank_first",
+        suit_tiebreak=True,
+        suit_order="spades>hearts>clubs>diamonds",
+        scoring="pairwise",
+        banker_seat=0,
+        royalties="none",
+        scoop="none",
+        home_run=False,
+        specials="baibian",
+    ),
+    "shaoxing": dict(
+        wheel="second",
+        flush_compare="rank_first",
+        suit_tiebreak=True,
+        suit_order="spades>hearts>clubs>diamonds",
+        scoring="pairwise",
+        banker_seat=0,
+        royalties="none",
+        scoop="none",
+        home_run=False,
+        specials="shaoxing",
+    ),
 }
 
 ALLOWED: dict[str, tuple[Any, ...]] = {
@@ -141,6 +208,9 @@ ALLOWED: dict[str, tuple[Any, ...]] = {
     "scoop": ("none", "double"),
     "home_run": (True, False),
     "specials": ("classic", "shisanshui", "banker", "off"),
+    "counted_rows": ("all", "back"),
+    "tie_winner": ("none", "banker"),
+    "special_pays": tuple(range(0, 100)),
 }
 
 
@@ -150,7 +220,7 @@ def rules(preset: str = "classic", **overrides: Any) -> Rules:
         raise ValueError(f"unknown preset {preset!r}")
     result = dict(PRESETS[preset])
     for name, value in overrides.items():
-        if name not in result:
+        if name not in result and name not in ALLOWED:
             raise ValueError(f"unknown switch {name!r}")
         if name in ALLOWED and value not in ALLOWED[name]:
             raise ValueError(f"bad value {value!r} for switch {name!r}")
@@ -345,7 +415,25 @@ SPECIAL_VALUES: dict[str, dict[str, int]] = {
     ),
     "banker": dict(dragon=13),
     "off": {},
+    # 報到十三張: any dragon 7; six pairs, three straights, three flushes, all 2-10: 4
+    "baodao": dict(dragon=7, six_pairs=4, three_straights=4, three_flushes=4, all_small_to_ten=4),
+    # 免擺: a straight flush or four of a kind among the 13 cards; between two, the better cards win
+    "mianbai": dict(holds_straight_flush=3, holds_four_of_a_kind=3),
+    # 百變: three tiers of whole hands, each hand of a tier equal to the others
+    "baibian": dict(black_one_red=6, red_one_black=6, dragon=6, five_pairs_trips=6,
+                    all_six_to_king=5, all_small_to_ten=5, six_pairs=5,
+                    all_six_to_ace=4, all_ace_to_ten=4, three_straights=4, three_flushes=4),
+    # 紹興: the same tiers, then the best straight flush, four of a kind, trips anywhere
+    "shaoxing": dict(black_one_red=8, red_one_black=8, dragon=8, five_pairs_trips=8,
+                     all_six_to_king=7, all_small_to_ten=7, six_pairs=7,
+                     all_six_to_ace=6, all_ace_to_ten=6, three_straights=6, three_flushes=6,
+                     holds_straight_flush=5, holds_four_of_a_kind=4, holds_trips=3),
 }
+#: tables under which two specials of equal value are told apart by their best cards
+COMPARED_BY_CARDS = {"mianbai", "shaoxing"}
+#: the specials whose cards are compared there, and the row type of those cards
+CARD_KINDS = {"holds_straight_flush": "straight_flush", "holds_four_of_a_kind": "four_of_a_kind",
+              "holds_trips": "trips"}
 
 
 def is_dragon(hand: Sequence[Card]) -> bool:
@@ -445,7 +533,79 @@ def is_royals(hand: Sequence[Card]) -> bool:
     return all(rank >= 11 for rank, _ in hand)
 
 
+def is_all_small_to_ten(hand: Sequence[Card]) -> bool:
+    """All 13 cards 2 to 10 (報到十三張's 全小)."""
+    return all(rank <= 10 for rank, _ in hand)
+
+
+def holds_straight_flush(hand: Sequence[Card]) -> bool:
+    """Five consecutive ranks of one suit among the cards (A-2-3-4-5 counts)."""
+    for suit in "cdhs":
+        ranks = {rank for rank, s in hand if s == suit}
+        if 14 in ranks:
+            ranks.add(1)
+        if any(all(x in ranks for x in range(low, low + 5)) for low in range(1, 11)):
+            return True
+    return False
+
+
+def holds_four_of_a_kind(hand: Sequence[Card]) -> bool:
+    """Four cards of one rank among the cards."""
+    return 4 in rank_counts(hand).values()
+
+
+def best_cards(hand13: Sequence[Card], kinds: set[str], r: Rules) -> Sequence[Card]:
+    """The strongest row of one of ``kinds`` among 13 cards (every 5 of them tried; trips as
+    3-card rows)."""
+    size = 3 if kinds == {"trips"} else 5
+    found = [c for c in itertools.combinations(hand13, size) if row_type(c, r) in kinds]
+    return max(found, key=functools.cmp_to_key(lambda a, b: compare(a, b, r)))
+
+
+def holds_trips(hand: Sequence[Card]) -> bool:
+    """Three or more cards of one rank among the cards."""
+    return max(rank_counts(hand).values()) >= 3
+
+
+def is_black_one_red(hand: Sequence[Card]) -> bool:
+    """Twelve black cards and one red (全黑一張紅)."""
+    return sum(1 for _, s in hand if s in "cs") == 12
+
+
+def is_red_one_black(hand: Sequence[Card]) -> bool:
+    """Twelve red cards and one black (全紅一張黑)."""
+    return sum(1 for _, s in hand if s in "dh") == 12
+
+
+def is_five_pairs_trips(hand: Sequence[Card]) -> bool:
+    """One rank three times and five pairs (a rank four times is two pairs) (五對三個頭)."""
+    counts = list(rank_counts(hand).values())
+    return counts.count(3) == 1 and counts.count(2) + 2 * counts.count(4) == 5
+
+
+def is_all_six_to_king(hand: Sequence[Card]) -> bool:
+    return all(6 <= rank <= 13 for rank, _ in hand)
+
+
+def is_all_six_to_ace(hand: Sequence[Card]) -> bool:
+    return all(rank >= 6 for rank, _ in hand)
+
+
+def is_all_ace_to_ten(hand: Sequence[Card]) -> bool:
+    return all(rank <= 10 or rank == 14 for rank, _ in hand)
+
+
 SPECIAL_TESTS = {
+    "holds_trips": holds_trips,
+    "black_one_red": is_black_one_red,
+    "red_one_black": is_red_one_black,
+    "five_pairs_trips": is_five_pairs_trips,
+    "all_six_to_king": is_all_six_to_king,
+    "all_six_to_ace": is_all_six_to_ace,
+    "all_ace_to_ten": is_all_ace_to_ten,
+    "holds_straight_flush": holds_straight_flush,
+    "holds_four_of_a_kind": holds_four_of_a_kind,
+    "all_small_to_ten": is_all_small_to_ten,
     "dragon": is_dragon,
     "clean_dragon": is_clean_dragon,
     "six_pairs": is_six_pairs,
@@ -472,7 +632,8 @@ def specials_held(hand13: Sequence[Card], r: Rules) -> list[str]:
 def special(hand13: Sequence[Card], r: Rules) -> int:
     """Value of the hand's special under ``specials`` (highest if several), 0 if none."""
     table = SPECIAL_VALUES[r["specials"]]
-    return max((table[name] for name in specials_held(hand13, r)), default=0)
+    value = max((table[name] for name in specials_held(hand13, r)), default=0)
+    return r.get("special_pays", 0) or value if value else 0
 
 
 # ---------------------------------------------------------------------------- scoring (3.4)
@@ -514,6 +675,8 @@ def row_total(hand_a: Hand, hand_b: Hand, results: list[int], r: Rules) -> int:
     """Points ``a`` gets from ``b`` for the rows: the winner's row value per row won."""
     total = 0
     for row, result in enumerate(results):
+        if r.get("counted_rows", "all") == "back" and ROW_NAMES[row] != "back":
+            continue  # 寶馬會: only the backs are paid
         if result > 0:
             total += row_value(hand_a[row], row, r)
         elif result < 0:
@@ -568,8 +731,19 @@ def score(hands: Sequence[Hand], r: Rules) -> dict[str, list[Any]]:
     for a, b in pairs_to_compare(n, r):
         if specials[a] or specials[b]:
             totals[(a, b)] = special_total(a, b, specials[a], specials[b], r)
+            if specials[a] == specials[b] and r["specials"] in COMPARED_BY_CARDS:
+                cards = [[*hands[s][0], *hands[s][1], *hands[s][2]] for s in (a, b)]
+                table = SPECIAL_VALUES[r["specials"]]
+                kinds = {CARD_KINDS[name] for c in cards for name in specials_held(c, r)
+                         if table[name] == specials[a] and name in CARD_KINDS}
+                if kinds:  # both hold the same tier: compare their best such cards
+                    best = [best_cards(c, kinds, r) for c in cards]
+                    totals[(a, b)] = compare(best[0], best[1], r) * specials[a]
             continue
         results = row_results(hands[a], hands[b], fouled[a], fouled[b], r)
+        if r.get("tie_winner", "none") == "banker" and not (fouled[a] or fouled[b]):
+            # 報到十三張: the banker wins a row that is equal (a is the banker, pairs_to_compare)
+            results = [x if x else (1 if a == r["banker_seat"] else -1) for x in results]
         if two_four:
             totals[(a, b)] = two_four_total(results)
             continue
