@@ -9,12 +9,11 @@ import numpy as np
 import pytest
 
 from splitpoker.envs.cards import format_cards
-from splitpoker.envs.games import make_game
+from splitpoker.envs.games import GAMES, game_class, make_game
 from splitpoker.envs.match import Match, deal_in_order
 from splitpoker.envs.table import from_hands
 
-PRESETS = [("thirteen", "classic"), ("thirteen", "shisanshui"), ("thirteen", "banker"), ("thirteen", "western"),
-           ("biji", "classic"), ("biji", "no-jokers")]
+PRESETS = [(name, preset) for name in GAMES for preset in game_class(name).rules_class.PRESETS]
 
 
 def last_valid(match: Match) -> list[int]:
