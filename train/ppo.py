@@ -639,8 +639,9 @@ class Trainer:
                 path = self.save(wanted)
         step = self.state.get("step", self.model.num_timesteps)
         self.close()
-        if path is None:
-            self.emit(f"{name} before the first checkpoint; nothing to resume: start the run again")
+        if path is None:  # a new run stopped before its first checkpoint: it leaves no folder behind
+            shutil.rmtree(self.run_dir, ignore_errors=True)
+            self.emit(f"{name} before the first checkpoint; nothing to resume ({self.run_dir} is removed)")
             return RunResult(self.run_dir, 0, self.run_dir, interrupted=True, signal=signal.Signals(signum).name)
         where = {"final": "during the final evaluation", "imitation": "during an imitation round"}.get(phase, "")
         self.emit(f"{name} {where + ' ' if where else ''}at step {step}; resume point: {path}")
