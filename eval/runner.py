@@ -60,6 +60,11 @@ class EvalSettings:
             raise ValueError(f"backend {self.backend!r} is not allowed; backends: local, ray")
         for spec in self.agents:  # fail fast, with the spec named, before any worker starts
             load_agent(spec, game, num_players=self.players, seed=self.seed)
+        if self.regret:
+            try:
+                load_agent(self.regret_spec, game, num_players=self.players, seed=self.seed)
+            except ValueError as error:
+                raise ValueError(f"--regret-opponent {self.regret_opponent!r}: {error}") from None
 
     @property
     def regret_spec(self) -> str:

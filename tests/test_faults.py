@@ -357,3 +357,15 @@ def test_interrupted_eval_says_partial_and_exits_130_or_143(tmp_path, signum):
     summary = json.loads((out_dir / "summary.json").read_text())
     assert summary["partial"] is True and summary["interrupted_by"] == signal.Signals(signum).name
     assert "**PARTIAL**" in (out_dir / "summary.md").read_text()
+
+
+def test_ctrl_c_before_the_first_checkpoint_leaves_no_folder(tmp_path, monkeypatch):
+    from splitpoker.train.ppo import Trainer
+
+    def interrupted(self):
+        os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(Trainer, "log_hparams", interrupted)
+    stopped = train(tmp_path, config(tmp_path))
+    assert stopped.interrupted and stopped.steps == 0
+    assert not list((tmp_path / "runs").iterdir())

@@ -2,21 +2,24 @@
 
 :func:`train` runs a :class:`~splitpoker.train.config.TrainConfig`:
 
-1. creates ``runs/<game>__<config>__<seed>__<timestamp>/`` with ``config.yaml`` (resolved)
-   and ``command.txt`` (or reopens it with ``resume``);
+1. checks everything the run needs (:func:`check_run`), then creates
+   ``runs/<game>__<config>__<seed>__<timestamp>/`` with ``config.yaml`` (resolved) and
+   ``command.txt`` (or reopens it with :func:`resume_run`);
 2. builds the vectorised :class:`~splitpoker.train.selfplay.SelfPlayEnv` views sharing one
    opponent pool, and the MaskablePPO learner (or loads the latest checkpoint);
 3. optionally clones the solver (:mod:`splitpoker.train.imitation`) before self-play, and
    with ``imitation.rounds > 1`` again between equal self-play phases, the solver then
    answering the latest checkpoint;
 4. learns, adding snapshots to the pool, evaluating, checkpointing and logging to
-   TensorBoard (``charts/``, ``losses/``, ``selfplay/``, ``eval/``, ``imitation/``, and the
-   hyper-parameters) with a rich progress bar on stderr;
+   TensorBoard (``charts/``, ``losses/``, ``selfplay/``, ``eval/`` and the hyper-parameters;
+   imitation epochs under ``imitation/`` on their own axis) with a rich progress bar on stderr;
 5. saves ``checkpoints/final.zip`` and evaluates it against each ``eval.opponents`` spec
-   over duplicate deals, writing ``eval/final.md`` and ``eval/final.json``.
+   over duplicate deals (``final/`` in TensorBoard), writing ``eval/final.md`` and
+   ``eval/final.json``; only then is the run marked finished.
 
-Ctrl-C saves a checkpoint and returns; ``train(..., resume=RUN_DIR)`` continues the step
-count, pool and optimizer.
+Ctrl-C or SIGTERM saves the resume point and returns; :func:`resume_run` continues the step
+count, pool and optimizer exactly (see :meth:`Trainer.at_boundary` and the README's
+"Interrupts and resume").
 """
 
 from __future__ import annotations
@@ -612,9 +615,9 @@ class Trainer:
             path = self.save("final.zip")
         self.phase = "final"
         results, report = self.final_eval(path)
-        with self._during("save"):
-            self.state["finished"] = True
-            write_state(self.checkpoints, self.state)
+        self.phase = "done"  # the report is written: a signal from here on changes nothing
+        self.state["finished"] = True
+        write_state(self.checkpoints, self.state)
         self.close()
         return RunResult(self.run_dir, self.model.num_timesteps, path, results=results,
                          hands_per_s=self.hands_per_s, report=report)
@@ -638,8 +641,9 @@ class Trainer:
                 path = self.save(wanted)
         step = self.state.get("step", self.model.num_timesteps)
         self.close()
-        if path is None:
-            self.emit(f"{name} before the first checkpoint; nothing to resume: start the run again")
+        if path is None:  # a new run stopped before its first checkpoint: it leaves no folder behind
+            shutil.rmtree(self.run_dir, ignore_errors=True)
+            self.emit(f"{name} before the first checkpoint; nothing to resume ({self.run_dir} is removed)")
             return RunResult(self.run_dir, 0, self.run_dir, interrupted=True, signal=signal.Signals(signum).name)
         where = {"final": "during the final evaluation", "imitation": "during an imitation round"}.get(phase, "")
         self.emit(f"{name} {where + ' ' if where else ''}at step {step}; resume point: {path}")
