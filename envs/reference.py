@@ -13,7 +13,7 @@ Pure: standard library and NumPy.
 >>> ref = reference_rows(make_game("biji"), hands=2000)
 >>> ref.strengths.shape
 (3, 2000)
->>> bool((ref.below(2, ref.strengths[2]) >= ref.below(1, ref.strengths[2])).all())
+>>> bool((ref.below(2, ref.strengths[1]) <= ref.below(1, ref.strengths[1])).all())  # pot 3 is stronger
 True
 """
 
