@@ -118,3 +118,13 @@ def test_beats_greedy_on_fixed_deals(name: str, want: float) -> None:
     agents = [load_agent("heuristic", game, 4), load_agent("greedy", game, 4)]
     results = evaluate(game, agents, 4, hands=8, seed=0)
     assert results[0].mean == pytest.approx(want)
+
+
+@pytest.mark.parametrize("preset", ["classic", "banker"])
+def test_thirteen_best_split_is_the_best_of_the_values(preset: str) -> None:
+    """Where the values add up row by row the kernel prunes fronts by a bound: it still finds
+    the split of highest value (the lowest index of equals) of the full table."""
+    game = make_game("thirteen", preset)
+    hands = deal(game, 4, np.random.default_rng(7), batch=10).slots.reshape(-1, 13)
+    values = split_values(game, hands, 4)
+    assert np.array_equal(game.heuristic_actions(hands, 4), np.argmax(values, axis=1))
