@@ -4,6 +4,7 @@ Specs::
 
     random                                        uniform over valid splits
     greedy                                        strongest last row, then strongest middle row
+    heuristic                                     the valid split of the highest value against greedy rows
     solver[:samples=256,opponent=greedy,seed=0]   the exhaustive solver
     checkpoint:PATH                               a trained policy saved by ``splitpoker train``
     pretrained:NAME                               a policy shipped with the package
@@ -43,6 +44,7 @@ class AgentKind:
 AGENT_KINDS: dict[str, AgentKind] = {
     "random": AgentKind("random", "baselines:random_agent", argument=False),
     "greedy": AgentKind("greedy", "baselines:greedy_agent", argument=False),
+    "heuristic": AgentKind("heuristic", "heuristic:heuristic_agent", argument=False),
     "solver": AgentKind("solver[:samples=256,opponent=greedy,seed=0]", "solver:solver_agent", argument=None),
     "checkpoint": AgentKind("checkpoint:PATH", "policy:checkpoint_agent", argument=True, argument_name="path"),
     "pretrained": AgentKind("pretrained:NAME", "policy:pretrained_agent", argument=True, argument_name="name"),

@@ -178,6 +178,18 @@ class Game(abc.ABC):
 
         return strongest_rows(np.asarray(hands, dtype=np.intp), self.split_index, self.row_strengths)
 
+    def compares_rows(self, hands: np.ndarray) -> np.ndarray:
+        """Whether each hand of a batch ``(H, hand size)`` is paid by comparing its rows (not,
+        say, a special hand whose arrangement is ignored): bool ``(H,)``."""
+        return np.ones(len(hands), dtype=bool)
+
+    @abc.abstractmethod
+    def heuristic_actions(self, hands: np.ndarray, num_players: int) -> np.ndarray:
+        """The ``heuristic`` agent's splits of hands ``(H, hand size)`` (slot order) at a table
+        of ``num_players``: per hand, the valid split of the highest value, its expected
+        payoff against rows drawn from :func:`splitpoker.envs.reference.reference_rows`
+        (each game's ``heuristic`` module defines the value)."""
+
     # ------------------------------------------------------------------ arrangements and scores
 
     @abc.abstractmethod

@@ -115,6 +115,8 @@ def _figures(quick: bool) -> list[Figure]:
                         "random legal actions", lambda n=name, p=players: _env_rate(n, p, 0.5 if quick else 2.0)))
         figures.append(Figure(f"{name}.greedy_ms", "ms", "greedy decision",
                         lambda g=game, p=players: _spec_ms(g, "greedy", p, n_calls)))
+        figures.append(Figure(f"{name}.heuristic_ms", "ms", "heuristic decision",
+                        lambda g=game, p=players: _spec_ms(g, "heuristic", p, n_calls)))
         solver_calls = 3 if quick else 10
         for samples in SOLVER_SCALING:
             label = f"{name}.solver_ms" if samples == 256 else f"{name}.solver_ms@{samples}"

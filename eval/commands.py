@@ -133,3 +133,57 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-plots", action="store_true", help="do not draw PNG plots")
     p.add_argument("--json", action="store_true", help="print summary.json")
     p.set_defaults(run=_eval)
+    register_exploit(sub)
+
+
+def _exploit(args: argparse.Namespace) -> int:
+    from ..envs.switches import parse_assignments
+    from .exploit import best_response_gain
+
+    result = best_response_gain(args.game, args.agent, samples=args.samples, hands=args.hands, players=args.players,
+                                preset=args.preset, switches=parse_assignments(args.switches), seed=args.seed,
+                                workers=args.workers, backend=args.backend, address=args.address,
+                                progress=not args.json)
+    status = 0
+    if result.partial:
+        from .interrupts import exit_status
+
+        status = exit_status(signal.Signals[str(result.interrupted_by)])
+    if args.json:
+        print(json.dumps(result.to_dict(), ensure_ascii=False))
+        return status
+    lo, hi = result.ci95
+    print(f"best-response gain of {result.agent} ({result.game}, {result.players} players, {result.preset}): "
+          f"{result.gain:+.3f} per hand, 95% CI [{lo:+.3f}, {hi:+.3f}] over {result.hands} duplicate deals; "
+          f"best response {result.best_response}")
+    if result.partial:
+        print(f"PARTIAL: interrupted ({result.interrupted_by}) after {result.hands} deals")
+    return status
+
+
+def register_exploit(sub: argparse._SubParsersAction) -> None:
+    from .exploit import DEFAULT_SAMPLES
+
+    p = sub.add_parser("exploit", help="best-response gain of an agent: what a best response wins against it",
+                       description="The best-response gain of an agent: the exhaustive solver with the agent as its "
+                       "opponent model (solver:samples=K,opponent=AGENT) in one seat, copies of the agent in the "
+                       "others, on duplicate deals; its mean payoff per hand with a 95% CI over deals. A lower bound "
+                       "on the agent's exploitability: the sampled best response is itself imperfect, and the bound "
+                       "tightens as --samples grows.")
+    p.add_argument("game", choices=GAME_CHOICES, help="the game")
+    p.add_argument("--agent", required=True, metavar="SPEC", help="the agent (a load_agent spec without commas: "
+                   "greedy, heuristic, checkpoint:PATH, pretrained:NAME, package.module:attr, ...)")
+    p.add_argument("--samples", type=int, default=DEFAULT_SAMPLES,
+                   help=f"opponent deals per decision of the best response (default {DEFAULT_SAMPLES})")
+    p.add_argument("--hands", type=int, default=200, help="duplicate deals (default 200)")
+    p.add_argument("--players", type=int, default=4, help="players at the table (default 4)")
+    p.add_argument("--preset", default="classic", help="rules preset (default classic)")
+    p.add_argument("--set", dest="switches", action="append", default=[], metavar="SWITCH=VALUE",
+                   help="override one rule switch (repeatable)")
+    p.add_argument("--seed", type=int, default=0, help="seed of deals and of the solver (default 0)")
+    p.add_argument("--workers", type=int, default=1, help="worker processes or Ray tasks in flight (default 1)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local",
+                   help="local processes (default) or Ray tasks")
+    p.add_argument("--address", help="Ray cluster address (default: start a local Ray instance)")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON document")
+    p.set_defaults(run=_exploit)

@@ -128,9 +128,10 @@ def _ray(settings: EvalSettings, work: list[list[int]]) -> Iterator[list[Decisio
     yield from ray_chunks(play_chunk, settings.to_dict(), work, settings.workers, settings.address)
 
 
-def run(settings: EvalSettings, progress: bool = True) -> tuple[dict[str, Any], list[Decision]]:
+def run(settings: EvalSettings, progress: bool = True, task: str = "eval") -> tuple[dict[str, Any], list[Decision]]:
     """Play the match; on Ctrl-C or SIGTERM keep what was played (``summary["partial"]`` and
-    ``summary["interrupted_by"]`` say so). Returns (summary, decisions)."""
+    ``summary["interrupted_by"]`` say so). ``task`` names the work on the progress bar.
+    Returns (summary, decisions)."""
     work = chunks(settings.hands, settings.workers)
     decisions: list[Decision] = []
     partial = False
@@ -139,7 +140,7 @@ def run(settings: EvalSettings, progress: bool = True) -> tuple[dict[str, Any], 
     start = time.perf_counter()
     try:
         with handled():
-            _play(settings, source, decisions, progress)
+            _play(settings, source, decisions, progress, task)
     except KeyboardInterrupt as stop:
         partial = True
         stopped_by = signal.Signals(signal_of(stop)).name
@@ -165,15 +166,15 @@ def run(settings: EvalSettings, progress: bool = True) -> tuple[dict[str, Any], 
 
 
 def _play(settings: EvalSettings, source: Iterator[list[Decision]], decisions: list[Decision],
-          progress: bool) -> None:
+          progress: bool, task: str) -> None:
     if progress:
         from .progress import progress_bar
 
         with progress_bar() as bar:
-            task = bar.add_task(f"{settings.game} eval", total=settings.hands)
+            bar_task = bar.add_task(f"{settings.game} {task}", total=settings.hands)
             for part in source:
                 decisions += part
-                bar.advance(task, len({d.group for d in part}))
+                bar.advance(bar_task, len({d.group for d in part}))
     else:
         for part in source:
             decisions += part

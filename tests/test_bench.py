@@ -23,7 +23,7 @@ def test_bench_names_every_required_figure():
 
     names = {figure.name for figure in [*_figures(quick=False), *training_figures(quick=False)]}
     for game in ("thirteen", "biji"):
-        for figure in ("mask_ms", "score_ms", "env_hands_per_s", "solver_ms", "greedy_ms", "policy_ms",
+        for figure in ("mask_ms", "score_ms", "env_hands_per_s", "solver_ms", "greedy_ms", "heuristic_ms", "policy_ms",
                        "solver_ms@64", "solver_ms@1024", "train_hands_per_s"):
             assert f"{game}.{figure}" in names
 

@@ -53,7 +53,7 @@ def test_a_whole_biji_match() -> None:
         hand = state["hand"]
         assert hand["number"] == number and len(hand["cards"]) == 9
         auto = client.post(f"/api/matches/{match_id}/auto", json={"hand": number}).json()
-        assert auto["agent"] == "greedy" and sorted(sum(auto["rows"], [])) == sorted(hand["cards"])
+        assert auto["agent"] == "heuristic" and sorted(sum(auto["rows"], [])) == sorted(hand["cards"])
         check = client.post(f"/api/matches/{match_id}/check", json={"hand": number, "rows": auto["rows"]}).json()
         assert check == {"valid": True, "reason": None, "split": auto["split"], "types": auto["types"]}
         hint = client.post(f"/api/matches/{match_id}/hint", json={"hand": number}).json()

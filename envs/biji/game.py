@@ -9,8 +9,9 @@ from typing import Any
 import numpy as np
 
 from ..game import Game, Score
+from ..reference import reference_rows
 from ..splits import BIJI
-from . import expected
+from . import expected, heuristic
 from . import rules as engine
 
 
@@ -47,6 +48,9 @@ class BijiGame(Game):
 
     def valid_rows(self, first: Any, middle: Any, last: Any) -> Any:
         return engine.increasing_pots(first, middle, last)
+
+    def heuristic_actions(self, hands: np.ndarray, num_players: int) -> np.ndarray:
+        return heuristic.best_splits(hands, self.rules, reference_rows(self), num_players)
 
     def score(self, arrangements: Sequence[Sequence[Sequence[int]]]) -> engine.BijiScore:
         return engine.score_table(arrangements, self.rules)

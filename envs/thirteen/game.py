@@ -11,8 +11,9 @@ from typing import Any
 import numpy as np
 
 from ..game import Game, Score
+from ..reference import reference_rows
 from ..splits import THIRTEEN
-from . import expected
+from . import expected, heuristic
 from . import rules as engine
 
 
@@ -66,6 +67,12 @@ class ThirteenGame(Game):
         from . import kernels  # compiled with numba: loaded on first use, so the game stays pure
 
         return kernels.strongest_rows(hands, self.rules)
+
+    def compares_rows(self, hands: np.ndarray) -> np.ndarray:
+        return engine.special_hands(hands, self.rules)[1] == 0
+
+    def heuristic_actions(self, hands: np.ndarray, num_players: int) -> np.ndarray:
+        return heuristic.best_splits(hands, self.rules, reference_rows(self), num_players)
 
     def score(self, arrangements: Sequence[Sequence[Sequence[int]]]) -> engine.ThirteenScore:
         return engine.score_table(arrangements, self.rules)
