@@ -12,7 +12,7 @@ import pytest
 from splitpoker.agents import load_agent
 from splitpoker.agents.heuristic import heuristic_actions
 from splitpoker.envs.cards import parse_cards
-from splitpoker.envs.games import make_game
+from splitpoker.envs.games import GAMES, game_class, make_game
 from splitpoker.envs.reference import reference_rows
 from splitpoker.envs.table import deal
 from splitpoker.eval.match import evaluate
@@ -24,8 +24,7 @@ def split_values(game, hands, players):
     return module.split_values(hands, game.rules, reference_rows(game), players)
 
 
-PRESETS = [("thirteen", "classic"), ("thirteen", "shisanshui"), ("thirteen", "banker"), ("thirteen", "western"),
-           ("biji", "classic"), ("biji", "no-jokers")]
+PRESETS = [(name, preset) for name in GAMES for preset in game_class(name).rules_class.PRESETS]
 
 
 @pytest.mark.parametrize("name,preset", PRESETS)
