@@ -3,9 +3,13 @@ training config, and one decision of its policy.
 
 ``<game>.train_hands_per_s`` trains with the policy, PPO and self-play settings of
 ``configs/<game>_classic_4p.yaml`` (imitation, evaluation and checkpoints off): one rollout
-and update of warm-up, then whole rollouts and their PPO updates timed on the wall clock,
-with the processes and torch threads the config asks for. The opponent pool holds a
-snapshot of the learner beside the config's baselines, as in steady-state self-play.
+and update of warm-up, then whole rollouts and their PPO updates timed, with the processes
+and torch threads the config asks for. A config that trains in one process is timed by
+that process's CPU time (all its threads), as ``<game>.env_hands_per_s`` is, so that other
+load on the machine does not distort the ratio of the two; on an idle machine with one
+torch thread it equals the wall clock. ``vec_env: subproc`` is timed on the wall clock.
+The opponent pool holds a snapshot of the learner beside the config's baselines, as in
+steady-state self-play.
 
 ``<game>.policy_ms`` is one decision of that config's policy (untrained weights), on one
 core, to compare with ``<game>.greedy_ms``.
@@ -51,9 +55,10 @@ def train_hands_per_second(config: TrainConfig, rollouts: int) -> float:
         sync_pool(env, pool)
         rollout = config.ppo.n_steps * config.n_envs
         model.learn(total_timesteps=rollout, reset_num_timesteps=False)
-        start, hands = time.perf_counter(), model.num_timesteps
+        clock = time.perf_counter if config.vec_env == "subproc" else time.process_time
+        start, hands = clock(), model.num_timesteps
         model.learn(total_timesteps=rollouts * rollout, reset_num_timesteps=False)
-        return (model.num_timesteps - hands) / (time.perf_counter() - start)
+        return (model.num_timesteps - hands) / (clock() - start)
     finally:
         env.close()
 
@@ -78,7 +83,7 @@ def training_figures(quick: bool) -> list[Figure]:
                               lambda c=config: policy_ms(c, 20 if quick else 100)))
         figures.append(Figure(
             f"{name}.train_hands_per_s", "hands/s",
-            f"self-play MaskablePPO of {path.name} (imitation off), wall clock, its own cores and threads",
+            f"self-play MaskablePPO of {path.name} (imitation off), its own processes and threads",
             lambda c=config: train_hands_per_second(c, rollouts=1 if quick else 2), pinned=False,
             repeats=2 if quick else 3, warm_up=False))
     return figures
