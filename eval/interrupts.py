@@ -52,18 +52,12 @@ def exit_status(signum: int) -> int:
 
 
 @contextlib.contextmanager
-def handled(decide: Callable[[int], bool] | None = None) -> Iterator[None]:
-    """SIGINT and SIGTERM raise :class:`Interrupted` while the block runs (in the main thread;
-    elsewhere nothing changes). ``decide(signum)`` returning False defers the signal: the
-    caller has recorded it and raises at a safe point."""
+def _signals_to(handler: Any) -> Iterator[None]:
+    """SIGINT and SIGTERM go to ``handler`` while the block runs, in the main thread (elsewhere
+    nothing changes); the previous handlers come back after it."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-
-    def handler(signum: int, frame: object) -> None:
-        if decide is None or decide(signum):
-            raise Interrupted(signum)
-
     previous = {s: signal.getsignal(s) for s in SIGNALS}
     for s in SIGNALS:
         signal.signal(s, handler)
@@ -74,22 +68,23 @@ def handled(decide: Callable[[int], bool] | None = None) -> Iterator[None]:
             signal.signal(s, h)
 
 
-@contextlib.contextmanager
-def spawning_deaf() -> Iterator[None]:
+def handled(decide: Callable[[int], bool] | None = None) -> contextlib.AbstractContextManager[None]:
+    """SIGINT and SIGTERM raise :class:`Interrupted` while the block runs (in the main thread;
+    elsewhere nothing changes). ``decide(signum)`` returning False defers the signal: the
+    caller has recorded it and raises at a safe point."""
+
+    def handler(signum: int, frame: object) -> None:
+        if decide is None or decide(signum):
+            raise Interrupted(signum)
+
+    return _signals_to(handler)
+
+
+def spawning_deaf() -> contextlib.AbstractContextManager[None]:
     """Processes spawned inside the block ignore SIGINT and SIGTERM from their first instruction
     (the parent ignores them meanwhile: a signal in these few milliseconds is lost). Their
     parent stops them: a pool by :func:`worker_pool`, vectorised envs by closing them."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {s: signal.getsignal(s) for s in SIGNALS}
-    for s in SIGNALS:
-        signal.signal(s, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        for s, h in previous.items():
-            signal.signal(s, h)
+    return _signals_to(signal.SIG_IGN)
 
 
 @contextlib.contextmanager
