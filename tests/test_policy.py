@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -192,7 +193,7 @@ def test_shipped_pretrained_policy_plays(rng):
 
 
 def test_format_1_policies_read_the_new_seat_features_with_zero_weights():
-    """The shipped Thirteen policy predates the banker-position entries: read with zero
+    """A Thirteen policy saved before the banker-position entries (format 1): read with zero
     weights for them, it decides exactly as before on the observation without them."""
     import io
     import json
@@ -202,7 +203,7 @@ def test_format_1_policies_read_the_new_seat_features_with_zero_weights():
 
     from splitpoker.envs.table import deal
 
-    path = P.PRETRAINED_DIR / "thirteen_classic_4p.zip"
+    path = Path(__file__).parent / "data" / "thirteen_policy_format1.zip"
     with zipfile.ZipFile(path) as archive:
         raw_meta = json.loads(archive.read(P.META_MEMBER).decode())
         raw_state = th.load(io.BytesIO(archive.read(P.POLICY_MEMBER)), map_location="cpu", weights_only=True)
@@ -210,7 +211,7 @@ def test_format_1_policies_read_the_new_seat_features_with_zero_weights():
     old = P.build_policy(raw_meta)
     old.load_state_dict(raw_state)
     game = make_game("thirteen", "banker")
-    agent = load_agent("pretrained:thirteen_classic_4p", game=make_game("thirteen"), num_players=4)
+    agent = load_agent(f"checkpoint:{path}", game=make_game("thirteen"), num_players=4)
     observations = np.stack([v.observation for v in deal(game, 4, np.random.default_rng(1), batch=3).views()])
     assert observations.shape[1] == 281 and observations[:, 277:].sum() == len(observations)
     with th.inference_mode():
