@@ -48,6 +48,19 @@ from ..envs.table import SeatView, Tables, deal, from_hands
 from .config import SelfPlayConfig
 
 
+def decide_seats(tables: Tables, seated: Sequence[tuple[int, int, Agent]], actions: np.ndarray) -> None:
+    """Write into ``actions`` (B, players) the splits of the ``(table, seat, agent)`` entries:
+    each agent decides all its seats, of every table, in one ``act_batch`` call."""
+    groups: dict[int, list[tuple[int, int]]] = {}
+    agents: dict[int, Agent] = {}
+    for table, seat, agent in seated:
+        groups.setdefault(id(agent), []).append((table, seat))
+        agents[id(agent)] = agent
+    for key, pairs in groups.items():
+        views = tables.views_at(pairs)
+        rows, seats = np.array(pairs).T
+        actions[rows, seats] = check_choices(agents[key], views, agents[key].act_batch(views))
+
 class NamedAgent(Agent):
     """An agent under another name (a baseline is named by its spec in the opponent mix)."""
 
@@ -222,14 +235,8 @@ class SelfPlayEnv(gymnasium.Env):
         decided in one batch."""
         assert self._tables is not None
         seats = [s for s in range(self.num_players) if s != self._seat]
-        groups: dict[int, list[int]] = {}
-        agents: dict[int, Agent] = {}
-        for seat, agent in zip(seats, self._opponents):
-            groups.setdefault(id(agent), []).append(seat)
-            agents[id(agent)] = agent
-        for key, group in groups.items():
-            views = self._tables.views(0, group)
-            actions[group] = check_choices(agents[key], views, agents[key].act_batch(views))
+        decide_seats(self._tables, [(0, seat, agent) for seat, agent in zip(seats, self._opponents)],
+                     actions.reshape(1, -1))
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._tables is None:
@@ -295,17 +302,11 @@ class SelfPlayVecEnv(VecEnv):
         """Every opponent seat's split into ``actions`` (B, players): the seats of all tables
         played by one agent are decided in one batch."""
         assert self._tables is not None
-        groups: dict[int, list[tuple[int, int]]] = {}
-        agents: dict[int, Agent] = {}
+        seated = []
         for table, (seat, opponents) in enumerate(zip(self._seats.tolist(), self._opponents)):
             others = [s for s in range(self.num_players) if s != seat]
-            for other, agent in zip(others, opponents):
-                groups.setdefault(id(agent), []).append((table, other))
-                agents[id(agent)] = agent
-        for key, pairs in groups.items():
-            views = self._tables.views_at(pairs)
-            tables, seats = np.array(pairs).T
-            actions[tables, seats] = check_choices(agents[key], views, agents[key].act_batch(views))
+            seated += [(table, other, agent) for other, agent in zip(others, opponents)]
+        decide_seats(self._tables, seated, actions)
 
     # ------------------------------------------------------------------ VecEnv API
     def reset(self) -> np.ndarray:
