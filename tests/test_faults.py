@@ -336,8 +336,9 @@ def _workers_started(after: float) -> Any:
 
 def _workers(pid: int) -> list[str]:
     """The pool workers that process ``pid`` spawned."""
-    done = subprocess.run(["ps", "--ppid", str(pid), "-o", "args="], capture_output=True, text=True, check=False)
-    return [line for line in done.stdout.splitlines() if "spawn_main" in line and "tracker" not in line]
+    done = subprocess.run(["ps", "-ww", "--ppid", str(pid), "-o", "args="], capture_output=True, text=True,
+                          check=False)  # -ww: a long interpreter path must not cut the command line short
+    return [line for line in done.stdout.splitlines() if "spawn_main" in line]  # not the resource tracker
 
 
 @pytest.mark.slow
