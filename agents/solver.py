@@ -195,24 +195,30 @@ def _positive_int(name: str, value: Any) -> int:
 class SolverAgent(Agent):
     """The exhaustive solver as an agent: it plays :meth:`solve`'s best split.
 
-    Opponents modelled by ``opponent`` (an agent spec, decided in batches). ``solver`` as the
-    opponent means a solver with ``inner_samples`` samples and greedy opponents.
+    Opponents modelled by ``opponent`` (an agent spec, or an :class:`Agent` object; decided in
+    batches). ``solver`` as the opponent means a solver with ``inner_samples`` samples and
+    greedy opponents.
     """
 
     def __init__(self, game: Game, num_players: int = 4, samples: int | str = DEFAULT_SAMPLES,
-                 opponent: str = "greedy", seed: Any = None, inner_samples: int | str = DEFAULT_INNER_SAMPLES) -> None:
+                 opponent: str | Agent = "greedy", seed: Any = None,
+                 inner_samples: int | str = DEFAULT_INNER_SAMPLES) -> None:
         self.game = game
         self.num_players = game.check_players(num_players)
         self.samples = _positive_int("samples", samples)
         self.inner_samples = _positive_int("inner_samples", inner_samples)
-        if not isinstance(opponent, str) or not opponent.strip():
-            raise ValueError(f"solver option opponent={opponent!r} is not an agent spec")
-        self.opponent = opponent.strip()
-        self.name = f"solver(samples={self.samples},opponent={self.opponent})"
         self.rng = as_generator(seed)
-        self._reseeded = parse_spec(self._opponent_spec()).kind in _RESEEDED_KINDS
-        agent = load_agent(self._opponent_spec(), game, num_players=self.num_players, seed=0)
-        self._opponent_agent: Agent | None = None if self._reseeded else agent
+        self._opponent_agent: Agent | None
+        if isinstance(opponent, Agent):  # an agent object (a policy being trained), used as it is
+            self.opponent, self._opponent_agent = opponent.name, opponent
+        else:
+            if not isinstance(opponent, str) or not opponent.strip():
+                raise ValueError(f"solver option opponent={opponent!r} is not an agent spec")
+            self.opponent = opponent.strip()
+            reseeded = parse_spec(self._opponent_spec()).kind in _RESEEDED_KINDS
+            agent = load_agent(self._opponent_spec(), game, num_players=self.num_players, seed=0)
+            self._opponent_agent = None if reseeded else agent
+        self.name = f"solver(samples={self.samples},opponent={self.opponent})"
 
     @classmethod
     def from_options(cls, game: Game, num_players: int, options: Mapping[str, str], seed: Any = None) -> SolverAgent:

@@ -475,3 +475,25 @@ def th_zeros(n: int):
     import torch
 
     return torch.zeros(n)
+
+
+def test_best_response_gain_is_logged_and_matches_exploit(tmp_path):
+    """Training's best-response gain is ``splitpoker exploit``'s figure for the same checkpoint."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from splitpoker.eval.exploit import best_response_gain
+
+    result = run(tmp_path, tiny(tmp_path, eval={"br_hands": 1, "br_final_hands": 2, "br_samples": 4}))
+    tags: set[str] = set()
+    for events in result.run_dir.glob("events.out.tfevents.*"):
+        accumulator = EventAccumulator(str(events))
+        accumulator.Reload()
+        tags |= set(accumulator.Tags()["scalars"])
+    assert {"eval/br_gain", "eval/br_gain_ci_lo", "eval/br_gain_ci_hi", "final/br_gain"} <= tags
+    final = json.loads((result.run_dir / "eval" / "final.json").read_text())["best_response"]
+    assert final == result.best_response and (final["samples"], final["deals"]) == (4, 2)
+    periodic = json.loads((result.run_dir / "eval" / "step_000000064.json").read_text())["best_response"]
+    assert periodic["deals"] == 1
+    exploit = best_response_gain("biji", f"checkpoint:{result.checkpoint}", samples=4, hands=2, players=4, seed=2024)
+    assert (exploit.gain, list(exploit.ci95)) == (final["gain"], final["ci95"])
+    assert "best-response gain" in (result.run_dir / "eval" / "final.md").read_text()

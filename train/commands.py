@@ -32,11 +32,13 @@ def _train(args: argparse.Namespace) -> int:
         return status
     if result.interrupted:
         return status
-    from .ppo import eval_table
+    from .ppo import br_line, eval_table
 
     print()
     print(f"final policy after {result.steps} hands ({result.hands_per_s:.1f} hands/s in the last rollout):")
     print(eval_table(result.results))
+    if result.best_response is not None:
+        print(br_line(result.best_response))
     print()
     print(f"checkpoint:  {result.checkpoint}")
     print(f"report:      {result.report}")

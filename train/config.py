@@ -149,6 +149,12 @@ class EvalConfig(_Section):
     final_hands: int = Field(1000, gt=0, description="deals of the final evaluation")
     opponents: list[str] = Field(default_factory=lambda: ["random", "greedy"])
     seed: int = Field(2024, ge=0, description="seed of the evaluation deals")
+    br_hands: int = Field(0, ge=0, description="deals of the best-response gain at each periodic evaluation "
+                          "(eval/br_gain; 0: not measured)")
+    br_final_hands: int = Field(0, ge=0, description="deals of the best-response gain in the final evaluation "
+                                "(0: not measured)")
+    br_samples: int = Field(16, gt=0, description="the best response's samples per decision "
+                            "(solver:samples=K with the policy as its opponent model)")
 
     @field_validator("opponents")
     @classmethod

@@ -111,11 +111,14 @@ class RunResult:
     report: Path | None = None
     #: what stopped an interrupted run: "SIGINT" (Ctrl-C) or "SIGTERM"
     signal: str | None = None
+    #: the final best-response gain (``eval.br_final_hands`` > 0)
+    best_response: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"run_dir": str(self.run_dir), "steps": self.steps, "checkpoint": str(self.checkpoint),
                 "interrupted": self.interrupted, "signal": self.signal, "hands_per_s": self.hands_per_s,
-                "report": str(self.report) if self.report else None, "eval": self.results}
+                "report": str(self.report) if self.report else None, "eval": self.results,
+                "best_response": self.best_response}
 
 
 # --------------------------------------------------------------------------- environments
@@ -166,6 +169,22 @@ def evaluate_policy(agent: PolicyAgent, game: Game, config: TrainConfig, hands: 
                            specs=["policy", spec])
         out[spec] = {"policy": results[0].to_dict(), "opponent": results[1].to_dict()}
     return out
+
+
+def best_response(agent: PolicyAgent, game: Game, config: TrainConfig, hands: int) -> dict[str, Any] | None:
+    """The policy's best-response gain over ``hands`` duplicate deals (None when ``hands`` is 0)."""
+    if hands == 0:
+        return None
+    from ..eval.exploit import agent_gain
+
+    return agent_gain(game, agent, config.num_players, samples=config.eval.br_samples, hands=hands,
+                      seed=config.eval.seed)
+
+
+def br_line(gain: dict[str, Any]) -> str:
+    """One line: the best-response gain, its CI, samples and deals."""
+    return (f"best-response gain {gain['gain']:+.3f} [{gain['ci95'][0]:+.3f}, {gain['ci95'][1]:+.3f}] "
+            f"(solver:samples={gain['samples']} answering the policy, {gain['deals']} deals)")
 
 
 def eval_table(results: dict[str, dict[str, Any]]) -> str:
@@ -488,6 +507,13 @@ class Trainer:
             self.logger.record(f"eval/{tag}_ci_lo", p["ci95"][0])
             self.logger.record(f"eval/{tag}_ci_hi", p["ci95"][1])
             notes.append(f"{spec} {p['mean']:+.2f}")
+        gain = best_response(self.policy_agent(), self.game, self.config, self.config.eval.br_hands)
+        if gain is not None:
+            self.logger.record("eval/br_gain", gain["gain"])
+            self.logger.record("eval/br_gain_ci_lo", gain["ci95"][0])
+            self.logger.record("eval/br_gain_ci_hi", gain["ci95"][1])
+            notes.append(f"br gain {gain['gain']:+.2f}")
+            results = {**results, "best_response": gain}
         self.last_eval = results
         (self.eval_dir / f"step_{step:09d}.json").write_text(json.dumps(results, indent=1) + "\n")
         if self.progress is not None:
@@ -614,13 +640,13 @@ class Trainer:
         else:
             path = self.save("final.zip")
         self.phase = "final"
-        results, report = self.final_eval(path)
+        results, gain, report = self.final_eval(path)
         self.phase = "done"  # the report is written: a signal from here on changes nothing
         self.state["finished"] = True
         write_state(self.checkpoints, self.state)
         self.close()
         return RunResult(self.run_dir, self.model.num_timesteps, path, results=results,
-                         hands_per_s=self.hands_per_s, report=report)
+                         hands_per_s=self.hands_per_s, report=report, best_response=gain)
 
     def stopped(self, stop: KeyboardInterrupt) -> RunResult:
         """After Ctrl-C or SIGTERM: save the resume point and say how to resume. Stopped while
@@ -651,12 +677,16 @@ class Trainer:
         return RunResult(self.run_dir, step, path, interrupted=True, hands_per_s=self.hands_per_s,
                          signal=signal.Signals(signum).name)
 
-    def final_eval(self, checkpoint: Path) -> tuple[dict[str, Any], Path]:
+    def final_eval(self, checkpoint: Path) -> tuple[dict[str, Any], dict[str, Any] | None, Path]:
         hands = self.config.eval.final_hands
         self.emit(f"final evaluation: {hands} duplicate deals against {', '.join(self.config.eval.opponents)}")
         results = evaluate_policy(self.policy_agent(), self.game, self.config, hands, progress=self.config.progress)
         for r in results.values():
             r["deals"] = hands
+        if self.config.eval.br_final_hands:
+            self.emit(f"final best-response gain: {self.config.eval.br_final_hands} duplicate deals, "
+                      f"solver:samples={self.config.eval.br_samples} answering the policy")
+        gain = best_response(self.policy_agent(), self.game, self.config, self.config.eval.br_final_hands)
         with self._during("save"):  # the final evaluation has its own tags: final/…, once
             for spec, r in results.items():
                 tag = spec.replace(":", "_").replace("/", "_")
@@ -664,13 +694,19 @@ class Trainer:
                 self.logger.record(f"final/{tag}_ci_lo", r["policy"]["ci95"][0])
                 self.logger.record(f"final/{tag}_ci_hi", r["policy"]["ci95"][1])
             self.logger.record("final/deals", hands)
+            if gain is not None:
+                self.logger.record("final/br_gain", gain["gain"])
+                self.logger.record("final/br_gain_ci_lo", gain["ci95"][0])
+                self.logger.record("final/br_gain_ci_hi", gain["ci95"][1])
             self.logger.dump(self.model.num_timesteps)
         document = {"steps": self.model.num_timesteps, "checkpoint": str(checkpoint), "hands": hands,
-                    "seed": self.config.eval.seed, "hands_per_s": self.hands_per_s, "results": results}
+                    "seed": self.config.eval.seed, "hands_per_s": self.hands_per_s, "results": results,
+                    "best_response": gain}
         (self.eval_dir / "final.json").write_text(json.dumps(document, indent=1) + "\n")
         report = self.eval_dir / "final.md"
-        report.write_text(eval_markdown(results, self.config, self.model.num_timesteps, checkpoint))
-        return results, report
+        markdown = eval_markdown(results, self.config, self.model.num_timesteps, checkpoint)
+        report.write_text(markdown + (f"\nThe {br_line(gain)}.\n" if gain is not None else ""))
+        return results, gain, report
 
     def close(self) -> None:
         self.env.close()
