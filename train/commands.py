@@ -35,7 +35,7 @@ def _train(args: argparse.Namespace) -> int:
     from .ppo import eval_table
 
     print()
-    print(f"final policy after {result.steps} hands ({result.hands_per_s:.1f} hands/s in the last rollout):")
+    print(f"final policy after {result.steps} hands ({result.hands_per_s:.1f} hands/s in the last rollout or round):")
     print(eval_table(result.results))
     print()
     print(f"checkpoint:  {result.checkpoint}")
