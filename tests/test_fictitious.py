@@ -205,13 +205,42 @@ def test_cli_runs_fictitious_play_and_its_checkpoint_plays(tmp_path, capsys):
     assert agent.act_batch(deal(make_game("biji"), 4, np.random.default_rng(1), batch=2).views()).shape == (8,)
 
 
+# --------------------------------------------------------------------------- labels on Ray
+@pytest.fixture
+def policy_file(tmp_path) -> Path:
+    """A tiny untrained Biji policy saved as a checkpoint."""
+    import torch as th
+
+    from splitpoker.agents.policy import write_policy_file
+
+    game = make_game("biji")
+    th.manual_seed(1)
+    meta = policy_meta(game, 3, "split_scorer", ARCH)
+    return write_policy_file(tmp_path / "policy.zip", meta, build_policy(meta).state_dict())
+
+
+def test_a_ray_task_carries_the_checkpoints_its_solver_answers(policy_file, tmp_path):
+    from splitpoker.train.imitation import _label_chunk, _label_ray_chunk, _opponent_checkpoints
+
+    game = make_game("biji")
+    spec = f"solver:samples=2,opponent=mixture:checkpoint:{policy_file};greedy"
+    assert _opponent_checkpoints(spec)[0] == [str(policy_file)]
+    assert _opponent_checkpoints(spec, {str(policy_file): "/x.zip"})[1] == \
+        "solver:samples=2,opponent=mixture:checkpoint:/x.zip;greedy"
+    here = _label_chunk((game.rules, 3, spec, 4, 3, 1, 5))
+    gone = str(tmp_path / "elsewhere.zip")  # a path the node does not have: the bytes travel with the task
+    chunk, there = _label_ray_chunk((game.rules, 3, spec.replace(str(policy_file), gone), 4, 3,
+                                     {gone: policy_file.read_bytes()}), [1, 5])
+    assert chunk == 1 and all(np.array_equal(here[k], there[k], equal_nan=True) for k in here)
+
+
 @pytest.mark.slow
 @pytest.mark.ray
-def test_ray_labels_are_the_local_labels():
+def test_ray_labels_are_the_local_labels(policy_file):
     pytest.importorskip("ray")
     game = make_game("biji")
-    local, _ = label_hands(game, 3, "solver:samples=4,opponent=greedy", 80, seed=5, workers=1, top_k=4)
-    remote, _ = label_hands(game, 3, "solver:samples=4,opponent=greedy", 80, seed=5, workers=2, top_k=4,
-                            backend="ray")
+    spec = f"solver:samples=4,opponent=mixture:checkpoint:{policy_file};greedy"
+    local, _ = label_hands(game, 3, spec, 80, seed=5, workers=1, top_k=4)
+    remote, _ = label_hands(game, 3, spec, 80, seed=5, workers=2, top_k=4, backend="ray")
     for key, array in local.arrays().items():
         assert np.array_equal(array, remote.arrays()[key], equal_nan=key == "top_evs"), key

@@ -1,7 +1,8 @@
 """Imitation of the solver: labelled hands and behaviour cloning.
 
 Labels are produced in chunks of :data:`CHUNK` hands, in worker processes (``backend="local"``)
-or as Ray tasks (``backend="ray"``, on a local Ray instance or an existing cluster); chunk
+or as Ray tasks (``backend="ray"``, on a local Ray instance or an existing cluster, the
+checkpoints the teacher plays against sent with the tasks); chunk
 ``c`` deals from ``numpy.random.default_rng([seed, c])`` and seeds its solver from
 ``(seed, c)``, so the labels do not depend on the backend or the number of workers. Each
 hand keeps the solver's split and, with ``top_k``, its ``top_k`` best splits with their
@@ -33,7 +34,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from ..agents import load_agent
 from ..agents.base import check_choices
 from ..agents.solver import SolverAgent
-from ..agents.specs import format_options, parse_spec
+from ..agents.specs import format_options, member_specs, parse_spec
 from ..envs.game import Game
 from ..envs.games import game_of
 from ..envs.switches import RuleSwitches
@@ -107,10 +108,43 @@ def _label_chunk(task: _Task) -> dict[str, np.ndarray]:
     return out
 
 
-def _label_ray_chunk(task: tuple[RuleSwitches, int, str, int, int], chunk: list[int]) -> tuple[int, dict[str, np.ndarray]]:
-    """A Ray task: chunk ``chunk[0]`` of ``chunk[1]`` hands, with its index (results arrive in any order)."""
+def _opponent_checkpoints(spec: str, rename: Mapping[str, str] | None = None) -> tuple[list[str], str]:
+    """The checkpoint paths the teacher's opponent model reads (``checkpoint:PATH``, alone or
+    as mixture members), and the spec with those paths renamed by ``rename``."""
+    options = parse_spec(spec).options
+    opponent = options.get("opponent", "")
+    mixture = opponent.startswith("mixture:")
+    members = member_specs(opponent.partition(":")[2]) if mixture else [opponent]
+    paths = [m.partition(":")[2] for m in members if m.startswith("checkpoint:")]
+    if rename:
+        members = [f"checkpoint:{rename.get(m.partition(':')[2], m.partition(':')[2])}"
+                   if m.startswith("checkpoint:") else m for m in members]
+        options["opponent"] = "mixture:" + ";".join(members) if mixture else members[0]
+        spec = format_options("solver", options)
+    return paths, spec
+
+
+def _label_ray_chunk(task: tuple[RuleSwitches, int, str, int, int, dict[str, bytes]],
+                     chunk: list[int]) -> tuple[int, dict[str, np.ndarray]]:
+    """A Ray task: chunk ``chunk[0]`` of ``chunk[1]`` hands, with its index (results arrive in
+    any order). The checkpoints the teacher plays against travel with the task and are
+    written, named by their content, to the node's temporary folder: a cluster needs no
+    shared file system."""
+    import tempfile
+
     th.set_num_threads(1)  # one task per CPU
-    return chunk[0], _label_chunk((*task, chunk[0], chunk[1]))
+    rules, num_players, spec, seed, top_k, files = task
+    rename = {}
+    for path, data in files.items():
+        local = Path(tempfile.gettempdir()) / "splitpoker-checkpoints" / f"{hashlib.sha256(data).hexdigest()[:24]}.zip"
+        if not local.is_file():
+            local.parent.mkdir(parents=True, exist_ok=True)
+            tmp = local.with_name(f".{local.name}.{os.getpid()}.tmp")
+            tmp.write_bytes(data)
+            os.replace(tmp, local)
+        rename[path] = str(local)
+    _, spec = _opponent_checkpoints(spec, rename)
+    return chunk[0], _label_chunk((rules, num_players, spec, seed, top_k, chunk[0], chunk[1]))
 
 
 def _spec_identity(spec: str) -> dict[str, Any]:
@@ -164,8 +198,9 @@ def label_hands(game: Game, num_players: int, spec: str, count: int, seed: int, 
     if backend == "ray":
         from ..eval.distributed import ray_chunks
 
-        for chunk, part in ray_chunks(_label_ray_chunk, task, [[c, n] for c, n in enumerate(sizes)], workers,
-                                      address=address):
+        files = {path: Path(path).read_bytes() for path in _opponent_checkpoints(spec)[0]}
+        for chunk, part in ray_chunks(_label_ray_chunk, (*task, files), [[c, n] for c, n in enumerate(sizes)],
+                                      workers, address=address):
             collect(chunk, part)
     elif workers <= 1 or len(sizes) == 1:
         for c, n in enumerate(sizes):
