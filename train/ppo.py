@@ -20,6 +20,11 @@
 Ctrl-C or SIGTERM saves the resume point and returns; :func:`resume_run` continues the step
 count, pool and optimizer exactly (see :meth:`Trainer.at_boundary` and the README's
 "Interrupts and resume").
+
+The run folder, checkpoints, signals, evaluations, warm start and :meth:`Trainer.finish`
+serve fictitious play too: :func:`trainer_class` picks the trainer of ``config.algorithm``,
+:class:`~splitpoker.train.fictitious.FictitiousPlayTrainer` (a subclass whose rounds
+replace the PPO phases) for ``fictitious_play``.
 """
 
 from __future__ import annotations
