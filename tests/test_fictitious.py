@@ -43,6 +43,15 @@ def test_top_splits_are_valid_ranked_and_led_by_the_label(labelled):
         assert (np.diff(evs.astype(np.float64)) <= 0).all()
 
 
+def test_labels_and_targets_of_a_fixed_seed(labelled):
+    """Pinned: the labels, one hand's top splits (ties in index order) and its soft target."""
+    assert labelled.labels[:6].tolist() == [1642, 1493, 420, 1504, 144, 569]
+    assert labelled.top_actions[0].tolist() == [1642, 9, 116, 569, 1181, 1381, 1602, 401]
+    assert labelled.top_evs[0].tolist() == [1.25, -0.75, -0.75, -0.75, -0.75, -0.75, -0.75, -1.5]
+    assert np.allclose(soft_targets(labelled.top_evs, 0.5)[0],
+                       [0.897682] + [0.016442] * 6 + [0.003669], atol=1e-6)
+
+
 def test_the_sparse_target_is_a_distribution_over_valid_splits(labelled):
     probs = soft_targets(labelled.top_evs, temperature=0.5)
     assert probs.shape == (24, 8) and (probs >= 0).all() and np.allclose(probs.sum(axis=1), 1)

@@ -150,12 +150,12 @@ def _label_ray_chunk(task: tuple[RuleSwitches, int, str, int, int, dict[str, byt
 def _spec_identity(spec: str) -> dict[str, Any]:
     """The teacher spec plus size and mtime of any checkpoint it plays against (cache key part)."""
     out: dict[str, Any] = {"spec": spec}
-    opponent = parse_spec(spec).options.get("opponent", "")
-    if opponent.startswith("checkpoint:"):
-        path = Path(opponent.partition(":")[2])
-        if path.is_file():
-            stat = path.stat()
-            out["opponent_file"] = [stat.st_size, stat.st_mtime_ns]
+    stats = [[path.stat().st_size, path.stat().st_mtime_ns]
+             for path in map(Path, _opponent_checkpoints(spec)[0]) if path.is_file()]
+    if parse_spec(parse_spec(spec).options.get("opponent") or "greedy").kind == "mixture":
+        out["opponent_files"] = stats
+    elif stats:
+        out["opponent_file"] = stats[0]
     return out
 
 
