@@ -55,6 +55,8 @@ DEFAULT_SAMPLES = 256
 DEFAULT_INNER_SAMPLES = 16
 #: opponent models built afresh (and seeded) for every decision; others are built once
 _RESEEDED_KINDS = ("random", "solver")
+#: opponent models built once and reseeded for every decision (building them is slow)
+_SEEDED_KINDS = ("mixture",)
 
 
 # ----------------------------------------------------------------------------- result
@@ -209,15 +211,17 @@ class SolverAgent(Agent):
         self.inner_samples = _positive_int("inner_samples", inner_samples)
         self.rng = as_generator(seed)
         self._opponent_agent: Agent | None
+        self._seeded = False
         if isinstance(opponent, Agent):  # an agent object (a policy being trained), used as it is
             self.opponent, self._opponent_agent = opponent.name, opponent
         else:
             if not isinstance(opponent, str) or not opponent.strip():
                 raise ValueError(f"solver option opponent={opponent!r} is not an agent spec")
             self.opponent = opponent.strip()
-            reseeded = parse_spec(self._opponent_spec()).kind in _RESEEDED_KINDS
+            kind = parse_spec(self._opponent_spec()).kind
+            self._seeded = kind in _SEEDED_KINDS
             agent = load_agent(self._opponent_spec(), game, num_players=self.num_players, seed=0)
-            self._opponent_agent = None if reseeded else agent
+            self._opponent_agent = None if kind in _RESEEDED_KINDS else agent
         self.name = f"solver(samples={self.samples},opponent={self.opponent})"
 
     @classmethod
@@ -243,8 +247,11 @@ class SolverAgent(Agent):
 
     def _opponent_model(self, rng: np.random.Generator) -> Agent:
         """The opponent model: built once, or afresh from ``rng`` for every decision when it
-        is random (a ``random`` or ``solver`` spec)."""
+        is random (a ``random`` or ``solver`` spec); a ``mixture`` is built once and reseeded
+        from ``rng`` for every decision."""
         if self._opponent_agent is not None:
+            if self._seeded:
+                self._opponent_agent.seed(int(rng.integers(2**63)))
             return self._opponent_agent
         seed = int(rng.integers(2**63))
         return load_agent(self._opponent_spec(), self.game, num_players=self.num_players, seed=seed)

@@ -8,6 +8,7 @@ Specs::
     solver[:samples=256,opponent=greedy,seed=0]   the exhaustive solver
     checkpoint:PATH                               a trained policy saved by ``splitpoker train``
     pretrained:NAME                               a policy shipped with the package
+    mixture:SPEC;SPEC;...                         each seat played by one of the specs, drawn uniformly
     package.module:attr                           any importable agent class or factory
 
 A spec is ``kind`` or ``kind:argument``; the solver's argument is ``key=value`` options
@@ -25,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 
 __all__ = ["AGENT_KINDS", "SPEC_FORMS", "AgentSpec", "parse_spec", "parse_options", "format_options", "bad_spec",
-           "check_spec"]
+           "check_spec", "member_specs"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,6 +49,8 @@ AGENT_KINDS: dict[str, AgentKind] = {
     "solver": AgentKind("solver[:samples=256,opponent=greedy,seed=0]", "solver:solver_agent", argument=None),
     "checkpoint": AgentKind("checkpoint:PATH", "policy:checkpoint_agent", argument=True, argument_name="path"),
     "pretrained": AgentKind("pretrained:NAME", "policy:pretrained_agent", argument=True, argument_name="name"),
+    "mixture": AgentKind("mixture:SPEC;SPEC;...", "mixture:mixture_agent", argument=True,
+                         argument_name="list of agent specs"),
 }
 IMPORTED_FORM = "package.module:attr"
 SPEC_FORMS = tuple(kind.form for kind in AGENT_KINDS.values()) + (IMPORTED_FORM,)
@@ -86,6 +89,12 @@ def parse_spec(text: object) -> AgentSpec:
             raise bad_spec(spec, f"{kind} needs a {entry.argument_name}")
         if entry.argument is None:
             parse_options(argument)
+        if kind == "mixture":
+            try:
+                for member in member_specs(argument):
+                    parse_spec(member)
+            except ValueError as error:
+                raise bad_spec(spec, str(error).split("; valid forms")[0]) from None
         return AgentSpec(kind, argument, spec)
     if sep and "." in kind:
         return AgentSpec("import", spec, spec)
@@ -106,6 +115,14 @@ def parse_options(text: str) -> dict[str, str]:
             raise ValueError(f"cannot read agent option {item!r}; expected key=value")
         out[key.strip()] = value.strip()
     return out
+
+
+def member_specs(argument: str) -> list[str]:
+    """The member specs of a ``mixture:`` argument (separated by ``;``); ValueError when one is empty."""
+    members = [m.strip() for m in argument.split(";")]
+    if any(not m for m in members):
+        raise ValueError(f"mixture:{argument} has an empty member; members are agent specs separated by ';'")
+    return members
 
 
 def format_options(kind: str, options: dict[str, str]) -> str:

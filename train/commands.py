@@ -35,7 +35,7 @@ def _train(args: argparse.Namespace) -> int:
     from .ppo import br_line, eval_table
 
     print()
-    print(f"final policy after {result.steps} hands ({result.hands_per_s:.1f} hands/s in the last rollout):")
+    print(f"final policy after {result.steps} hands ({result.hands_per_s:.1f} hands/s in the last rollout or round):")
     print(eval_table(result.results))
     if result.best_response is not None:
         print(br_line(result.best_response))
@@ -62,7 +62,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add this package's subcommands."""
     p: Any = sub.add_parser(
         "train", help="train a policy by self-play from a YAML config",
-        description="Train a policy by self-play with MaskablePPO from a YAML config (see configs/). "
+        description="Train a policy from a YAML config (see configs/): by self-play with MaskablePPO "
+        "(algorithm: ppo, the default) or by fictitious play, distilling the solver's best responses to the "
+        "policy's past play (algorithm: fictitious_play). "
         "Writes runs/<game>__<config>__<seed>__<timestamp>/ with config.yaml, command.txt, TensorBoard "
         "events, checkpoints/ and eval/, and ends with a duplicate evaluation against the config's opponents. "
         "Ctrl-C or SIGTERM saves a checkpoint (exit status 130 or 143); --resume RUN_DIR continues it, or "

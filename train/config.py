@@ -1,9 +1,10 @@
 """Training configs: YAML files validated into typed models.
 
-A config names the game, table size and rules, the policy and its architecture, the PPO
-hyper-parameters, the self-play schedule, an optional imitation warm start, the evaluation
+A config names the game, table size and rules, the policy and its architecture, the
+algorithm (``ppo``: the PPO hyper-parameters and the self-play schedule; ``fictitious_play``:
+its rounds of best-response distillation), an optional imitation warm start, the evaluation
 and checkpoint schedules, the total number of hands (timesteps) and the seed. Every section
-forbids unknown keys. :func:`load_config` reads a file, applies ``--set key.sub=value``
+forbids unknown keys, and a section or key the chosen algorithm does not use is an error. :func:`load_config` reads a file, applies ``--set key.sub=value``
 overrides (values read as YAML scalars) and validates; any problem is one ``ValueError``
 line naming the file, the key and what is allowed.
 
@@ -21,7 +22,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ..agents.specs import check_spec
+from ..agents.specs import check_spec, parse_options
 from ..envs.games import check_game, game_class, game_names, make_rules
 from ..eval.files import read_mapping
 
@@ -119,19 +120,31 @@ class SelfPlayConfig(_Section):
         return self
 
 
+LABEL_BACKENDS = ("local", "ray")
+
+
+def _check_backend(section: str, backend: str, address: str | None) -> None:
+    if address is not None and backend != "ray":
+        raise ValueError(f"{section}.address applies to backend ray only (backend is {backend!r})")
+
+
 class ImitationConfig(_Section):
     """Behaviour cloning of the solver before (and between) self-play phases."""
 
     enabled: bool = False
     solver: str = Field("solver:samples=64,opponent=greedy", description="the teacher's agent spec")
     hands: int = Field(2000, gt=0, description="labelled hands per round")
-    workers: int = Field(2, gt=0, description="labelling processes")
+    workers: int = Field(2, gt=0, description="labelling processes (backend local) or Ray CPUs of a local Ray")
     epochs: int = Field(4, gt=0)
     batch_size: int = Field(64, gt=0)
     learning_rate: float = Field(1e-3, gt=0)
     rounds: int = Field(1, gt=0, description="1: warm start only; more: the solver answers the current "
                         "policy between equal self-play phases")
     cache_dir: str = ".cache/splitpoker/imitation"
+    backend: Literal["local", "ray"] = Field("local", description="where hands are labelled: local processes "
+                                             "or Ray tasks")
+    address: str | None = Field(None, description="backend ray: the cluster to join (auto, ray://HOST:10001); "
+                                "None starts a local Ray")
 
     @field_validator("solver")
     @classmethod
@@ -139,6 +152,57 @@ class ImitationConfig(_Section):
         if value.partition(":")[0] != "solver":
             raise ValueError(f"{value!r} is not a solver spec (solver[:samples=N,opponent=SPEC])")
         return value
+
+    @model_validator(mode="after")
+    def _address(self) -> ImitationConfig:
+        _check_backend("imitation", self.backend, self.address)
+        return self
+
+
+class FictitiousPlayConfig(_Section):
+    """Fictitious play by best-response distillation (``algorithm: fictitious_play``): each
+    round the solver answers the population (the latest policy, or the uniform mixture of
+    every round's starting policy) on fresh hands, and the policy is fitted to its answers."""
+
+    rounds: int = Field(4, gt=0, description="rounds of labelling and fitting")
+    hands: int = Field(512, gt=0, description="hands labelled per round")
+    solver: str = Field("solver:samples=64", description="the best response: a solver spec without opponent= "
+                        "(its opponent model is the population)")
+    population: Literal["latest", "mixture"] = Field(
+        "latest", description="what the solver answers: the latest policy, or the uniform mixture of the policies "
+        "each round started from")
+    target: Literal["split", "values"] = Field(
+        "values", description="split: the solver's split; values: softmax(EV / temperature) over its top_k splits")
+    temperature: float = Field(0.5, gt=0, description="target values: the softmax temperature, in payoff units")
+    top_k: int = Field(32, gt=0, description="target values: the best splits kept per hand")
+    epochs: int = Field(4, gt=0, description="passes over each round's hands")
+    batch_size: int = Field(64, gt=0)
+    learning_rate: float = Field(1e-3, gt=0)
+    workers: int = Field(2, gt=0, description="labelling processes (backend local) or Ray CPUs of a local Ray")
+    backend: Literal["local", "ray"] = Field("local", description="where hands are labelled: local processes "
+                                             "or Ray tasks")
+    address: str | None = Field(None, description="backend ray: the cluster to join (auto, ray://HOST:10001); "
+                                "None starts a local Ray")
+
+    @field_validator("solver")
+    @classmethod
+    def _solver_spec(cls, value: str) -> str:
+        spec = check_spec(value)
+        if spec.partition(":")[0] != "solver":
+            raise ValueError(f"{value!r} is not a solver spec (solver[:samples=N,seed=S])")
+        if "opponent" in parse_options(spec.partition(":")[2]):
+            raise ValueError(f"{value!r} names an opponent; fictitious play sets it to the population: "
+                             "leave opponent= out")
+        return spec
+
+    @model_validator(mode="after")
+    def _own_settings(self) -> FictitiousPlayConfig:
+        if self.target == "split":
+            stray = sorted({"temperature", "top_k"} & self.model_fields_set)
+            if stray:
+                raise ValueError(f"fictitious_play.{stray[0]} applies to target values only (target is split)")
+        _check_backend("fictitious_play", self.backend, self.address)
+        return self
 
 
 class EvalConfig(_Section):
@@ -176,7 +240,10 @@ class TrainConfig(_Section):
     preset: str = "classic"
     rules: dict[str, Any] = Field(default_factory=dict, description="rule switches over the preset")
     seed: int = Field(0, ge=0)
-    total_timesteps: int = Field(gt=0, description="hands the learner plays")
+    algorithm: Literal["ppo", "fictitious_play"] = Field(
+        "ppo", description="ppo: self-play with MaskablePPO; fictitious_play: best-response distillation")
+    total_timesteps: int = Field(gt=0, description="ppo: hands the learner plays; fictitious_play: hands labelled "
+                                 "in all, fictitious_play.rounds * fictitious_play.hands (the default)")
     n_envs: int = Field(8, gt=0)
     vec_env: Literal["batched", "dummy", "subproc"] = Field(
         "batched", description="batched: all envs' tables dealt, decided and scored together in this process; "
@@ -188,10 +255,26 @@ class TrainConfig(_Section):
     ppo: PPOConfig = Field(default_factory=PPOConfig)
     selfplay: SelfPlayConfig = Field(default_factory=SelfPlayConfig)
     imitation: ImitationConfig = Field(default_factory=ImitationConfig)
+    fictitious_play: FictitiousPlayConfig = Field(default_factory=FictitiousPlayConfig)
     eval: EvalConfig = Field(default_factory=EvalConfig)
     checkpoint: CheckpointConfig = Field(default_factory=CheckpointConfig)
     output_dir: str = "runs"
     progress: bool = True
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fictitious_play_total(cls, data: Any) -> Any:
+        """Under fictitious play, total_timesteps defaults to rounds * hands."""
+        if not (isinstance(data, Mapping) and data.get("algorithm") == "fictitious_play"
+                and "total_timesteps" not in data):
+            return data
+        section = data.get("fictitious_play") or {}
+        fields = FictitiousPlayConfig.model_fields
+        counts = [section.get(k, fields[k].default) if isinstance(section, Mapping) else None
+                  for k in ("rounds", "hands")]
+        valid = all(type(c) is int and c > 0 for c in counts)
+        total = counts[0] * counts[1] if valid else 1  # else the section's own error comes first
+        return {**data, "total_timesteps": total}
 
     @model_validator(mode="after")
     def _cross_checks(self) -> TrainConfig:
@@ -203,6 +286,11 @@ class TrainConfig(_Section):
             make_rules(self.game, self.preset, self.rules)
         except ValueError as error:
             raise ValueError(f"rules: {error}") from None
+        stray = [k for k in self.unused_keys() if k in self.model_fields_set]
+        if stray:
+            hint = (f"it does not use {', '.join(self.unused_keys())}" if self.algorithm == "fictitious_play"
+                    else "set algorithm: fictitious_play to use it")
+            raise ValueError(f"{stray[0]} does not apply to algorithm {self.algorithm}; {hint}")
         lo, hi = game_class(self.game).players
         if not lo <= self.num_players <= hi:
             raise ValueError(f"num_players: {self.num_players} is not allowed for {self.game}; use {lo} to {hi}")
@@ -210,16 +298,36 @@ class TrainConfig(_Section):
         if self.ppo.batch_size > rollout:
             raise ValueError(f"ppo.batch_size: {self.ppo.batch_size} exceeds a rollout of ppo.n_steps * n_envs "
                              f"= {rollout} hands")
+        if self.algorithm == "fictitious_play":
+            fp = self.fictitious_play
+            if self.total_timesteps != fp.rounds * fp.hands:
+                raise ValueError(f"total_timesteps: {self.total_timesteps} is not fictitious_play.rounds * "
+                                 f"fictitious_play.hands = {fp.rounds * fp.hands}, the hands labelled in all under "
+                                 "algorithm fictitious_play; leave it out or set it to that")
+            if self.imitation.rounds != 1:
+                raise ValueError(f"imitation.rounds: {self.imitation.rounds}, but under algorithm fictitious_play "
+                                 "imitation is a warm start only; use 1")
         return self
+
+    def unused_keys(self) -> tuple[str, ...]:
+        """The top-level keys the chosen algorithm does not use (an error when given)."""
+        if self.algorithm == "fictitious_play":
+            return ("n_envs", "vec_env", "reward_scale", "ppo", "selfplay", "checkpoint")
+        return ("fictitious_play",)
 
     def game_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of ``make_game`` / ``load_agent``: the preset and switches."""
         return {"preset": self.preset, **self.rules}
 
     def resolved(self) -> dict[str, Any]:
-        """Every setting as plain values (the policy section holds only its kind's settings)."""
+        """Every setting the run uses as plain values (the policy section holds only its kind's
+        settings; under fictitious play total_timesteps, which follows from its section, is left out)."""
         data = self.model_dump(mode="json")
         data["policy"] = {"kind": self.policy.kind, **self.policy.arch()}
+        for key in self.unused_keys():
+            del data[key]
+        if self.algorithm == "fictitious_play":
+            del data["total_timesteps"]  # rounds * hands
         return data
 
     def to_yaml(self) -> str:

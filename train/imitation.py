@@ -1,10 +1,19 @@
-"""Warm start by imitation: behaviour cloning of the solver on labelled hands.
+"""Imitation of the solver: labelled hands and behaviour cloning.
 
-Labels are produced in worker processes, in chunks of :data:`CHUNK` hands; chunk ``c`` deals
-from ``numpy.random.default_rng([seed, c])`` and seeds its solver from ``(seed, c)``, so the
-labels do not depend on the number of workers. They are cached on disk as ``.npz`` files
-keyed by the game, rules, players, teacher spec (samples and opponent model), seed and
-count. Cloning minimises the cross-entropy of the policy's masked logits against the labels.
+Labels are produced in chunks of :data:`CHUNK` hands, in worker processes (``backend="local"``)
+or as Ray tasks (``backend="ray"``, on a local Ray instance or an existing cluster, the
+checkpoints the teacher plays against sent with the tasks); chunk
+``c`` deals from ``numpy.random.default_rng([seed, c])`` and seeds its solver from
+``(seed, c)``, so the labels do not depend on the backend or the number of workers. Each
+hand keeps the solver's split and, with ``top_k``, its ``top_k`` best splits with their
+expected payoffs (a sparse view of the solver's values). Labels may be cached on disk as
+``.npz`` files keyed by the game, rules, players, teacher spec (samples and opponent
+model), seed, count and ``top_k``.
+
+Cloning (:func:`behaviour_clone`) minimises the cross-entropy of the policy's masked
+distribution against a target: the solver's split, or, with a ``temperature``, the soft
+target :func:`soft_targets`, ``softmax(EV / temperature)`` over each hand's ``top_k``
+best splits.
 """
 
 from __future__ import annotations
@@ -24,7 +33,8 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from ..agents import load_agent
 from ..agents.base import check_choices
-from ..agents.specs import format_options, parse_spec
+from ..agents.solver import SolverAgent
+from ..agents.specs import format_options, member_specs, parse_spec
 from ..envs.game import Game
 from ..envs.games import game_of
 from ..envs.switches import RuleSwitches
@@ -33,16 +43,29 @@ from ..eval.interrupts import worker_pool
 
 CHUNK = 32
 CACHE_FORMAT = 1
+BACKENDS = ("local", "ray")
+#: the arrays of a :class:`LabelledHands`, in order; the last two only with ``top_k``
+FIELDS = ("observations", "slots", "seats", "labels", "top_actions", "top_evs")
 
 
 @dataclass
 class LabelledHands:
-    """Hands with the teacher's split: observations, slots, seats and labels (one row per hand)."""
+    """Hands with the teacher's split: observations, slots, seats and labels (one row per
+    hand); with ``top_k``, ``top_actions[i]`` are hand ``i``'s ``top_k`` best splits, best
+    first (ties: the lowest index; ``top_actions[i, 0] == labels[i]``), and ``top_evs[i]``
+    their expected payoffs. A hand with fewer valid splits is padded with its label and a
+    NaN payoff."""
 
     observations: np.ndarray
     slots: np.ndarray
     seats: np.ndarray
     labels: np.ndarray
+    top_actions: np.ndarray | None = None
+    top_evs: np.ndarray | None = None
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The arrays, by name (those present)."""
+        return {k: getattr(self, k) for k in FIELDS if getattr(self, k) is not None}
 
     def __len__(self) -> int:
         return len(self.labels)
@@ -52,87 +75,183 @@ class LabelledHands:
         return np.stack([np.packbits(game.valid_mask(s)) for s in self.slots.astype(np.intp)])
 
 
-def _label_chunk(task: tuple[RuleSwitches, int, str, int, int, int]) -> dict[str, np.ndarray]:
-    rules, num_players, spec, seed, chunk, count = task
+#: what a chunk is given: rules, players, teacher spec, seed, top_k, then (chunk index, hands)
+_Task = tuple[RuleSwitches, int, str, int, int, int, int]
+
+
+def _label_chunk(task: _Task) -> dict[str, np.ndarray]:
+    rules, num_players, spec, seed, top_k, chunk, count = task
     if multiprocessing.parent_process() is not None:
         th.set_num_threads(1)  # one labelling process per core
     game = game_of(rules)
     solver_seed = int(np.random.SeedSequence([seed, chunk, 1]).generate_state(1)[0])
     teacher = load_agent(spec, game=game, num_players=num_players, seed=solver_seed)
+    assert isinstance(teacher, SolverAgent)
     tables = deal(game, num_players, np.random.default_rng([seed, chunk]), batch=count)
     seats = (chunk * CHUNK + np.arange(count)) % num_players
     views = [tables.view(b, int(seat)) for b, seat in enumerate(seats)]
+    results = [teacher.solve(view.slots, seat=view.seat) for view in views]  # what act_batch plays
     try:
-        labels = check_choices(teacher, views, teacher.act_batch(views))
+        labels = check_choices(teacher, views, [r.action for r in results])
     except ValueError as error:
         raise ValueError(f"the teacher {spec!r}: {error}") from None
-    return {"observations": np.stack([v.observation for v in views]).astype(np.float32),
-            "slots": np.stack([v.slots for v in views]).astype(np.int16),
-            "seats": seats.astype(np.int8), "labels": labels.astype(np.int32)}
+    out = {"observations": np.stack([v.observation for v in views]).astype(np.float32),
+           "slots": np.stack([v.slots for v in views]).astype(np.int16),
+           "seats": seats.astype(np.int8), "labels": labels.astype(np.int32)}
+    if top_k:
+        out["top_actions"] = np.repeat(labels[:, None], top_k, axis=1).astype(np.int32)
+        out["top_evs"] = np.full((count, top_k), np.nan, dtype=np.float32)
+        for i, result in enumerate(results):
+            ranking = result.ranking(top_k)
+            out["top_actions"][i, :len(ranking)] = [a for a, _ in ranking]
+            out["top_evs"][i, :len(ranking)] = [ev for _, ev in ranking]
+    return out
+
+
+def _opponent_checkpoints(spec: str, rename: Mapping[str, str] | None = None) -> tuple[list[str], str]:
+    """The checkpoint paths the teacher's opponent model reads (``checkpoint:PATH``, alone or
+    as mixture members), and the spec with those paths renamed by ``rename``."""
+    options = parse_spec(spec).options
+    opponent = options.get("opponent", "")
+    mixture = opponent.startswith("mixture:")
+    members = member_specs(opponent.partition(":")[2]) if mixture else [opponent]
+    paths = [m.partition(":")[2] for m in members if m.startswith("checkpoint:")]
+    if rename:
+        members = [f"checkpoint:{rename.get(m.partition(':')[2], m.partition(':')[2])}"
+                   if m.startswith("checkpoint:") else m for m in members]
+        options["opponent"] = "mixture:" + ";".join(members) if mixture else members[0]
+        spec = format_options("solver", options)
+    return paths, spec
+
+
+def _label_ray_chunk(task: tuple[RuleSwitches, int, str, int, int, dict[str, bytes]],
+                     chunk: list[int]) -> tuple[int, dict[str, np.ndarray]]:
+    """A Ray task: chunk ``chunk[0]`` of ``chunk[1]`` hands, with its index (results arrive in
+    any order). The checkpoints the teacher plays against travel with the task and are
+    written, named by their content, to the node's temporary folder: a cluster needs no
+    shared file system."""
+    import tempfile
+
+    th.set_num_threads(1)  # one task per CPU
+    rules, num_players, spec, seed, top_k, files = task
+    rename = {}
+    for path, data in files.items():
+        local = Path(tempfile.gettempdir()) / "splitpoker-checkpoints" / f"{hashlib.sha256(data).hexdigest()[:24]}.zip"
+        if not local.is_file():
+            local.parent.mkdir(parents=True, exist_ok=True)
+            tmp = local.with_name(f".{local.name}.{os.getpid()}.tmp")
+            tmp.write_bytes(data)
+            os.replace(tmp, local)
+        rename[path] = str(local)
+    _, spec = _opponent_checkpoints(spec, rename)
+    return chunk[0], _label_chunk((rules, num_players, spec, seed, top_k, chunk[0], chunk[1]))
 
 
 def _spec_identity(spec: str) -> dict[str, Any]:
     """The teacher spec plus size and mtime of any checkpoint it plays against (cache key part)."""
     out: dict[str, Any] = {"spec": spec}
-    opponent = parse_spec(spec).options.get("opponent", "")
-    if opponent.startswith("checkpoint:"):
-        path = Path(opponent.partition(":")[2])
-        if path.is_file():
-            stat = path.stat()
-            out["opponent_file"] = [stat.st_size, stat.st_mtime_ns]
+    stats = [[path.stat().st_size, path.stat().st_mtime_ns]
+             for path in map(Path, _opponent_checkpoints(spec)[0]) if path.is_file()]
+    if parse_spec(parse_spec(spec).options.get("opponent") or "greedy").kind == "mixture":
+        out["opponent_files"] = stats
+    elif stats:
+        out["opponent_file"] = stats[0]
     return out
 
 
-def cache_path(cache_dir: str | Path, game: Game, num_players: int, spec: str, count: int, seed: int) -> Path:
+def cache_path(cache_dir: str | Path, game: Game, num_players: int, spec: str, count: int, seed: int,
+               top_k: int = 0) -> Path:
     """Where the labels of these settings are cached."""
     key = {"format": CACHE_FORMAT, "game": game.name, "rules": game.rules.to_dict(), "players": num_players,
            "teacher": _spec_identity(spec), "count": count, "seed": seed, "chunk": CHUNK}
+    if top_k:
+        key["top_k"] = top_k
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
     return Path(cache_dir) / f"{game.name}_{num_players}p_{count}_{digest}.npz"
 
 
 def label_hands(game: Game, num_players: int, spec: str, count: int, seed: int, workers: int = 1,
-                cache_dir: str | Path | None = None,
-                progress: Callable[[int, int], None] | None = None) -> tuple[LabelledHands, bool]:
-    """``count`` hands labelled by the teacher ``spec``; returns (data, whether it came from the cache)."""
+                cache_dir: str | Path | None = None, progress: Callable[[int, int], None] | None = None,
+                *, top_k: int = 0, backend: str = "local", address: str | None = None) -> tuple[LabelledHands, bool]:
+    """``count`` hands labelled by the teacher ``spec``, with each hand's ``top_k`` best splits
+    when ``top_k > 0``; returns (data, whether it came from the cache). ``backend="local"``
+    labels in ``workers`` processes, ``"ray"`` as Ray tasks (``address`` joins an existing
+    cluster; without it a local Ray instance with ``workers`` CPUs is started): the same
+    labels for the same seed either way. ``progress(done, count)`` follows the chunks."""
     if parse_spec(spec).kind != "solver":
         raise ValueError(f"the imitation teacher must be a solver spec, got {spec!r}")
-    path = cache_path(cache_dir, game, num_players, spec, count, seed) if cache_dir is not None else None
+    if backend not in BACKENDS:
+        raise ValueError(f"labelling backend {backend!r} is not one of {', '.join(BACKENDS)}")
+    path = cache_path(cache_dir, game, num_players, spec, count, seed, top_k) if cache_dir is not None else None
     if path is not None and path.is_file():
         with np.load(path) as stored:
-            return LabelledHands(**{k: stored[k] for k in ("observations", "slots", "seats", "labels")}), True
-    tasks = [(game.rules, num_players, spec, seed, c, min(CHUNK, count - c * CHUNK))
-             for c in range((count + CHUNK - 1) // CHUNK)]
-    parts: list[dict[str, np.ndarray]] = []
-    if workers <= 1 or len(tasks) == 1:
-        for task in tasks:
-            parts.append(_label_chunk(task))
-            if progress:
-                progress(sum(len(p["labels"]) for p in parts), count)
+            return LabelledHands(**{k: stored[k] for k in FIELDS if k in stored}), True
+    sizes = [min(CHUNK, count - c * CHUNK) for c in range((count + CHUNK - 1) // CHUNK)]
+    parts: dict[int, dict[str, np.ndarray]] = {}
+
+    def collect(chunk: int, part: dict[str, np.ndarray]) -> None:
+        parts[chunk] = part
+        if progress:
+            progress(sum(len(p["labels"]) for p in parts.values()), count)
+
+    task = (game.rules, num_players, spec, seed, top_k)
+    if backend == "ray":
+        from ..eval.distributed import ray_chunks
+
+        files = {path: Path(path).read_bytes() for path in _opponent_checkpoints(spec)[0]}
+        for chunk, part in ray_chunks(_label_ray_chunk, (*task, files), [[c, n] for c, n in enumerate(sizes)],
+                                      workers, address=address):
+            collect(chunk, part)
+    elif workers <= 1 or len(sizes) == 1:
+        for c, n in enumerate(sizes):
+            collect(c, _label_chunk((*task, c, n)))
     else:
         context = multiprocessing.get_context("spawn")
         # the workers ignore Ctrl-C: the parent, interrupted, kills them (no hang, no tracebacks)
-        with worker_pool(context, min(workers, len(tasks))) as pool:
-            for part in pool.imap(_label_chunk, tasks):
-                parts.append(part)
-                if progress:
-                    progress(sum(len(p["labels"]) for p in parts), count)
-    data = LabelledHands(**{k: np.concatenate([p[k] for p in parts]) for k in parts[0]})
+        with worker_pool(context, min(workers, len(sizes))) as pool:
+            for c, part in enumerate(pool.imap(_label_chunk, [(*task, c, n) for c, n in enumerate(sizes)])):
+                collect(c, part)
+    ordered = [parts[c] for c in range(len(sizes))]
+    data = LabelledHands(**{k: np.concatenate([p[k] for p in ordered]) for k in ordered[0]})
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npz")
-        np.savez_compressed(tmp, observations=data.observations, slots=data.slots, seats=data.seats,
-                            labels=data.labels)
+        np.savez_compressed(tmp, **data.arrays())
         os.replace(tmp, path)
     return data, False
 
 
+def soft_targets(top_evs: np.ndarray, temperature: float) -> np.ndarray:
+    """The sparse soft target of each hand: ``softmax(EV / temperature)`` over its top-k
+    splits (NaN payoffs, the padding, get probability 0), each row summing to 1. Equal to the
+    softmax over all valid splits restricted to the top k and renormalised; as the
+    temperature goes to 0 it puts all the mass on the best split (shared among equals)."""
+    if not temperature > 0:
+        raise ValueError(f"temperature must be positive, got {temperature}")
+    evs = np.asarray(top_evs, dtype=np.float64)
+    present = ~np.isnan(evs)
+    if not present[:, 0].all():
+        raise ValueError("a hand without a best split's payoff")
+    scaled = np.where(present, evs / temperature, -np.inf)
+    weights = np.exp(scaled - scaled.max(axis=1, keepdims=True))
+    return weights / weights.sum(axis=1, keepdims=True)
+
+
 def behaviour_clone(policy: MaskableActorCriticPolicy, data: LabelledHands, game: Game, epochs: int,
                     batch_size: int, learning_rate: float, seed: int, max_grad_norm: float = 1.0,
-                    on_epoch: Callable[[Mapping[str, float]], None] | None = None) -> list[dict[str, float]]:
-    """Fit the policy's masked logits to the labels; returns per-epoch loss and accuracy."""
+                    on_epoch: Callable[[Mapping[str, float]], None] | None = None,
+                    temperature: float | None = None) -> list[dict[str, float]]:
+    """Fit the policy's masked distribution to the labels; returns per-epoch loss and accuracy
+    (the share of hands whose most likely split is the label). The loss is the cross-entropy
+    against the label, or, with a ``temperature``, against :func:`soft_targets` of the top-k
+    splits (``data`` must hold them): ``-sum_k p_k log pi(a_k)``."""
     if len(data) == 0:
         raise ValueError("no labelled hands to imitate")
+    targets = None
+    if temperature is not None:
+        if data.top_actions is None or data.top_evs is None:
+            raise ValueError("soft targets need labels with their top-k splits (top_k > 0)")
+        targets = soft_targets(data.top_evs, temperature).astype(np.float32)
     packed = data.packed_masks(game)
     optimizer = th.optim.Adam(policy.parameters(), lr=learning_rate)
     rng = np.random.default_rng([seed, 11])
@@ -149,7 +268,15 @@ def behaviour_clone(policy: MaskableActorCriticPolicy, data: LabelledHands, game
                 mask = np.unpackbits(packed[idx], axis=1, count=game.n_actions).astype(bool)
                 labels = th.as_tensor(data.labels[idx].astype(np.int64), device=device)
                 distribution = policy.get_distribution(obs, mask)  # the cross-entropy over the valid splits
-                loss = -distribution.log_prob(labels).mean()
+                if targets is None:
+                    loss = -distribution.log_prob(labels).mean()
+                else:
+                    assert data.top_actions is not None
+                    loss = th.zeros((), device=device)
+                    for k in np.flatnonzero((targets[idx] > 0).any(axis=0)):  # columns with some mass
+                        actions = th.as_tensor(data.top_actions[idx, k].astype(np.int64), device=device)
+                        weights = th.as_tensor(targets[idx, k], device=device)
+                        loss = loss - (weights * distribution.log_prob(actions)).mean()
                 optimizer.zero_grad()
                 loss.backward()
                 th.nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)

@@ -20,6 +20,11 @@
 Ctrl-C or SIGTERM saves the resume point and returns; :func:`resume_run` continues the step
 count, pool and optimizer exactly (see :meth:`Trainer.at_boundary` and the README's
 "Interrupts and resume").
+
+The run folder, checkpoints, signals, evaluations, warm start and :meth:`Trainer.finish`
+serve fictitious play too: :func:`trainer_class` picks the trainer of ``config.algorithm``,
+:class:`~splitpoker.train.fictitious.FictitiousPlayTrainer` (a subclass whose rounds
+replace the PPO phases) for ``fictitious_play``.
 """
 
 from __future__ import annotations
@@ -66,7 +71,7 @@ from .selfplay import OpponentPool, SelfPlayEnv, SelfPlayVecEnv
 
 #: settings a resumed run may change with --set (the rest define the model and the table)
 RESUMABLE = ("total_timesteps", "eval", "checkpoint", "progress", "torch_threads", "selfplay", "imitation",
-             "output_dir")
+             "fictitious_play", "output_dir")
 #: SB3 logger keys → TensorBoard tags
 _RENAMES = {"time/fps": "charts/steps_per_s", "time/time_elapsed": "charts/time_elapsed",
             "time/total_timesteps": "charts/total_timesteps", "time/iterations": "charts/iterations"}
@@ -400,7 +405,8 @@ class Trainer:
         self.progress: ProgressCallback | None = None
         self.latest_checkpoint: Path | None = (self.checkpoints / self.state["checkpoint"]) if resume else None
         self.resumed = resume
-        #: what the run is doing: a signal stops "collect", "imitation", "final" and "setup" at once (the
+        #: what the run is doing: a signal stops "collect", "imitation", "round" (of fictitious play), "final"
+        #: and "setup" at once (the
         #: latest checkpoint, or the boundary the rollout began at, is the resume point) and waits in
         #: "update", "boundary", "save" and "stopping" for the next boundary
         self.phase = "setup"
@@ -469,7 +475,7 @@ class Trainer:
 
     def _on_signal(self, signum: int) -> bool:
         """Whether a signal stops the run now (else it is kept for the next boundary)."""
-        if self.phase in ("collect", "imitation", "final", "setup"):
+        if self.phase in ("collect", "imitation", "round", "final", "setup"):
             return True
         if self.pending_signal is None and self.phase != "stopping":
             self.emit(f"{signal.Signals(signum).name}: stopping at the end of this update")
@@ -554,7 +560,7 @@ class Trainer:
         start = time.perf_counter()
         data, cached = label_hands(self.game, self.config.num_players, spec, cfg.hands,
                                    seed=self.config.seed * 1000 + round_index, workers=cfg.workers,
-                                   cache_dir=cfg.cache_dir)
+                                   cache_dir=cfg.cache_dir, backend=cfg.backend, address=cfg.address)
         self.emit(f"  {'loaded from cache' if cached else 'labelled'} in {time.perf_counter() - start:.1f} s")
         epochs_before = int(self.state.get("imitation_epochs", 0))
 
@@ -584,19 +590,31 @@ class Trainer:
         return self._imitation_writer
 
     # ------------------------------------------------------------------ run
-    def log_hparams(self) -> None:
+    #: the metrics TensorBoard's hparams view shows beside the final evaluation's
+    hparam_metrics: tuple[str, ...] = ("charts/mean_payoff",)
+
+    def hparams(self) -> dict[str, Any]:
+        """The run's settings as TensorBoard's hparams view shows them."""
         c = self.config
         hparams: dict[str, Any] = {"game": c.game, "num_players": c.num_players, "preset": c.preset,
-                                   "policy": c.policy.kind, "seed": c.seed, "n_envs": c.n_envs,
-                                   "reward_scale": c.reward_scale, "total_timesteps": c.total_timesteps}
-        hparams.update({f"ppo/{k}": v for k, v in c.ppo.model_dump().items() if v is not None})
+                                   "policy": c.policy.kind, "seed": c.seed, "total_timesteps": c.total_timesteps}
         hparams.update({f"policy/{k}": str(v) if isinstance(v, list) else v for k, v in c.policy.arch().items()})
+        hparams["imitation"] = c.imitation.enabled
+        return {**hparams, **self.algorithm_hparams()}
+
+    def algorithm_hparams(self) -> dict[str, Any]:
+        """The algorithm's own settings: PPO's and the self-play schedule's."""
+        c = self.config
+        hparams: dict[str, Any] = {"n_envs": c.n_envs, "reward_scale": c.reward_scale}
+        hparams.update({f"ppo/{k}": v for k, v in c.ppo.model_dump().items() if v is not None})
         hparams.update({f"selfplay/{k}": ",".join(v) if isinstance(v, list) else v
                         for k, v in c.selfplay.model_dump().items()})
-        hparams["imitation"] = c.imitation.enabled
-        tag = c.eval.opponents[-1].replace(":", "_").replace("/", "_")
-        self.logger.record("hparams", HParam(hparams, {f"eval/{tag}_mean": 0.0, "charts/mean_payoff": 0.0}),
-                           exclude=("stdout", "log", "json", "csv"))
+        return hparams
+
+    def log_hparams(self) -> None:
+        tag = self.config.eval.opponents[-1].replace(":", "_").replace("/", "_")
+        metrics = {f"eval/{tag}_mean": 0.0, **{name: 0.0 for name in self.hparam_metrics}}
+        self.logger.record("hparams", HParam(self.hparams(), metrics), exclude=("stdout", "log", "json", "csv"))
         self.logger.dump(self.model.num_timesteps)
 
     def run(self) -> RunResult:
@@ -635,6 +653,10 @@ class Trainer:
             self.model.learn(total_timesteps=bound - self.model.num_timesteps, callback=callbacks,
                              reset_num_timesteps=False, progress_bar=False)
             self.at_boundary(self.model.num_timesteps, reseed=False)
+        return self.finish()
+
+    def finish(self) -> RunResult:
+        """``final.zip``, its evaluation and the run marked finished (the end of every algorithm's run)."""
         if self.state.get("checkpoint") == "final.zip" and self.state.get("step") == self.model.num_timesteps:
             path = self.checkpoints / "final.zip"  # resumed after an interrupted final evaluation
         else:
@@ -671,7 +693,8 @@ class Trainer:
             shutil.rmtree(self.run_dir, ignore_errors=True)
             self.emit(f"{name} before the first checkpoint; nothing to resume ({self.run_dir} is removed)")
             return RunResult(self.run_dir, 0, self.run_dir, interrupted=True, signal=signal.Signals(signum).name)
-        where = {"final": "during the final evaluation", "imitation": "during an imitation round"}.get(phase, "")
+        where = {"final": "during the final evaluation", "imitation": "during an imitation round",
+                 "round": "during a fictitious-play round"}.get(phase, "")
         self.emit(f"{name} {where + ' ' if where else ''}at step {step}; resume point: {path}")
         self.emit(f"resume with: splitpoker train --resume {self.run_dir}")
         return RunResult(self.run_dir, step, path, interrupted=True, hands_per_s=self.hands_per_s,
@@ -763,19 +786,41 @@ def check_run(config: TrainConfig, source: str = "config") -> None:
         check_writable_folder(config.output_dir, "output_dir")
         if config.imitation.enabled:
             check_writable_folder(config.imitation.cache_dir, "imitation.cache_dir")
+        fictitious = config.algorithm == "fictitious_play"
+        for key, backend in (("imitation", config.imitation.enabled and config.imitation.backend),
+                             ("fictitious_play", fictitious and config.fictitious_play.backend)):
+            if backend == "ray":
+                try:
+                    import ray  # noqa: F401
+                except ImportError:
+                    raise ValueError(f"{key}.backend: ray needs Ray: install the extra with  "
+                                     "pip install 'splitpoker[ray]'") from None
     except ValueError as error:
         raise ValueError(f"{source}: {error}") from None
     game = make_game(config.game, **config.game_kwargs())
     specs = [(f"eval.opponents[{i}]", spec) for i, spec in enumerate(config.eval.opponents)]
-    if config.selfplay.baseline_share > 0:
+    if config.selfplay.baseline_share > 0 and config.algorithm == "ppo":
         specs += [(f"selfplay.baselines[{i}]", spec) for i, spec in enumerate(config.selfplay.baselines)]
     if config.imitation.enabled:
         specs.append(("imitation.solver", config.imitation.solver))
+    if config.algorithm == "fictitious_play":  # its opponent model, the policy, is checked by the run
+        specs.append(("fictitious_play.solver", config.fictitious_play.solver))
     for key, spec in specs:
         try:
             load_agent(spec, game=game, num_players=config.num_players, seed=0)
         except ValueError as error:
             raise ValueError(f"{source}: {key}: {str(error).splitlines()[0]}") from None
+
+
+def trainer_class(config: TrainConfig) -> type[Trainer]:
+    """The trainer of the config's algorithm: :class:`Trainer` (PPO) or
+    :class:`~splitpoker.train.fictitious.FictitiousPlayTrainer`, a subclass (imported here,
+    when asked for: it builds on this module)."""
+    if config.algorithm == "fictitious_play":
+        from .fictitious import FictitiousPlayTrainer
+
+        return FictitiousPlayTrainer
+    return Trainer
 
 
 def start_run(config: TrainConfig, stem: str, command: str, emit: Callable[[str], None] = print,
@@ -787,7 +832,7 @@ def start_run(config: TrainConfig, stem: str, command: str, emit: Callable[[str]
     try:
         (run_dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
         (run_dir / "command.txt").write_text(command + "\n", encoding="utf-8")
-        trainer = Trainer(config, run_dir, resume=False, emit=emit)
+        trainer = trainer_class(config)(config, run_dir, resume=False, emit=emit)
     except BaseException:
         shutil.rmtree(run_dir, ignore_errors=True)
         raise
@@ -804,7 +849,7 @@ def resume_run(run_dir: str | Path, overrides: Sequence[str], command: str,
     before = load_config(run_dir / "config.yaml")
     config = load_config(run_dir / "config.yaml", overrides)
     changed = [k for k, v in model_keys(config).items() if model_keys(before)[k] != v]
-    changed += [k for k in ("ppo", "n_envs", "vec_env", "seed", "reward_scale", "device")
+    changed += [k for k in ("algorithm", "ppo", "n_envs", "vec_env", "seed", "reward_scale", "device")
                 if getattr(before, k) != getattr(config, k)]
     if changed:
         raise ValueError(f"--resume cannot change {changed[0]}; a resumed run may change: {', '.join(RESUMABLE)}")
@@ -812,8 +857,9 @@ def resume_run(run_dir: str | Path, overrides: Sequence[str], command: str,
     state = read_state(run_dir / "checkpoints")
     read_meta(run_dir / "checkpoints" / state["checkpoint"])  # a damaged checkpoint is found before any change
     if state.get("finished") and state.get("step", 0) >= config.total_timesteps:
-        raise ValueError(f"{run_dir} finished at step {state['step']}; raise it with --set total_timesteps=N")
-    trainer = Trainer(config, run_dir, resume=True, emit=emit)  # loads everything before anything changes
+        key = "fictitious_play.rounds" if config.algorithm == "fictitious_play" else "total_timesteps"
+        raise ValueError(f"{run_dir} finished at step {state['step']}; raise it with --set {key}=N")
+    trainer = trainer_class(config)(config, run_dir, resume=True, emit=emit)  # loads everything before anything changes
     trainer.state["finished"] = False
     write_state(run_dir / "checkpoints", trainer.state)
     if overrides:

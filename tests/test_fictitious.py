@@ -1,0 +1,255 @@
+"""Fictitious play by best-response distillation: the sparse soft targets, labels with their
+top-k splits (the same whatever the backend), the mixture agent, the config, and runs that
+resume exactly."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import yaml
+
+from splitpoker.agents import load_agent
+from splitpoker.agents.policy import build_policy, policy_meta
+from splitpoker.envs.games import make_game
+from splitpoker.envs.table import deal
+from splitpoker.train.config import load_config_dict
+from splitpoker.train.imitation import behaviour_clone, label_hands, soft_targets
+from tests.test_faults import points, same_run
+
+TINY = Path(__file__).parent / "data" / "biji_fp_tiny.yaml"
+ARCH = {"subset_hidden": 8, "embed_dim": 4, "split_hidden": 2, "value_hidden": 4}
+
+
+@pytest.fixture(scope="module")
+def labelled() -> Any:
+    """24 Biji hands labelled by a 4-sample solver against greedy, with their 8 best splits."""
+    return label_hands(make_game("biji"), 4, "solver:samples=4,opponent=greedy", 24, seed=7, top_k=8)[0]
+
+
+# --------------------------------------------------------------------------- targets
+def test_top_splits_are_valid_ranked_and_led_by_the_label(labelled):
+    game = make_game("biji")
+    plain, _ = label_hands(game, 4, "solver:samples=4,opponent=greedy", 24, seed=7)
+    assert np.array_equal(plain.labels, labelled.labels)  # the top-k do not change the labels
+    assert np.array_equal(labelled.top_actions[:, 0], labelled.labels)
+    for slots, actions, evs in zip(labelled.slots, labelled.top_actions, labelled.top_evs):
+        assert game.valid_mask(slots.astype(np.intp))[actions].all() and len(set(actions.tolist())) == 8
+        assert (np.diff(evs.astype(np.float64)) <= 0).all()
+
+
+def test_labels_and_targets_of_a_fixed_seed(labelled):
+    """Pinned: the labels, one hand's top splits (ties in index order) and its soft target."""
+    assert labelled.labels[:6].tolist() == [1642, 1493, 420, 1504, 144, 569]
+    assert labelled.top_actions[0].tolist() == [1642, 9, 116, 569, 1181, 1381, 1602, 401]
+    assert labelled.top_evs[0].tolist() == [1.25, -0.75, -0.75, -0.75, -0.75, -0.75, -0.75, -1.5]
+    assert np.allclose(soft_targets(labelled.top_evs, 0.5)[0],
+                       [0.897682] + [0.016442] * 6 + [0.003669], atol=1e-6)
+
+
+def test_the_sparse_target_is_a_distribution_over_valid_splits(labelled):
+    probs = soft_targets(labelled.top_evs, temperature=0.5)
+    assert probs.shape == (24, 8) and (probs >= 0).all() and np.allclose(probs.sum(axis=1), 1)
+    # softmax over all valid splits, cut to the top k and renormalised: ratios are exp(ΔEV / T)
+    assert np.allclose(probs[:, 1] / probs[:, 0], np.exp((labelled.top_evs[:, 1] - labelled.top_evs[:, 0]) / 0.5),
+                       rtol=1e-5)
+    padded = soft_targets(np.array([[2.0, 1.0, np.nan]]), temperature=1.0)
+    assert padded[0, 2] == 0 and np.isclose(padded[0, 0], np.e / (np.e + 1))
+    with pytest.raises(ValueError, match="temperature must be positive"):
+        soft_targets(labelled.top_evs, temperature=0)
+
+
+def test_k_1_and_a_cold_temperature_give_the_split_labels(labelled):
+    assert np.array_equal(soft_targets(labelled.top_evs[:, :1], temperature=0.5), np.ones((24, 1)))
+    cold = soft_targets(labelled.top_evs, temperature=1e-9)
+    best = labelled.top_actions[np.arange(24), cold.argmax(axis=1)]
+    assert np.array_equal(best, labelled.labels)
+    unique = labelled.top_evs[:, 0] > labelled.top_evs[:, 1]  # no tie for the best split: all the mass on it
+    assert unique.any() and np.array_equal(cold[unique, 0], np.ones(unique.sum()))
+
+
+def test_a_fit_to_the_soft_targets_lowers_the_loss(labelled):
+    import torch as th
+
+    game = make_game("biji")
+    th.manual_seed(0)
+    policy = build_policy(policy_meta(game, 4, "split_scorer", ARCH))
+    history = behaviour_clone(policy, labelled, game, epochs=8, batch_size=8, learning_rate=3e-3, seed=0,
+                              temperature=0.5)
+    assert history[-1]["loss"] < history[0]["loss"] - 0.1
+    with pytest.raises(ValueError, match="top-k splits"):
+        plain, _ = label_hands(game, 4, "solver:samples=2", 4, seed=0)
+        behaviour_clone(policy, plain, game, epochs=1, batch_size=4, learning_rate=1e-3, seed=0, temperature=1.0)
+
+
+# --------------------------------------------------------------------------- the mixture agent
+def test_a_mixture_plays_each_seat_as_one_member_drawn_from_its_seed():
+    game = make_game("biji")
+    views = deal(game, 4, np.random.default_rng(0), batch=50).views()
+    greedy = load_agent("greedy", game, 4).act_batch(views)
+    uniform = load_agent("random", game, 4, seed=3)
+    mixture = load_agent("mixture:greedy;random", game, 4, seed=3)
+    chosen = mixture.act_batch(views)
+    assert np.array_equal(chosen, load_agent("mixture:greedy;random", game, 4, seed=3).act_batch(views))
+    as_greedy = chosen == greedy
+    assert 0.3 < as_greedy.mean() < 0.9  # about half the seats are greedy's (random rarely agrees)
+    assert uniform.name == "random" and mixture.name == "mixture(greedy;random)"
+    assert np.array_equal(load_agent("mixture:greedy", game, 4).act_batch(views), greedy)
+    solver = load_agent("solver:samples=4,opponent=mixture:greedy;random", game, 4, seed=1)
+    again = load_agent("solver:samples=4,opponent=mixture:greedy;random", game, 4, seed=1)
+    assert np.array_equal(solver.act_batch(views[:6]), again.act_batch(views[:6]))
+    with pytest.raises(ValueError, match="has an empty member"):
+        load_agent("mixture:greedy;;random", game, 4)
+
+
+# --------------------------------------------------------------------------- config
+def base(**changes: Any) -> dict[str, Any]:
+    data = yaml.safe_load(TINY.read_text())
+    for key, value in changes.items():
+        data[key] = {**data[key], **value} if isinstance(value, dict) and isinstance(data.get(key), dict) else value
+    return data
+
+
+def test_the_tiny_config_and_total_timesteps():
+    config = load_config_dict(base())
+    assert config.algorithm == "fictitious_play" and config.total_timesteps == 32
+    assert "total_timesteps" not in config.resolved() and "ppo" not in config.resolved()
+    assert load_config_dict(yaml.safe_load(config.to_yaml())) == config
+    assert load_config_dict({"game": "biji", "total_timesteps": 10}).algorithm == "ppo"
+    assert "fictitious_play" not in load_config_dict({"game": "biji", "total_timesteps": 10}).resolved()
+
+
+@pytest.mark.parametrize(("change", "expected"), [
+    ({"total_timesteps": 100}, "total_timesteps: 100 is not fictitious_play.rounds * fictitious_play.hands = 32"),
+    ({"ppo": {"n_steps": 8}}, "ppo does not apply to algorithm fictitious_play; it does not use n_envs"),
+    ({"n_envs": 2}, "n_envs does not apply to algorithm fictitious_play"),
+    ({"algorithm": "ppo", "total_timesteps": 10}, "fictitious_play does not apply to algorithm ppo; set algorithm"),
+    ({"algorithm": "dqn"}, "algorithm: Input should be 'ppo' or 'fictitious_play'"),
+    ({"fictitious_play": {"population": "all"}}, "fictitious_play.population: Input should be 'latest' or 'mixture'"),
+    ({"fictitious_play": {"target": "logits"}}, "fictitious_play.target: Input should be 'split' or 'values'"),
+    ({"fictitious_play": {"target": "split"}}, "fictitious_play.temperature applies to target values only"),
+    ({"fictitious_play": {"solver": "solver:opponent=greedy"}}, "names an opponent; fictitious play sets it"),
+    ({"fictitious_play": {"solver": "greedy"}}, "'greedy' is not a solver spec"),
+    ({"fictitious_play": {"backend": "spark"}}, "fictitious_play.backend: Input should be 'local' or 'ray'"),
+    ({"fictitious_play": {"address": "auto"}}, "fictitious_play.address applies to backend ray only"),
+    ({"fictitious_play": {"rounds": 0}}, "fictitious_play.rounds: Input should be greater than 0"),
+    ({"fictitious_play": {"temperatur": 1}}, "unknown key 'fictitious_play.temperatur'; allowed keys of "
+                                             "fictitious_play: rounds, hands, solver, population"),
+    ({"imitation": {"enabled": True, "rounds": 2}}, "imitation.rounds: 2, but under algorithm fictitious_play"),
+    ({"imitation": {"address": "auto"}}, "imitation.address applies to backend ray only"),
+])
+def test_config_errors_are_one_line_naming_the_key(change, expected):
+    with pytest.raises(ValueError) as error:
+        load_config_dict(base(**change), source="fp.yaml")
+    message = str(error.value)
+    assert "\n" not in message and message.startswith("fp.yaml: ") and expected in message, message
+
+
+# --------------------------------------------------------------------------- runs
+def write(tmp: Path, data: dict[str, Any]) -> Path:
+    tmp.mkdir(parents=True, exist_ok=True)
+    path = tmp / "fp_tiny.yaml"
+    path.write_text(yaml.safe_dump({**data, "output_dir": str(tmp / "runs")}))
+    return path
+
+
+def train(tmp: Path, data: dict[str, Any]) -> Any:
+    from splitpoker.train.ppo import train as start
+
+    return start(write(tmp, data), command="splitpoker train fp_tiny.yaml", emit=lambda line: None)
+
+
+@pytest.mark.slow
+def test_a_run_stopped_in_its_second_round_resumes_to_the_same_weights(tmp_path, monkeypatch):
+    from splitpoker.agents.policy import read_meta
+    from splitpoker.train import fictitious
+    from splitpoker.train.ppo import resume_run
+
+    reference = train(tmp_path / "straight", base())
+    state = json.loads((reference.run_dir / "checkpoints" / "state.json").read_text())
+    assert state["fp_rounds_done"] == 2 and state["step"] == 32 and reference.steps == 32
+    assert state["fp_population"] == ["step_000000000.zip", "step_000000016.zip", "step_000000032.zip"]
+    assert read_meta(reference.run_dir / "checkpoints" / "final.zip")["step"] == 32
+    tags = points(reference.run_dir)
+    assert {("fictitious_play/loss", 16), ("fictitious_play/loss", 32), ("eval/random_mean", 16),
+            ("final/random_mean", 32)} <= set(tags)
+
+    calls = []
+
+    def fit(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 2:
+            os.kill(os.getpid(), signal.SIGTERM)  # in round 2's fit: the round stops at once
+        return behaviour_clone(*args, **kwargs)
+
+    monkeypatch.setattr(fictitious, "behaviour_clone", fit)
+    stopped = train(tmp_path / "stopped", base())
+    monkeypatch.undo()
+    assert stopped.interrupted and stopped.signal == "SIGTERM" and stopped.steps == 16
+    assert stopped.checkpoint.name == "step_000000016.zip"
+    resumed = resume_run(stopped.run_dir, [], "splitpoker train --resume", emit=lambda line: None)
+    assert resumed.steps == 32 and not resumed.interrupted
+    same_run(stopped.run_dir, reference.run_dir)
+    more = resume_run(stopped.run_dir, ["fictitious_play.rounds=3"], "resume", emit=lambda line: None)
+    assert more.steps == 48  # a finished run continues with more rounds
+    with pytest.raises(ValueError, match="raise it with --set fictitious_play.rounds=N"):
+        resume_run(stopped.run_dir, [], "resume", emit=lambda line: None)
+
+
+def test_cli_runs_fictitious_play_and_its_checkpoint_plays(tmp_path, capsys):
+    from splitpoker.train.cli import main
+
+    data = base(fictitious_play={"rounds": 1, "hands": 8, "population": "latest", "target": "split"})
+    for key in ("temperature", "top_k"):  # target split has neither
+        del data["fictitious_play"][key]
+    assert main(["train", str(write(tmp_path, data)), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["steps"] == 8 and result["eval"]["random"]["deals"] == 2
+    agent = load_agent(f"checkpoint:{result['checkpoint']}", make_game("biji"), 4)
+    assert agent.act_batch(deal(make_game("biji"), 4, np.random.default_rng(1), batch=2).views()).shape == (8,)
+
+
+# --------------------------------------------------------------------------- labels on Ray
+@pytest.fixture
+def policy_file(tmp_path) -> Path:
+    """A tiny untrained Biji policy saved as a checkpoint."""
+    import torch as th
+
+    from splitpoker.agents.policy import write_policy_file
+
+    game = make_game("biji")
+    th.manual_seed(1)
+    meta = policy_meta(game, 3, "split_scorer", ARCH)
+    return write_policy_file(tmp_path / "policy.zip", meta, build_policy(meta).state_dict())
+
+
+def test_a_ray_task_carries_the_checkpoints_its_solver_answers(policy_file, tmp_path):
+    from splitpoker.train.imitation import _label_chunk, _label_ray_chunk, _opponent_checkpoints
+
+    game = make_game("biji")
+    spec = f"solver:samples=2,opponent=mixture:checkpoint:{policy_file};greedy"
+    assert _opponent_checkpoints(spec)[0] == [str(policy_file)]
+    assert _opponent_checkpoints(spec, {str(policy_file): "/x.zip"})[1] == \
+        "solver:samples=2,opponent=mixture:checkpoint:/x.zip;greedy"
+    here = _label_chunk((game.rules, 3, spec, 4, 3, 1, 5))
+    gone = str(tmp_path / "elsewhere.zip")  # a path the node does not have: the bytes travel with the task
+    chunk, there = _label_ray_chunk((game.rules, 3, spec.replace(str(policy_file), gone), 4, 3,
+                                     {gone: policy_file.read_bytes()}), [1, 5])
+    assert chunk == 1 and all(np.array_equal(here[k], there[k], equal_nan=True) for k in here)
+
+
+@pytest.mark.slow
+@pytest.mark.ray
+def test_ray_labels_are_the_local_labels(policy_file):
+    pytest.importorskip("ray")
+    game = make_game("biji")
+    spec = f"solver:samples=4,opponent=mixture:checkpoint:{policy_file};greedy"
+    local, _ = label_hands(game, 3, spec, 80, seed=5, workers=1, top_k=4)
+    remote, _ = label_hands(game, 3, spec, 80, seed=5, workers=2, top_k=4, backend="ray")
+    for key, array in local.arrays().items():
+        assert np.array_equal(array, remote.arrays()[key], equal_nan=key == "top_evs"), key

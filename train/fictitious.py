@@ -1,0 +1,141 @@
+"""Fictitious play by best-response distillation (``algorithm: fictitious_play``).
+
+Each round ``r`` of :class:`FictitiousPlayTrainer`:
+
+1. the population is the latest policy (``population: latest``) or the uniform mixture of
+   the policies every round so far started from (``population: mixture``: the initial or
+   imitated policy and each round's result, played as ``mixture:checkpoint:…;…``, one
+   snapshot drawn per opponent seat and sample, which in a game of one decision per hand
+   is their average strategy);
+2. the solver (``fictitious_play.solver`` with the population as its opponent model) labels
+   ``fictitious_play.hands`` fresh hands dealt from a seed derived from ``(seed, r)``
+   (:func:`~splitpoker.train.imitation.label_hands`, in local processes or on Ray: the
+   labels do not depend on either);
+3. the policy is fitted to the labels: the solver's split (``target: split``) or the soft
+   target ``softmax(EV / temperature)`` over each hand's ``top_k`` best splits
+   (``target: values``), for ``epochs`` passes with a fresh Adam optimizer;
+4. its step (hands labelled so far) advances by ``hands``; TensorBoard gets the round's
+   loss, accuracy, the solver's mean payoff against the population and the labelling
+   rate, the periodic evaluation runs when due, and a checkpoint is written, then
+   ``state.json`` with the round done and the population.
+
+The run starts with a checkpoint at step 0 (after the optional imitation warm start, a
+second one), and ends like a PPO run with ``final.zip`` and its evaluation
+(:meth:`~splitpoker.train.ppo.Trainer.finish`). Everything a round does follows from the
+config seed, the round and the checkpoints it reads, so ``--resume`` continues at the next
+round with exactly the weights an uninterrupted run has. Ctrl-C or SIGTERM during a round
+stops at once; the round restarts from the latest checkpoint.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from ..agents.specs import format_options, parse_spec
+from ..eval.progress import progress_bar
+from .imitation import behaviour_clone, label_hands
+from .ppo import RunResult, Trainer, _next_multiple
+
+#: characters a checkpoint path may not hold inside a solver spec (option and member separators)
+_SEPARATORS = (",", ";")
+
+
+def round_seed(seed: int, round_index: int) -> int:
+    """The seed of round ``round_index``'s deals, solver and fit."""
+    return int(np.random.SeedSequence([seed, round_index, 0xF1C7]).generate_state(1)[0])
+
+
+class FictitiousPlayTrainer(Trainer):
+    """A run of fictitious play: the PPO trainer's run folder, checkpoints, evaluation,
+    signals and warm start, with rounds of best-response distillation instead of PPO."""
+
+    hparam_metrics = ("fictitious_play/loss",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        folder = str(self.checkpoints.resolve())
+        bad = [c for c in _SEPARATORS if c in folder]
+        if bad:
+            self.close()
+            raise ValueError(f"the run folder {folder} holds {bad[0]!r}, which a solver spec cannot carry in a "
+                             "checkpoint path; choose an output_dir without ',' or ';'")
+
+    def algorithm_hparams(self) -> dict[str, Any]:
+        return {"algorithm": self.config.algorithm,
+                **{f"fictitious_play/{k}": v for k, v in self.config.fictitious_play.model_dump().items()
+                   if v is not None}}
+
+    def _run(self) -> RunResult:
+        fp = self.config.fictitious_play
+        if not self.resumed:
+            self.log_hparams()
+        if self.latest_checkpoint is None:
+            self.save(f"step_{self.model.num_timesteps:09d}.zip")  # the first resume point
+        if self.config.imitation.enabled and self.state["imitation_rounds_done"] == 0:
+            self.imitation_round(0)
+        for r in range(int(self.state.get("fp_rounds_done", 0)), fp.rounds):
+            self.fictitious_round(r)
+        return self.finish()
+
+    def population(self) -> list[str]:
+        """The checkpoints (names in ``checkpoints/``) each round so far started from, oldest first."""
+        assert self.latest_checkpoint is not None
+        return list(self.state.get("fp_population") or [self.latest_checkpoint.name])
+
+    def opponent_model(self, population: list[str]) -> str:
+        """The agent spec the solver answers: the latest policy, or the mixture of the population."""
+        chosen = population if self.config.fictitious_play.population == "mixture" else population[-1:]
+        specs = [f"checkpoint:{(self.checkpoints / name).resolve()}" for name in chosen]
+        return specs[0] if len(specs) == 1 else "mixture:" + ";".join(specs)
+
+    def fictitious_round(self, round_index: int) -> None:
+        """Label fresh hands with the best response to the population, fit the policy, log and save."""
+        config, fp = self.config, self.config.fictitious_play
+        population = self.population()
+        options = {**parse_spec(fp.solver).options, "opponent": self.opponent_model(population)}
+        spec = format_options("solver", options)
+        seed = round_seed(config.seed, round_index)
+        self.phase = "round"  # a signal stops the round; it restarts from the latest checkpoint
+        answered = (f"the mixture of {len(population)} policies" if fp.population == "mixture" and len(population) > 1
+                    else f"the policy {population[-1]}")
+        self.emit(f"round {round_index + 1}/{fp.rounds}: labelling {fp.hands} hands with {fp.solver} answering "
+                  f"{answered}")
+        start = time.perf_counter()
+        with progress_bar(transient=True, disable=not config.progress) as bar:
+            task = bar.add_task("labelling", total=fp.hands)
+            data, _ = label_hands(self.game, config.num_players, spec, fp.hands, seed=seed, workers=fp.workers,
+                                  progress=lambda done, total: bar.update(task, completed=done),
+                                  top_k=fp.top_k if fp.target == "values" else 1, backend=fp.backend,
+                                  address=fp.address)
+        seconds = time.perf_counter() - start
+        self.hands_per_s = fp.hands / max(seconds, 1e-9)
+        assert data.top_evs is not None
+        solver_ev = float(np.mean(data.top_evs[:, 0]))
+        self.emit(f"  labelled in {seconds:.1f} s ({self.hands_per_s:.1f} hands/s); the solver's mean payoff "
+                  f"against it: {solver_ev:+.3f}")
+
+        def log_epoch(stats: Any) -> None:
+            self.emit(f"  epoch {int(stats['epoch'])}: loss {stats['loss']:.3f}, accuracy {stats['accuracy']:.1%}")
+
+        history = behaviour_clone(self.model.policy, data, self.game, fp.epochs, fp.batch_size, fp.learning_rate,
+                                  seed=seed, on_epoch=log_epoch,
+                                  temperature=fp.temperature if fp.target == "values" else None)
+        with self._during("save"):  # the round's points, its evaluation when due, then its checkpoint
+            step = self.model.num_timesteps + fp.hands
+            self.model.num_timesteps = self.boundary_step = step
+            self.logger.record("fictitious_play/loss", history[-1]["loss"])
+            self.logger.record("fictitious_play/accuracy", history[-1]["accuracy"])
+            self.logger.record("fictitious_play/solver_mean_payoff", solver_ev)
+            self.logger.record("fictitious_play/round", round_index + 1)
+            self.logger.record("charts/hands_per_s", self.hands_per_s)
+            if self.next_eval is not None and step >= self.next_eval:
+                self.periodic_eval(step)
+                self.next_eval = _next_multiple(step, config.eval.every)
+            self.logger.dump(step)
+            name = f"step_{step:09d}.zip"
+            self.state["fp_rounds_done"] = round_index + 1
+            self.state["fp_population"] = population + [name]
+            self.save(name)
