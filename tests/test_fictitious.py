@@ -139,7 +139,7 @@ def test_the_tiny_config_and_total_timesteps():
     ({"fictitious_play": {"address": "auto"}}, "fictitious_play.address applies to backend ray only"),
     ({"fictitious_play": {"rounds": 0}}, "fictitious_play.rounds: Input should be greater than 0"),
     ({"fictitious_play": {"temperatur": 1}}, "unknown key 'fictitious_play.temperatur'; allowed keys of "
-                                             "fictitious_play: rounds, hands, solver, population"),
+                                             "fictitious_play: workers, backend, address, epochs"),
     ({"imitation": {"enabled": True, "rounds": 2}}, "imitation.rounds: 2, but under algorithm fictitious_play"),
     ({"imitation": {"address": "auto"}}, "imitation.address applies to backend ray only"),
 ])

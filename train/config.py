@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -123,28 +123,38 @@ class SelfPlayConfig(_Section):
 LABEL_BACKENDS = ("local", "ray")
 
 
-def _check_backend(section: str, backend: str, address: str | None) -> None:
-    if address is not None and backend != "ray":
-        raise ValueError(f"{section}.address applies to backend ray only (backend is {backend!r})")
+class _Labelling(_Section):
+    """The settings shared by every section that labels hands with the solver and fits the
+    policy to its answers."""
 
-
-class ImitationConfig(_Section):
-    """Behaviour cloning of the solver before (and between) self-play phases."""
-
-    enabled: bool = False
-    solver: str = Field("solver:samples=64,opponent=greedy", description="the teacher's agent spec")
-    hands: int = Field(2000, gt=0, description="labelled hands per round")
+    #: the section's key in a config, for error messages
+    section: ClassVar[str]
     workers: int = Field(2, gt=0, description="labelling processes (backend local) or Ray CPUs of a local Ray")
-    epochs: int = Field(4, gt=0)
-    batch_size: int = Field(64, gt=0)
-    learning_rate: float = Field(1e-3, gt=0)
-    rounds: int = Field(1, gt=0, description="1: warm start only; more: the solver answers the current "
-                        "policy between equal self-play phases")
-    cache_dir: str = ".cache/splitpoker/imitation"
     backend: Literal["local", "ray"] = Field("local", description="where hands are labelled: local processes "
                                              "or Ray tasks")
     address: str | None = Field(None, description="backend ray: the cluster to join (auto, ray://HOST:10001); "
                                 "None starts a local Ray")
+    epochs: int = Field(4, gt=0, description="passes over each round's hands")
+    batch_size: int = Field(64, gt=0)
+    learning_rate: float = Field(1e-3, gt=0)
+
+    @model_validator(mode="after")
+    def _address(self) -> _Labelling:
+        if self.address is not None and self.backend != "ray":
+            raise ValueError(f"{self.section}.address applies to backend ray only (backend is {self.backend!r})")
+        return self
+
+
+class ImitationConfig(_Labelling):
+    """Behaviour cloning of the solver before (and between) self-play phases."""
+
+    section: ClassVar[str] = "imitation"
+    enabled: bool = False
+    solver: str = Field("solver:samples=64,opponent=greedy", description="the teacher's agent spec")
+    hands: int = Field(2000, gt=0, description="labelled hands per round")
+    rounds: int = Field(1, gt=0, description="1: warm start only; more: the solver answers the current "
+                        "policy between equal self-play phases")
+    cache_dir: str = ".cache/splitpoker/imitation"
 
     @field_validator("solver")
     @classmethod
@@ -153,17 +163,13 @@ class ImitationConfig(_Section):
             raise ValueError(f"{value!r} is not a solver spec (solver[:samples=N,opponent=SPEC])")
         return value
 
-    @model_validator(mode="after")
-    def _address(self) -> ImitationConfig:
-        _check_backend("imitation", self.backend, self.address)
-        return self
 
-
-class FictitiousPlayConfig(_Section):
+class FictitiousPlayConfig(_Labelling):
     """Fictitious play by best-response distillation (``algorithm: fictitious_play``): each
     round the solver answers the population (the latest policy, or the uniform mixture of
     every round's starting policy) on fresh hands, and the policy is fitted to its answers."""
 
+    section: ClassVar[str] = "fictitious_play"
     rounds: int = Field(4, gt=0, description="rounds of labelling and fitting")
     hands: int = Field(512, gt=0, description="hands labelled per round")
     solver: str = Field("solver:samples=64", description="the best response: a solver spec without opponent= "
@@ -175,14 +181,6 @@ class FictitiousPlayConfig(_Section):
         "values", description="split: the solver's split; values: softmax(EV / temperature) over its top_k splits")
     temperature: float = Field(0.5, gt=0, description="target values: the softmax temperature, in payoff units")
     top_k: int = Field(32, gt=0, description="target values: the best splits kept per hand")
-    epochs: int = Field(4, gt=0, description="passes over each round's hands")
-    batch_size: int = Field(64, gt=0)
-    learning_rate: float = Field(1e-3, gt=0)
-    workers: int = Field(2, gt=0, description="labelling processes (backend local) or Ray CPUs of a local Ray")
-    backend: Literal["local", "ray"] = Field("local", description="where hands are labelled: local processes "
-                                             "or Ray tasks")
-    address: str | None = Field(None, description="backend ray: the cluster to join (auto, ray://HOST:10001); "
-                                "None starts a local Ray")
 
     @field_validator("solver")
     @classmethod
@@ -201,7 +199,6 @@ class FictitiousPlayConfig(_Section):
             stray = sorted({"temperature", "top_k"} & self.model_fields_set)
             if stray:
                 raise ValueError(f"fictitious_play.{stray[0]} applies to target values only (target is split)")
-        _check_backend("fictitious_play", self.backend, self.address)
         return self
 
 
