@@ -313,6 +313,23 @@ def test_split_distribution_samples_follow_its_probabilities():
     assert 0.5 * np.abs(counts - probs).sum() < 0.1  # total variation of 20,000 draws over ~600 splits
 
 
+@pytest.mark.parametrize("game_name", ["biji", "thirteen"])
+def test_drawn_splits_reuse_their_statistics_exactly(game_name):
+    """A sample's log probabilities and entropy come from the pass that drew it, and equal to
+    the bit those of a fresh distribution; other actions are computed anew."""
+    game, _, policy = _policy(game_name)
+    obs, masks = _batch(game, np.random.default_rng(2), hands=3)
+    with th.no_grad():
+        distribution = policy.get_distribution(obs, masks)
+        drawn = distribution.sample()
+        log_p, entropy = distribution.log_prob(drawn), distribution.entropy()
+        fresh = policy.get_distribution(obs, masks)
+        assert th.equal(log_p, fresh.log_prob(drawn)) and th.equal(entropy, fresh.entropy())
+        other = fresh.mode()
+        assert th.equal(distribution.log_prob(other), fresh.log_prob(other))
+    assert masks[np.arange(3), drawn.numpy()].all()
+
+
 #: per game and policy: the argmax splits of 12 seats (3 tables of 4, dealt from seed 5), the
 #: sampled splits of the same seats (agent generator seeded 1 or 2), then 4 sampled single
 #: ``act`` calls continuing that generator
