@@ -93,26 +93,6 @@ def _slot_ids(slots: th.Tensor) -> tuple[np.ndarray, np.ndarray]:
     return ranks.cpu().numpy(), suits.cpu().numpy()
 
 
-class _RowSum(th.autograd.Function):
-    """``incidence @ table`` for a 0/1 ``incidence`` (m, R) with k ones per row, at columns
-    ``ids`` (m, k) in increasing order: computed as k row gathers added in that order (the
-    same sums, to the bit, as the product, whose zero terms add nothing) instead of a dense
-    product; the gradient is the dense product's, ``incidence.T @ grad``."""
-
-    @staticmethod
-    def forward(ctx: Any, table: th.Tensor, ids: th.Tensor, incidence: th.Tensor) -> th.Tensor:
-        ctx.save_for_backward(incidence)
-        out = table.index_select(0, ids[:, 0])
-        for p in range(1, ids.shape[1]):
-            out += table.index_select(0, ids[:, p])
-        return out
-
-    @staticmethod
-    def backward(ctx: Any, grad: th.Tensor) -> tuple[Any, ...]:
-        (incidence,) = ctx.saved_tensors
-        return incidence.t().mm(grad), None, None
-
-
 def _subset_feature_size(k: int) -> int:
     return k * SLOT_FEATURES + 13 + 4 + 2 + 4 + 1 + (14 - k + 1)
 
@@ -139,7 +119,6 @@ class SplitScorerExtractor(nn.Module):
                 positions[rows, position * self.n_slots + subsets[:, position]] = 1.0
             setattr(self, f"subset_ids_{k}", subsets.numpy())
             self.register_buffer(f"positions_{k}", positions, persistent=False)
-            self.register_buffer(f"columns_{k}", subsets + th.arange(k) * self.n_slots, persistent=False)
         self.card_layers = nn.ModuleDict({str(k): nn.Linear(_subset_feature_size(k), subset_hidden) for k in self.sizes})
         self.context_layers = nn.ModuleDict({str(k): nn.Linear(self.context_dim, subset_hidden, bias=False)
                                              for k in self.sizes})
@@ -156,9 +135,8 @@ class SplitScorerExtractor(nn.Module):
         The first layer is ``card_layers[k]`` applied to :func:`_subset_features`, computed
         without building those features subset by subset: the part linear in the cards
         (their one-hots in slot order, and the rank, suit and joker counts, which are sums
-        over the cards) is the product of the subsets' position incidence with per-slot
-        projections made once per hand, taken as k gathered rows per subset (:class:`_RowSum`);
-        only the few nonlinear features (count profile, one
+        over the cards) is one product of the subsets' position incidence with per-slot
+        projections made once per hand; only the few nonlinear features (count profile, one
         suit, straight windows) are computed per subset, from its rank and suit counts."""
         from .split_kernels import subset_shapes
 
@@ -173,8 +151,7 @@ class SplitScorerExtractor(nn.Module):
             counts = k * SLOT_FEATURES
             per_position = weight[:, :counts].reshape(-1, k, SLOT_FEATURES) + weight[:, None, counts:counts + SLOT_FEATURES]
             projected = th.einsum("bnf,hpf->pnbh", slots, per_position).reshape(k * self.n_slots, -1)
-            linear = _RowSum.apply(projected, getattr(self, f"columns_{k}"), getattr(self, f"positions_{k}"))
-            linear = linear.view(-1, len(slots), weight.shape[0])  # (m, B, h)
+            linear = (getattr(self, f"positions_{k}") @ projected).view(-1, len(slots), weight.shape[0])  # (m, B, h)
             shapes = th.from_numpy(subset_shapes(ranks, suits, getattr(self, f"subset_ids_{k}"))).to(slots.device)
             hidden = th.baddbmm((layer.bias + self.context_layers[str(k)](context))[:, None, :], shapes,
                                 weight[:, counts + SLOT_FEATURES:].T.expand(len(slots), -1, -1))
