@@ -212,9 +212,9 @@ class SplitScoreHead(nn.Module):
         return self.out(th.relu(hidden)).squeeze(-1)
 
     def tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The split table's three columns (each row's subset id) as NumPy arrays."""
+        """The split table's three columns (each row's subset id) as int32 NumPy arrays."""
         if not hasattr(self, "_tables"):
-            self._tables = tuple(np.ascontiguousarray(getattr(self, f"rows_{r}").cpu().numpy()) for r in range(3))
+            self._tables = tuple(getattr(self, f"rows_{r}").cpu().numpy().astype(np.int32) for r in range(3))
         return self._tables
 
     def row_scores(self, latent: th.Tensor) -> tuple[th.Tensor, th.Tensor, th.Tensor, th.Tensor | None]:
@@ -251,16 +251,19 @@ class SplitScoreHead(nn.Module):
 
 class _SplitStatistics(th.autograd.Function):
     """Log probability of each hand's action and the entropy of its distribution over the
-    valid splits, from the row scores, by the kernels of :mod:`.split_kernels`."""
+    valid splits, from the row scores, by the kernels of :mod:`.split_kernels` (or from
+    ``known``, the statistics of these actions computed when they were drawn)."""
 
     @staticmethod
     def forward(ctx: Any, s0: th.Tensor, s1: th.Tensor, s2: th.Tensor, extra: th.Tensor | None,
-                tables: tuple[np.ndarray, ...], mask: np.ndarray, actions: np.ndarray) -> tuple[th.Tensor, th.Tensor]:
+                tables: tuple[np.ndarray, ...], mask: np.ndarray, actions: np.ndarray,
+                known: np.ndarray | None = None) -> tuple[th.Tensor, th.Tensor]:
         from .split_kernels import split_statistics
 
         arrays = tuple(x.detach().numpy() for x in (s0, s1, s2))
         extra_array = _NO_EXTRA if extra is None else extra.detach().numpy()
-        statistics = split_statistics(*arrays, *tables, extra_array, extra is not None, mask, actions)
+        statistics = (split_statistics(*arrays, *tables, extra_array, extra is not None, mask, actions)
+                      if known is None else known)
         ctx.inputs = (arrays, tables, extra_array, extra is not None, mask, actions, statistics)
         log_z, mean, log_p = (th.as_tensor(statistics[:, i], dtype=s0.dtype) for i in range(3))
         return log_p, log_z - mean
@@ -273,7 +276,7 @@ class _SplitStatistics(th.autograd.Function):
         g0, g1, g2, gx = split_gradients(*arrays, *tables, extra_array, has_extra, mask, actions, statistics,
                                          g_logp.double().numpy(), g_entropy.double().numpy())
         return (th.from_numpy(g0), th.from_numpy(g1), th.from_numpy(g2),
-                th.from_numpy(gx) if has_extra else None, None, None, None)
+                th.from_numpy(gx) if has_extra else None, None, None, None, None)
 
 
 _NO_EXTRA = np.zeros((1, 1), dtype=np.float32)
@@ -297,6 +300,7 @@ class SplitDistribution(MaskableCategoricalDistribution):
             self.logits = head.logits_of(*self.rows)
         self.masks: np.ndarray | None = None
         self._entropy: th.Tensor | None = None
+        self._drawn: tuple[np.ndarray, np.ndarray] | None = None
         return self
 
     def proba_distribution(self, action_logits: th.Tensor) -> SplitDistribution:
@@ -311,6 +315,7 @@ class SplitDistribution(MaskableCategoricalDistribution):
             masks = masks.detach().cpu().numpy()
         self.masks = None if masks is None else np.ascontiguousarray(masks, dtype=bool).reshape(self.hands, -1)
         self._entropy = None
+        self._drawn = None
 
     def _mask(self) -> np.ndarray:
         return self.masks if self.masks is not None else np.ones((self.hands, self.head.n_actions), dtype=bool)
@@ -326,7 +331,9 @@ class SplitDistribution(MaskableCategoricalDistribution):
             return self._torch().log_prob(actions)
         s0, s1, s2, extra = self.rows
         chosen = actions.detach().cpu().numpy().astype(np.int64).reshape(-1)
-        log_p, self._entropy = _SplitStatistics.apply(s0, s1, s2, extra, self.head.tables(), self._mask(), chosen)
+        known = self._drawn[1] if self._drawn is not None and np.array_equal(self._drawn[0], chosen) else None
+        log_p, self._entropy = _SplitStatistics.apply(s0, s1, s2, extra, self.head.tables(), self._mask(), chosen,
+                                                      known)
         return log_p
 
     def entropy(self) -> th.Tensor:
@@ -339,7 +346,9 @@ class SplitDistribution(MaskableCategoricalDistribution):
 
     def choices(self, uniforms: np.ndarray | None) -> np.ndarray:
         """One valid split per hand: the inverse CDF of ``uniforms`` (one in [0, 1) per
-        hand), or the most likely split (the first of equals) without them."""
+        hand), or the most likely split (the first of equals) without them. Drawn splits
+        keep their log probabilities and the entropy, computed in the same pass, for a
+        following :meth:`log_prob` of the same actions."""
         if self.logits is not None:
             fallback = self._torch()
             if uniforms is None:
@@ -350,10 +359,12 @@ class SplitDistribution(MaskableCategoricalDistribution):
 
         s0, s1, s2, extra = (None if x is None else x.detach().numpy() for x in self.rows)
         sample = uniforms is not None
-        chosen = split_choices(s0, s1, s2, *self.head.tables(), _NO_EXTRA if extra is None else extra,
-                               extra is not None, self._mask(), uniforms if sample else np.zeros(self.hands), sample)
+        chosen, statistics = split_choices(s0, s1, s2, *self.head.tables(), _NO_EXTRA if extra is None else extra,
+                                           extra is not None, self._mask(),
+                                           uniforms if sample else np.zeros(self.hands), sample)
         if (chosen < 0).any():
             raise ValueError("the action mask has no valid split")
+        self._drawn = (chosen, statistics) if sample else None
         return chosen
 
     def sample(self) -> th.Tensor:

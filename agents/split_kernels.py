@@ -11,9 +11,11 @@ the row scores through the split table, never holding a full-width logit array:
   the policy (so the entropy is ``logsumexp - mean``) and the log probability of an action;
 * :func:`split_gradients`: the gradient of ``sum(g_logp * log p(action) + g_entropy *
   entropy)`` with respect to the row scores (and ``extra``);
-* :func:`split_choices`: a sample (inverse CDF of one uniform per hand) or the argmax.
+* :func:`split_choices`: a sample (inverse CDF of one uniform per hand), with the
+  statistics of the drawn splits from the same pass, or the argmax.
 
-Masks are bool ``(hands, splits)``; accumulations are in float64.
+Masks are bool ``(hands, splits)``; the split table's columns ``r0, r1, r2`` any integer
+type (int32 keeps Thirteen's table at 864 KB); accumulations are in float64.
 """
 
 from __future__ import annotations
@@ -108,11 +110,17 @@ def split_gradients(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, r0: np.ndarr
 @njit(cache=True)
 def split_choices(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, r0: np.ndarray, r1: np.ndarray,
                   r2: np.ndarray, extra: np.ndarray, has_extra: bool, mask: np.ndarray,
-                  uniforms: np.ndarray, sample: bool) -> np.ndarray:  # pragma: no cover - compiled
+                  uniforms: np.ndarray, sample: bool) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
     """One valid split per hand: drawn by the inverse CDF of ``uniforms`` (``sample``), else
-    the first of the highest logits; -1 for a hand without a valid split."""
+    the first of the highest logits; -1 for a hand without a valid split. With ``sample``,
+    also the :func:`split_statistics` of the drawn splits, from the same pass (``(hands,
+    3)``; empty without ``sample``): one ``exp`` per valid split, whose running sums are kept
+    and searched for the draw."""
     hands, n = mask.shape
     out = np.full(hands, -1, dtype=np.int64)
+    statistics = np.empty((hands if sample else 0, 3))
+    running = np.empty(n)
+    valid = np.empty(n, dtype=np.int64)
     for b in range(hands):
         if not sample:
             top = -np.inf
@@ -124,21 +132,35 @@ def split_choices(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, r0: np.ndarray
             continue
         shift = _bound(s0, s1, s2, extra, has_extra, b)
         total = 0.0
-        last = -1
+        weighted = 0.0
+        count = 0
         for j in range(n):
             if mask[b, j]:
-                total += np.exp(_logit(s0, s1, s2, r0, r1, r2, extra, has_extra, b, j) - shift)
-                last = j
+                value = _logit(s0, s1, s2, r0, r1, r2, extra, has_extra, b, j)
+                e = np.exp(value - shift)
+                total += e
+                weighted += e * value
+                running[count] = total
+                valid[count] = j
+                count += 1
+        if count == 0:
+            statistics[b] = -np.inf
+            continue
         target = uniforms[b] * total
-        running = 0.0
-        out[b] = last
-        for j in range(n):
-            if mask[b, j]:
-                running += np.exp(_logit(s0, s1, s2, r0, r1, r2, extra, has_extra, b, j) - shift)
-                if running > target:
-                    out[b] = j
-                    break
-    return out
+        lo, hi = 0, count - 1  # the first running sum above the target (the last split if none is)
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if running[mid] > target:
+                hi = mid
+            else:
+                lo = mid + 1
+        a = valid[lo]
+        out[b] = a
+        log_z = shift + np.log(total)
+        statistics[b, 0] = log_z
+        statistics[b, 1] = weighted / total
+        statistics[b, 2] = _logit(s0, s1, s2, r0, r1, r2, extra, has_extra, b, a) - log_z
+    return out, statistics
 
 
 @njit(cache=True)

@@ -4,7 +4,8 @@ repeated runs.
 A *run* times a batch of calls and reports the time per call (or hands per second for the
 environment and training figures); a figure repeats the run several times. Figures are
 measured pinned to one core with one torch thread, except those that measure a whole job
-using the cores the way that job does (``pinned=False``: training's hands per second).
+using the cores the way that job does (``pinned=False``: training's hands per second), and
+timed by the process's CPU time, so that other load on the machine does not distort them.
 """
 
 from __future__ import annotations
@@ -69,10 +70,13 @@ def _hands(game: Game, count: int, num_players: int, seed: int) -> list[list[np.
 
 
 def _per_call_ms(calls: list[Callable[[], Any]]) -> float:
-    start = time.perf_counter()
+    """Milliseconds of this process's CPU time per call: the figure is pinned to one core and
+    one torch thread, so on an idle machine that is the wall clock, and other load on the
+    machine does not distort it."""
+    start = time.process_time()
     for call in calls:
         call()
-    return (time.perf_counter() - start) / len(calls) * 1e3
+    return (time.process_time() - start) / len(calls) * 1e3
 
 
 def _decision_calls(game: Game, agent: Agent, num_players: int, count: int) -> list[Callable[[], Any]]:

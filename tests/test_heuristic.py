@@ -127,3 +127,28 @@ def test_thirteen_best_split_is_the_best_of_the_values(preset: str) -> None:
     hands = deal(game, 4, np.random.default_rng(7), batch=10).slots.reshape(-1, 13)
     values = split_values(game, hands, 4)
     assert np.array_equal(game.heuristic_actions(hands, 4), np.argmax(values, axis=1))
+
+
+#: the heuristic's splits of 8 seats (2 tables of 4, dealt from seed 9) under every preset
+PINNED_SPLITS = {
+    ("biji", "classic"): [982, 600, 1447, 85, 1327, 99, 1485, 1302],
+    ("biji", "no-jokers"): [576, 1076, 704, 981, 256, 16, 279, 1292],
+    ("thirteen", "classic"): [60928, 67543, 55299, 70271, 70812, 65235, 63992, 41329],
+    ("thirteen", "shisanshui"): [60928, 67543, 55299, 70271, 70812, 65235, 63992, 41329],
+    ("thirteen", "banker"): [60928, 67543, 55299, 70271, 70812, 56170, 63992, 41329],
+    ("thirteen", "western"): [60928, 67543, 55299, 70271, 70812, 65235, 43731, 41328],
+    ("thirteen", "baomahui"): [60928, 67543, 55299, 70271, 70812, 65235, 43731, 41329],
+    ("thirteen", "baodao"): [60928, 67543, 55299, 70271, 70812, 65235, 63992, 41328],
+    ("thirteen", "mianbai"): [60928, 67543, 55299, 70271, 70812, 65235, 63992, 41329],
+    ("thirteen", "baibian"): [60928, 67543, 55299, 70271, 70812, 65235, 63992, 41329],
+    ("thirteen", "shaoxing"): [60928, 67543, 67410, 70271, 70812, 70020, 64007, 41329],
+}
+
+
+def test_every_preset_plays_the_recorded_splits() -> None:
+    """Regression: the heuristic's decisions on fixed deals, preset by preset."""
+    assert set(PINNED_SPLITS) == set(PRESETS)
+    for (name, preset), want in PINNED_SPLITS.items():
+        game = make_game(name, preset)
+        views = deal(game, 4, np.random.default_rng(9), batch=2).views()
+        assert load_agent("heuristic", game, 4).act_batch(views).tolist() == want, (name, preset)

@@ -14,6 +14,7 @@ from splitpoker.agents import policy as P
 from splitpoker.envs.cards import format_cards, parse_cards
 from splitpoker.envs.games import make_game
 from splitpoker.envs.observation import encode_observation
+from splitpoker.envs.table import deal
 
 ARCH = {"subset_hidden": 16, "embed_dim": 8, "split_hidden": 4, "value_hidden": 8}
 
@@ -310,3 +311,63 @@ def test_split_distribution_samples_follow_its_probabilities():
     probs = th.softmax(logits.masked_fill(~th.as_tensor(masks[0]), -th.inf), -1).numpy()
     counts = np.bincount(draws, minlength=game.n_actions) / 20000
     assert 0.5 * np.abs(counts - probs).sum() < 0.1  # total variation of 20,000 draws over ~600 splits
+
+
+@pytest.mark.parametrize("game_name", ["biji", "thirteen"])
+def test_drawn_splits_reuse_their_statistics_exactly(game_name):
+    """A sample's log probabilities and entropy come from the pass that drew it, and equal to
+    the bit those of a fresh distribution; other actions are computed anew."""
+    game, _, policy = _policy(game_name)
+    obs, masks = _batch(game, np.random.default_rng(2), hands=3)
+    with th.no_grad():
+        distribution = policy.get_distribution(obs, masks)
+        drawn = distribution.sample()
+        log_p, entropy = distribution.log_prob(drawn), distribution.entropy()
+        fresh = policy.get_distribution(obs, masks)
+        assert th.equal(log_p, fresh.log_prob(drawn)) and th.equal(entropy, fresh.entropy())
+        other = fresh.mode()
+        assert th.equal(distribution.log_prob(other), fresh.log_prob(other))
+    assert masks[np.arange(3), drawn.numpy()].all()
+
+
+#: per game and policy: the argmax splits of 12 seats (3 tables of 4, dealt from seed 5), the
+#: sampled splits of the same seats (agent generator seeded 1 or 2), then 4 sampled single
+#: ``act`` calls continuing that generator
+PINNED_DECISIONS = {
+    ("biji", "pretrained"): ([929, 1223, 1601, 40, 120, 1382, 1601, 1205, 840, 1291, 1665, 21],
+                             [929, 1223, 1382, 60, 120, 1382, 1601, 1205, 840, 1291, 1665, 21],
+                             [929, 1223, 1601, 40]),
+    ("biji", 0): ([311, 1436, 3, 1623, 716, 896, 1239, 1001, 652, 731, 85, 1383],
+                  [305, 209, 1133, 265, 631, 1015, 190, 25, 188, 1011, 722, 216], [610, 725, 399, 1097]),
+    ("biji", 4): ([921, 1479, 1620, 1237, 193, 544, 144, 1163, 46, 146, 519, 563],
+                  [305, 209, 1134, 265, 627, 1013, 190, 25, 188, 1012, 722, 213], [611, 725, 407, 1097]),
+    ("thirteen", "pretrained"): (
+        [59265, 58736, 69603, 65843, 58211, 62896, 72071, 71859, 69300, 13880, 58051, 71827],
+        [59265, 67304, 15240, 65843, 58211, 62896, 72071, 71859, 69300, 7359, 58051, 71827],
+        [59265, 58771, 18466, 65843]),
+    ("thirteen", 0): ([25798, 9343, 12625, 319, 13625, 5146, 22723, 1784, 44054, 12999, 51003, 39402],
+                      [13727, 16202, 51949, 6872, 32964, 47915, 8418, 4319, 18144, 42651, 33649, 13402],
+                      [23255, 37527, 25202, 43535]),
+    ("thirteen", 4): ([22581, 2989, 1149, 39479, 36324, 28326, 5522, 63060, 44416, 16382, 6049, 42837],
+                      [13733, 16292, 51972, 6877, 32995, 47885, 8418, 4319, 18108, 42663, 33619, 13376],
+                      [23270, 37590, 25224, 43538]),
+}
+
+
+@pytest.mark.parametrize(("game_name", "policy"), list(PINNED_DECISIONS))
+def test_policy_decisions_are_the_recorded_ones(game_name, policy):
+    """Regression: argmax and sampled decisions, batched and one seat at a time, of the shipped
+    policies and of seeded untrained split scorers (additive, and with an interaction term)."""
+    game = make_game(game_name)
+    views = deal(game, 4, np.random.default_rng(5), batch=3).views()
+    if policy == "pretrained":
+        agent = load_agent(f"pretrained:{game_name}_classic_4p", game, num_players=4)
+        seed = 1
+    else:
+        _, meta, module = _policy(game_name, arch={**ARCH, "split_hidden": policy})
+        agent, seed = P.PolicyAgent(module, meta, "untrained"), 2
+    argmax = agent.act_batch(views).tolist()
+    agent.rng = np.random.default_rng(seed)
+    sampled = agent.act_batch(views).tolist()
+    single = [agent.act(v.observation, v.action_mask, v.info()) for v in views[:4]]
+    assert (argmax, sampled, single) == PINNED_DECISIONS[game_name, policy]

@@ -295,6 +295,23 @@ def test_seeded_runs_repeat(tmp_path):
     assert not all(np.array_equal(wa[k].numpy(), wc[k].numpy()) for k in wa)
 
 
+@pytest.mark.parametrize(("game_name", "weights", "mean"), [
+    ("biji", (-0.8930116107224944, 381.2379734863938), 1.0),
+    ("thirteen", (-17.120205191283, 760.1620426377817), 3.0),
+])
+def test_seeded_run_reproduces_its_recorded_weights(tmp_path, game_name, weights, mean):
+    """Regression: a tiny seeded run (two rollouts and updates, snapshots, a split scorer with
+    an interaction term) ends with the weights recorded from the code as it was (their sum
+    and sum of magnitudes, to float rounding across machines) and the same evaluation. A
+    change in what a rollout plays, samples or learns moves them far more than that."""
+    result = run(tmp_path, tiny(tmp_path, game_name, policy={"split_hidden": 2}))
+    state = read_policy_state(result.checkpoint)
+    floats = [v.double() for v in state.values() if v.is_floating_point()]
+    assert (sum(float(v.sum()) for v in floats), sum(float(v.abs().sum()) for v in floats)) == pytest.approx(
+        weights, rel=1e-6)
+    assert result.steps == 128 and result.results["random"]["policy"]["mean"] == mean
+
+
 def test_ctrl_c_saves_a_checkpoint_at_the_start_of_the_rollout(tmp_path, monkeypatch):
     from sb3_contrib import MaskablePPO
 

@@ -180,6 +180,16 @@ def _heuristic_values(hands: np.ndarray, ranks_of: np.ndarray, suits_of: np.ndar
             if prune and front_value + bound < best_value:
                 break
             front_rank = ro3[f]
+            if prune:  # the values add up: the best valid split of this front, value first
+                for a in range(f * repeat, (f + 1) * repeat):
+                    m = middle_of[a]
+                    b = back_of[a]
+                    value = front_value + middle_value[m] + back_value[b]
+                    if (value > best_value or (value == best_value and a < best_action)) \
+                            and front_rank <= ro5[m] and ro5[m] <= ro5[b]:
+                        best_value = value
+                        best_action = a
+                continue
             for a in range(f * repeat, (f + 1) * repeat):
                 m = middle_of[a]
                 b = back_of[a]
