@@ -193,6 +193,24 @@ def test_shipped_pretrained_policy_plays(rng):
         load_agent("pretrained:biji_classic_4p", game=game, num_players=5)
 
 
+@pytest.mark.parametrize("name", P.pretrained_names())
+def test_every_shipped_policy_plays_its_own_rules_legally(name, rng):
+    """Each shipped policy loads without a warning at the game, table size and rules it was
+    trained for, and plays valid splits of dealt hands in every seat."""
+    import warnings
+
+    meta = P.read_meta(P.PRETRAINED_DIR / f"{name}.zip")
+    game = make_game(meta["game"], meta["preset"])
+    assert game.rules.to_dict() == meta["rules"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        agent = load_agent(f"pretrained:{name}", game=game, num_players=meta["num_players"])
+    tables = deal(game, meta["num_players"], rng, batch=3)
+    views = [tables.view(b, seat) for b in range(3) for seat in range(meta["num_players"])]
+    actions = agent.act_batch(views)
+    assert all(view.mask[a] for view, a in zip(views, actions))
+
+
 def test_format_1_policies_read_the_new_seat_features_with_zero_weights():
     """A Thirteen policy saved before the banker-position entries (format 1): read with zero
     weights for them, it decides exactly as before on the observation without them."""
