@@ -502,6 +502,12 @@ class Trainer:
         return PolicyAgent(self.model.policy, run_meta(self.config, self.game, self.model.num_timesteps),
                            name="policy")
 
+    def record_interval(self, tag: str, prefix: str, mean: float, ci95: Sequence[float]) -> None:
+        """Record ``mean`` as ``tag`` and its 95% CI as ``prefix_ci_lo`` and ``prefix_ci_hi``."""
+        self.logger.record(tag, mean)
+        self.logger.record(f"{prefix}_ci_lo", ci95[0])
+        self.logger.record(f"{prefix}_ci_hi", ci95[1])
+
     def periodic_eval(self, step: int) -> None:
         results = evaluate_policy(self.policy_agent(), self.game, self.config, self.config.eval.hands)
         self.model.policy.set_training_mode(False)
@@ -509,15 +515,11 @@ class Trainer:
         for spec, r in results.items():
             p = r["policy"]
             tag = spec.replace(":", "_").replace("/", "_")
-            self.logger.record(f"eval/{tag}_mean", p["mean"])
-            self.logger.record(f"eval/{tag}_ci_lo", p["ci95"][0])
-            self.logger.record(f"eval/{tag}_ci_hi", p["ci95"][1])
+            self.record_interval(f"eval/{tag}_mean", f"eval/{tag}", p["mean"], p["ci95"])
             notes.append(f"{spec} {p['mean']:+.2f}")
         gain = best_response(self.policy_agent(), self.game, self.config, self.config.eval.br_hands)
         if gain is not None:
-            self.logger.record("eval/br_gain", gain["gain"])
-            self.logger.record("eval/br_gain_ci_lo", gain["ci95"][0])
-            self.logger.record("eval/br_gain_ci_hi", gain["ci95"][1])
+            self.record_interval("eval/br_gain", "eval/br_gain", gain["gain"], gain["ci95"])
             notes.append(f"br gain {gain['gain']:+.2f}")
             results = {**results, "best_response": gain}
         self.last_eval = results
@@ -713,14 +715,10 @@ class Trainer:
         with self._during("save"):  # the final evaluation has its own tags: final/…, once
             for spec, r in results.items():
                 tag = spec.replace(":", "_").replace("/", "_")
-                self.logger.record(f"final/{tag}_mean", r["policy"]["mean"])
-                self.logger.record(f"final/{tag}_ci_lo", r["policy"]["ci95"][0])
-                self.logger.record(f"final/{tag}_ci_hi", r["policy"]["ci95"][1])
+                self.record_interval(f"final/{tag}_mean", f"final/{tag}", r["policy"]["mean"], r["policy"]["ci95"])
             self.logger.record("final/deals", hands)
             if gain is not None:
-                self.logger.record("final/br_gain", gain["gain"])
-                self.logger.record("final/br_gain_ci_lo", gain["ci95"][0])
-                self.logger.record("final/br_gain_ci_hi", gain["ci95"][1])
+                self.record_interval("final/br_gain", "final/br_gain", gain["gain"], gain["ci95"])
             self.logger.dump(self.model.num_timesteps)
         document = {"steps": self.model.num_timesteps, "checkpoint": str(checkpoint), "hands": hands,
                     "seed": self.config.eval.seed, "hands_per_s": self.hands_per_s, "results": results,
