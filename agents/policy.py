@@ -97,6 +97,33 @@ def _subset_feature_size(k: int) -> int:
     return k * SLOT_FEATURES + 13 + 4 + 2 + 4 + 1 + (14 - k + 1)
 
 
+class _SubsetHidden(th.autograd.Function):
+    """The split scorer's first layer on the CPU, by :func:`.subset_kernels.subset_hidden`
+    and its gradient kernel: from the per-slot projections ``(k, n, B, h)``, the shape
+    weights ``(f, h)``, the per-hand bias ``(B, h)``, the subset table and the shape features."""
+
+    @staticmethod
+    def forward(ctx: Any, projected: th.Tensor, weight: th.Tensor, base: th.Tensor, subsets: np.ndarray,
+                shapes: np.ndarray) -> th.Tensor:
+        from .subset_kernels import subset_hidden
+
+        hidden = th.from_numpy(subset_hidden(projected.detach().numpy(), subsets, shapes, weight.detach().numpy(),
+                                             base.detach().numpy()))
+        ctx.save_for_backward(hidden)
+        ctx.tables = (subsets, shapes, projected.shape[1])
+        return hidden
+
+    @staticmethod
+    def backward(ctx: Any, grad: th.Tensor) -> tuple[Any, ...]:
+        from .subset_kernels import subset_hidden_gradients
+
+        (hidden,) = ctx.saved_tensors
+        subsets, shapes, n = ctx.tables
+        g_projected, g_weight, g_base = subset_hidden_gradients(grad.contiguous().numpy(), hidden.numpy(), subsets,
+                                                                shapes, n)
+        return th.from_numpy(g_projected), th.from_numpy(g_weight), th.from_numpy(g_base), None, None
+
+
 class SplitScorerExtractor(nn.Module):
     """Subset embeddings for the actor (flattened, one block per subset size) and pooled
     features for the critic, from the flat observation."""
@@ -135,10 +162,12 @@ class SplitScorerExtractor(nn.Module):
         The first layer is ``card_layers[k]`` applied to :func:`_subset_features`, computed
         without building those features subset by subset: the part linear in the cards
         (their one-hots in slot order, and the rank, suit and joker counts, which are sums
-        over the cards) is one product of the subsets' position incidence with per-slot
-        projections made once per hand; only the few nonlinear features (count profile, one
-        suit, straight windows) are computed per subset, from its rank and suit counts."""
-        from .split_kernels import subset_shapes
+        over the cards) is a sum of per-slot projections made once per hand, one per
+        position in the subset; only the few nonlinear features (count profile, one suit,
+        straight windows) are computed per subset, from its rank and suit counts. On the
+        CPU the kernels of :mod:`.subset_kernels` read the projections through the subset
+        table; elsewhere a product with the subsets' position incidence does."""
+        from .subset_kernels import subset_shapes
 
         slots = features[:, : self.n_slots * SLOT_FEATURES].reshape(-1, self.n_slots, SLOT_FEATURES)
         context = features[:, self.n_slots * SLOT_FEATURES:]
@@ -150,12 +179,18 @@ class SplitScorerExtractor(nn.Module):
             weight = layer.weight  # (hidden, k*19 + 19 + nonlinear)
             counts = k * SLOT_FEATURES
             per_position = weight[:, :counts].reshape(-1, k, SLOT_FEATURES) + weight[:, None, counts:counts + SLOT_FEATURES]
-            projected = th.einsum("bnf,hpf->pnbh", slots, per_position).reshape(k * self.n_slots, -1)
-            linear = (getattr(self, f"positions_{k}") @ projected).view(-1, len(slots), weight.shape[0])  # (m, B, h)
-            shapes = th.from_numpy(subset_shapes(ranks, suits, getattr(self, f"subset_ids_{k}"))).to(slots.device)
-            hidden = th.baddbmm((layer.bias + self.context_layers[str(k)](context))[:, None, :], shapes,
-                                weight[:, counts + SLOT_FEATURES:].T.expand(len(slots), -1, -1))
-            hidden = th.relu(hidden + linear.transpose(0, 1))
+            projected = th.einsum("bnf,hpf->pnbh", slots, per_position)  # (k, n, B, h)
+            base = layer.bias + self.context_layers[str(k)](context)  # (B, h)
+            subsets = getattr(self, f"subset_ids_{k}")
+            shapes = subset_shapes(ranks, suits, subsets)
+            if slots.device.type == "cpu":
+                hidden = _SubsetHidden.apply(projected.contiguous(), weight[:, counts + SLOT_FEATURES:].T.contiguous(),
+                                             base.contiguous(), subsets, shapes)
+            else:
+                linear = (getattr(self, f"positions_{k}") @ projected.reshape(k * self.n_slots, -1))
+                hidden = th.baddbmm(base[:, None, :], th.from_numpy(shapes).to(slots.device),
+                                    weight[:, counts + SLOT_FEATURES:].T.expand(len(slots), -1, -1))
+                hidden = th.relu(hidden + linear.view(-1, len(slots), weight.shape[0]).transpose(0, 1))
             out[k] = th.relu(self.embed_layers[str(k)](hidden))
         return out
 

@@ -273,8 +273,30 @@ def test_subset_embeddings_equal_the_features_they_are_defined_by(game_name, rng
         assert th.allclose(fast[k], slow[k], atol=1e-5), k
 
 
+@pytest.mark.parametrize("game_name", ["biji", "thirteen"])
+def test_subset_embedding_gradients_equal_those_of_the_definition(game_name, rng):
+    """The first layer's kernels (forward and backward) give the parameters the gradients
+    that autograd gives the definition."""
+    game, _, policy = _policy(game_name)
+    obs, _ = _batch(game, rng)
+    extractor = policy.mlp_extractor
+    weights = {k: th.randn(len(obs), extractor.n_subsets[k], extractor.embed_dim, generator=th.Generator().manual_seed(k))
+               for k in extractor.sizes}
+
+    def gradients(embed):
+        extractor.zero_grad()
+        out = embed(obs)
+        sum((out[k] * weights[k]).sum() for k in out).backward()
+        return {name: p.grad.clone() for name, p in extractor.named_parameters() if p.grad is not None}
+
+    fast, slow = gradients(extractor.embeddings), gradients(lambda o: _reference_embeddings(extractor, o))
+    assert fast.keys() == slow.keys() and any(name.startswith("card_layers") for name in fast)
+    for name in slow:
+        assert th.allclose(fast[name], slow[name], rtol=1e-4, atol=1e-4), name
+
+
 def test_subset_shapes_kernel_matches_the_feature_definition(rng):
-    from splitpoker.agents.split_kernels import subset_shapes
+    from splitpoker.agents.subset_kernels import subset_shapes
 
     game = make_game("biji")  # jokers and all
     hands = np.stack([_hand(game, rng) for _ in range(20)])
