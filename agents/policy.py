@@ -528,7 +528,9 @@ def masked_choice(logits: np.ndarray, mask: np.ndarray, rng: np.random.Generator
 
 
 class PolicyAgent(Agent):
-    """Plays a policy: argmax over the masked logits (``rng`` given: samples from them)."""
+    """Plays a policy: argmax over the masked logits (``rng`` given: samples from them). A
+    split scorer on the CPU decides by :mod:`.split_inference` (NumPy and compiled kernels),
+    elsewhere through its torch modules."""
 
     #: bounds the (batch, n_actions) logits held at once
     batch_size = 64
@@ -556,11 +558,16 @@ class PolicyAgent(Agent):
             raise ValueError(f"{self.name}: action masks of {masks.shape[1]} splits, expected {self.n_actions}")
         observations = np.stack([v.observation for v in views])
         if isinstance(self.policy, SplitScorerPolicy):
+            uniforms = None if self.rng is None else self.rng.random(len(views))
+            if self.policy.device.type == "cpu":
+                from .split_inference import choices
+
+                return choices(self.policy, observations, masks, uniforms)
             with th.inference_mode():
                 distribution = self.policy.get_distribution(th.as_tensor(observations, device=self.policy.device),
                                                             masks)
                 assert isinstance(distribution, SplitDistribution)
-                return distribution.choices(None if self.rng is None else self.rng.random(len(views)))
+                return distribution.choices(uniforms)
         logits = self.logits(observations)
         return np.array([masked_choice(row, mask, self.rng) for row, mask in zip(logits, masks)], dtype=np.int64)
 

@@ -295,6 +295,33 @@ def test_subset_embedding_gradients_equal_those_of_the_definition(game_name, rng
         assert th.allclose(fast[name], slow[name], rtol=1e-4, atol=1e-4), name
 
 
+@pytest.mark.parametrize("game_name,split_hidden", [("thirteen", 0), ("thirteen", 4), ("biji", 8)])
+def test_numpy_decisions_equal_the_torch_modules(game_name, split_hidden, rng):
+    """The agents' NumPy inference (:mod:`splitpoker.agents.split_inference`) computes the
+    policy's row scores and interaction terms, and so its decisions, argmax and sampled."""
+    from splitpoker.agents import split_inference
+
+    game, _, policy = _policy(game_name, arch={**ARCH, "split_hidden": split_hidden})
+    for module in policy.modules():  # weights far from their small initial values
+        if isinstance(module, th.nn.Linear):
+            th.nn.init.normal_(module.weight, std=0.5)
+    obs, masks = _batch(game, rng, hands=8)
+    with th.no_grad():
+        want = policy.action_net.row_scores(policy.mlp_extractor.forward_actor(obs))
+        distribution = policy.get_distribution(obs, masks)
+    got = split_inference.row_scores(policy, obs.numpy())
+    assert (got[3] is None) == (split_hidden == 0)
+    for a, b in zip(got, want):
+        if b is not None:
+            assert a.shape == tuple(b.shape) and np.allclose(a, b.numpy(), rtol=1e-4, atol=1e-4)
+    uniforms = rng.random(len(obs))
+    assert np.array_equal(split_inference.choices(policy, obs.numpy(), masks, None), distribution.choices(None))
+    assert np.array_equal(split_inference.choices(policy, obs.numpy(), masks, uniforms),
+                          distribution.choices(uniforms))
+    with pytest.raises(ValueError, match="no valid split"):
+        split_inference.choices(policy, obs.numpy()[:1], np.zeros_like(masks[:1]), None)
+
+
 def test_subset_shapes_kernel_matches_the_feature_definition(rng):
     from splitpoker.agents.subset_kernels import subset_shapes
 
