@@ -15,7 +15,10 @@ observation of :mod:`splitpoker.envs.observation`):
     position maps a subset embedding to a scalar and to a small vector; a split's logit is
     the sum of its three rows' scalars plus ``w · relu(sum of their vectors)``, gathered
     through ``SplitIndex.table``. The head's size does not depend on the number of splits.
-    The value comes from the mean and max of the subset embeddings.
+    The value comes from the mean and max of the subset embeddings. On the CPU the first
+    layer runs as compiled kernels (:mod:`.subset_kernels`), the distribution over the split
+    index too (:mod:`.split_kernels`), and agents that only decide compute the same function
+    without torch's per-operator cost (:mod:`.split_inference`).
 
 A saved policy is a zip holding ``policy.pth`` (the state dict) and ``splitpoker.json``
 (:data:`CHECKPOINT_FORMAT`: game, players, rules, policy kind and architecture, step). The
