@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..envs.game import Game
-from ..envs.table import SeatView, as_generator
+from ..envs.table import SeatView, as_generator, derived_seed
 from .base import Agent, check_choices
 from .loading import load_agent
 from .specs import AgentSpec, member_specs
@@ -43,7 +43,7 @@ class MixtureAgent(Agent):
     def seed(self, seed: int | None) -> None:
         self.rng = as_generator(seed)
         for i, member in enumerate(self.members):
-            member.seed(None if seed is None else int(np.random.SeedSequence([seed, i]).generate_state(1)[0]))
+            member.seed(None if seed is None else derived_seed(seed, i))
 
     def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:
         """Draw a member per view, then let each member decide its views in one batch."""
@@ -60,7 +60,7 @@ def mixture_agent(spec: AgentSpec, game: Game, num_players: int, seed: int | Non
     names = member_specs(spec.argument)
     members = []
     for i, name in enumerate(names):
-        member_seed = None if seed is None else int(np.random.SeedSequence([seed, i]).generate_state(1)[0])
+        member_seed = None if seed is None else derived_seed(seed, i)
         try:
             members.append(load_agent(name, game, num_players=num_players, seed=member_seed))
         except ValueError as error:

@@ -43,7 +43,7 @@ from .cards import N_IDS, format_card, format_cards, parse_cards
 from .game import Game, Outcomes, Score
 from .observation import encode_observations
 
-__all__ = ["SeatView", "Tables", "TableResult", "as_generator", "deal", "deal_around", "from_hands"]
+__all__ = ["SeatView", "Tables", "TableResult", "as_generator", "deal", "derived_seed", "deal_around", "from_hands"]
 
 _CARD_TEXT = tuple(format_card(c) for c in range(N_IDS))
 
@@ -274,6 +274,16 @@ def as_generator(rng: Any) -> np.random.Generator:
         return np.random.default_rng(rng)
     except (TypeError, ValueError):
         raise ValueError(f"seed {rng!r} is not a Generator, an integer or a sequence of integers") from None
+
+
+def derived_seed(*keys: int) -> int:
+    """A 64-bit seed derived from integer ``keys`` (a run's seed, a step, a chunk, ...): the
+    same keys give the same seed, different keys independent ones.
+
+    >>> derived_seed(0, 1) == derived_seed(0, 1) != derived_seed(0, 2)
+    True
+    """
+    return int(np.random.SeedSequence(list(keys)).generate_state(1)[0])
 
 
 def deal(game: Game, num_players: int, rng: Any, batch: int = 1) -> Tables:

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..agents.base import Agent, check_choices
 from ..envs.game import Game
-from ..envs.table import Tables, deal
+from ..envs.table import Tables, deal, derived_seed
 from .stats import mean_ci
 
 #: a function returning (best EV, EVs indexed by split) for a seat's hand, or None without regret
@@ -97,7 +97,7 @@ def play_group(game: Game, agents: Sequence[Agent], num_players: int, seed: int,
     for rotation in range(num_players):
         seats = seating(len(agents), num_players, rotation)
         for index, agent in enumerate(agents):
-            agent.seed(int(np.random.SeedSequence([seed, group, rotation, index]).generate_state(1)[0]))
+            agent.seed(derived_seed(seed, group, rotation, index))
         actions = np.zeros(num_players, dtype=np.int64)
         times = np.zeros(num_players)
         for index, agent in enumerate(agents):

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..agents.specs import format_options, parse_spec
+from ..envs.table import derived_seed
 from ..eval.progress import progress_bar
 from .imitation import behaviour_clone, label_hands
 from .ppo import RunResult, Trainer, _next_multiple
@@ -45,7 +46,7 @@ _SEPARATORS = (",", ";")
 
 def round_seed(seed: int, round_index: int) -> int:
     """The seed of round ``round_index``'s deals, solver and fit."""
-    return int(np.random.SeedSequence([seed, round_index, 0xF1C7]).generate_state(1)[0])
+    return derived_seed(seed, round_index, 0xF1C7)
 
 
 class FictitiousPlayTrainer(Trainer):

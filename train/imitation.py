@@ -38,7 +38,7 @@ from ..agents.specs import format_options, member_specs, parse_spec
 from ..envs.game import Game
 from ..envs.games import game_of
 from ..envs.switches import RuleSwitches
-from ..envs.table import deal
+from ..envs.table import deal, derived_seed
 from ..eval.interrupts import worker_pool
 
 CHUNK = 32
@@ -84,7 +84,7 @@ def _label_chunk(task: _Task) -> dict[str, np.ndarray]:
     if multiprocessing.parent_process() is not None:
         th.set_num_threads(1)  # one labelling process per core
     game = game_of(rules)
-    solver_seed = int(np.random.SeedSequence([seed, chunk, 1]).generate_state(1)[0])
+    solver_seed = derived_seed(seed, chunk, 1)
     teacher = load_agent(spec, game=game, num_players=num_players, seed=solver_seed)
     assert isinstance(teacher, SolverAgent)
     tables = deal(game, num_players, np.random.default_rng([seed, chunk]), batch=count)

@@ -55,6 +55,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 from ..agents import load_agent
 from ..agents.policy import PolicyAgent, read_meta
 from ..envs.games import Game, make_game
+from ..envs.table import derived_seed
 from ..eval.interrupts import Interrupted, handled, signal_of, spawning_deaf
 from .config import TrainConfig, load_config, model_keys
 from .policies import (
@@ -460,7 +461,7 @@ class Trainer:
     def _reseed(self, step: int) -> None:
         for snapshot in self.pool.snapshots:  # built now, not mid-rollout: building draws from torch's generator
             self.pool.agent(snapshot)
-        seed = int(np.random.SeedSequence([self.config.seed, step, 0x5EED]).generate_state(1)[0])
+        seed = derived_seed(self.config.seed, step, 0x5EED)
         th.manual_seed(seed)
         np.random.seed(seed)  # SB3 shuffles minibatches with NumPy's global generator
         random.seed(seed)
