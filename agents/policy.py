@@ -87,15 +87,6 @@ def _subset_features(cards: th.Tensor) -> th.Tensor:
     return th.cat([flat, ranks, suits, jokers, profile, one_suit, windows], -1)
 
 
-def _slot_ids(slots: th.Tensor) -> tuple[np.ndarray, np.ndarray]:
-    """Each slot's rank (0 … 12) and suit (0 … 3) id from its one-hots ``(B, n, 19)``, -1
-    for jokers (and empty slots), as int64 arrays ``(B, n)``."""
-    real = slots[..., :13].sum(-1) > 0
-    ranks = th.where(real, slots[..., :13].argmax(-1), -1)
-    suits = th.where(real, slots[..., 13:17].argmax(-1), -1)
-    return ranks.cpu().numpy(), suits.cpu().numpy()
-
-
 def _subset_feature_size(k: int) -> int:
     return k * SLOT_FEATURES + 13 + 4 + 2 + 4 + 1 + (14 - k + 1)
 
@@ -170,30 +161,27 @@ class SplitScorerExtractor(nn.Module):
         straight windows) are computed per subset, from its rank and suit counts. On the
         CPU the kernels of :mod:`.subset_kernels` read the projections through the subset
         table; elsewhere a product with the subsets' position incidence does."""
-        from .subset_kernels import subset_shapes
+        from .subset_kernels import first_layer_weights, slot_ids, subset_shapes
 
         slots = features[:, : self.n_slots * SLOT_FEATURES].reshape(-1, self.n_slots, SLOT_FEATURES)
         context = features[:, self.n_slots * SLOT_FEATURES:]
-        with th.no_grad():
-            ranks, suits = _slot_ids(slots)
+        ranks, suits = slot_ids(slots.detach().cpu().numpy())
         out = {}
         for k in self.sizes:
             layer = self.card_layers[str(k)]
-            weight = layer.weight  # (hidden, k*19 + 19 + nonlinear)
-            counts = k * SLOT_FEATURES
-            per_position = weight[:, :counts].reshape(-1, k, SLOT_FEATURES) + weight[:, None, counts:counts + SLOT_FEATURES]
+            per_position, shape_weight = first_layer_weights(layer.weight, k)
             projected = th.einsum("bnf,hpf->pnbh", slots, per_position)  # (k, n, B, h)
             base = layer.bias + self.context_layers[str(k)](context)  # (B, h)
             subsets = getattr(self, f"subset_ids_{k}")
             shapes = subset_shapes(ranks, suits, subsets)
             if slots.device.type == "cpu":
-                hidden = _SubsetHidden.apply(projected.contiguous(), weight[:, counts + SLOT_FEATURES:].T.contiguous(),
-                                             base.contiguous(), subsets, shapes)
+                hidden = _SubsetHidden.apply(projected.contiguous(), shape_weight.contiguous(), base.contiguous(),
+                                             subsets, shapes)
             else:
                 linear = (getattr(self, f"positions_{k}") @ projected.reshape(k * self.n_slots, -1))
                 hidden = th.baddbmm(base[:, None, :], th.from_numpy(shapes).to(slots.device),
-                                    weight[:, counts + SLOT_FEATURES:].T.expand(len(slots), -1, -1))
-                hidden = th.relu(hidden + linear.view(-1, len(slots), weight.shape[0]).transpose(0, 1))
+                                    shape_weight.expand(len(slots), -1, -1))
+                hidden = th.relu(hidden + linear.view(-1, len(slots), shape_weight.shape[1]).transpose(0, 1))
             out[k] = th.relu(self.embed_layers[str(k)](hidden))
         return out
 
@@ -296,10 +284,10 @@ class _SplitStatistics(th.autograd.Function):
     def forward(ctx: Any, s0: th.Tensor, s1: th.Tensor, s2: th.Tensor, extra: th.Tensor | None,
                 tables: tuple[np.ndarray, ...], mask: np.ndarray, actions: np.ndarray,
                 known: np.ndarray | None = None) -> tuple[th.Tensor, th.Tensor]:
-        from .split_kernels import split_statistics
+        from .split_kernels import NO_EXTRA, split_statistics
 
         arrays = tuple(x.detach().numpy() for x in (s0, s1, s2))
-        extra_array = _NO_EXTRA if extra is None else extra.detach().numpy()
+        extra_array = NO_EXTRA if extra is None else extra.detach().numpy()
         statistics = (split_statistics(*arrays, *tables, extra_array, extra is not None, mask, actions)
                       if known is None else known)
         ctx.inputs = (arrays, tables, extra_array, extra is not None, mask, actions, statistics)
@@ -315,9 +303,6 @@ class _SplitStatistics(th.autograd.Function):
                                          g_logp.double().numpy(), g_entropy.double().numpy())
         return (th.from_numpy(g0), th.from_numpy(g1), th.from_numpy(g2),
                 th.from_numpy(gx) if has_extra else None, None, None, None, None)
-
-
-_NO_EXTRA = np.zeros((1, 1), dtype=np.float32)
 
 
 class SplitDistribution(MaskableCategoricalDistribution):
@@ -393,16 +378,11 @@ class SplitDistribution(MaskableCategoricalDistribution):
                 return fallback.mode().cpu().numpy()
             probs = fallback.distribution.probs.double().cpu().numpy()
             return np.minimum((probs.cumsum(1) <= uniforms[:, None]).sum(1), self.head.n_actions - 1)
-        from .split_kernels import split_choices
+        from .split_kernels import choose_splits
 
         s0, s1, s2, extra = (None if x is None else x.detach().numpy() for x in self.rows)
-        sample = uniforms is not None
-        chosen, statistics = split_choices(s0, s1, s2, *self.head.tables(), _NO_EXTRA if extra is None else extra,
-                                           extra is not None, self._mask(),
-                                           uniforms if sample else np.zeros(self.hands), sample)
-        if (chosen < 0).any():
-            raise ValueError("the action mask has no valid split")
-        self._drawn = (chosen, statistics) if sample else None
+        chosen, statistics = choose_splits(s0, s1, s2, self.head.tables(), extra, self._mask(), uniforms)
+        self._drawn = (chosen, statistics) if uniforms is not None else None
         return chosen
 
     def sample(self) -> th.Tensor:

@@ -36,18 +36,9 @@ def _linear(x: np.ndarray, weight: th.Tensor, bias: th.Tensor | None = None, rel
         return (th.relu_(out) if relu else out).numpy()
 
 
-def slot_ids(slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each slot's rank (0 … 12) and suit (0 … 3) id from its one-hots ``(B, n, 19)``, -1 for
-    jokers and empty slots (as :func:`.policy._slot_ids`)."""
-    real = slots[..., :13].sum(-1) > 0
-    ranks = np.where(real, slots[..., :13].argmax(-1), -1)
-    suits = np.where(real, slots[..., 13:17].argmax(-1), -1)
-    return ranks.astype(np.int64), suits.astype(np.int64)
-
-
 def embeddings(policy: SplitScorerPolicy, observations: np.ndarray) -> dict[int, np.ndarray]:
     """``{k: (B, C(n, k), embed_dim)}``: :meth:`.policy.SplitScorerExtractor.embeddings`."""
-    from .subset_kernels import subset_hidden, subset_shapes
+    from .subset_kernels import first_layer_weights, slot_ids, subset_hidden, subset_shapes
 
     extractor = policy.mlp_extractor
     n = extractor.n_slots
@@ -58,18 +49,15 @@ def embeddings(policy: SplitScorerPolicy, observations: np.ndarray) -> dict[int,
     out = {}
     for k in extractor.sizes:
         layer = extractor.card_layers[str(k)]
-        weight = _array(layer.weight)
-        hidden_size = weight.shape[0]
-        counts = k * SLOT_FEATURES
-        per_position = weight[:, :counts].reshape(hidden_size, k, SLOT_FEATURES) \
-            + weight[:, None, counts:counts + SLOT_FEATURES]
+        per_position, shape_weight = first_layer_weights(_array(layer.weight), k)
+        hidden_size = per_position.shape[0]
         projected = _linear(slots.reshape(batch * n, SLOT_FEATURES),
                             th.from_numpy(per_position.reshape(-1, SLOT_FEATURES)))
         projected = np.ascontiguousarray(projected.reshape(batch, n, hidden_size, k).transpose(3, 1, 0, 2))
         base = _linear(context, extractor.context_layers[str(k)].weight, layer.bias)
         subsets = getattr(extractor, f"subset_ids_{k}")
         hidden = subset_hidden(projected, subsets, subset_shapes(ranks, suits, subsets),
-                               np.ascontiguousarray(weight[:, counts + SLOT_FEATURES:].T), base)
+                               np.ascontiguousarray(shape_weight), base)
         embed = extractor.embed_layers[str(k)]
         out[k] = _linear(hidden.reshape(-1, hidden_size), embed.weight, embed.bias, relu=True).reshape(
             batch, len(subsets), -1)
@@ -102,14 +90,7 @@ def choices(policy: SplitScorerPolicy, observations: np.ndarray, masks: np.ndarr
             uniforms: np.ndarray | None) -> np.ndarray:
     """One valid split per hand: as :meth:`.policy.SplitDistribution.choices` of the policy's
     distribution (the inverse CDF of ``uniforms``, or the most likely split without them)."""
-    from .split_kernels import split_choices
+    from .split_kernels import choose_splits
 
     s0, s1, s2, extra = row_scores(policy, observations)
-    sample = uniforms is not None
-    chosen, _ = split_choices(s0, s1, s2, *policy.action_net.tables(),
-                              np.zeros((1, 1), np.float32) if extra is None else extra, extra is not None,
-                              np.ascontiguousarray(masks, dtype=bool),
-                              uniforms if uniforms is not None else np.zeros(len(observations)), sample)
-    if (chosen < 0).any():
-        raise ValueError("the action mask has no valid split")
-    return chosen
+    return choose_splits(s0, s1, s2, policy.action_net.tables(), extra, masks, uniforms)[0]

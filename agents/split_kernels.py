@@ -163,6 +163,25 @@ def split_choices(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, r0: np.ndarray
     return out, statistics
 
 
+#: the ``extra`` argument of a scorer without an interaction term
+NO_EXTRA = np.zeros((1, 1), dtype=np.float32)
+
+
+def choose_splits(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, tables: tuple[np.ndarray, ...],
+                  extra: np.ndarray | None, masks: np.ndarray,
+                  uniforms: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`split_choices` of row scores (and ``extra``, None without an interaction term):
+    samples by ``uniforms``, or the argmax without them; ValueError when a hand has no valid
+    split."""
+    sample = uniforms is not None
+    chosen, statistics = split_choices(s0, s1, s2, *tables, NO_EXTRA if extra is None else extra, extra is not None,
+                                       np.ascontiguousarray(masks, dtype=bool),
+                                       uniforms if uniforms is not None else np.zeros(len(s0)), sample)
+    if (chosen < 0).any():
+        raise ValueError("the action mask has no valid split")
+    return chosen, statistics
+
+
 @njit(cache=True)
 def split_interactions(v0: np.ndarray, v1: np.ndarray, v2: np.ndarray, r0: np.ndarray, r1: np.ndarray,
                        r2: np.ndarray, weight: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled

@@ -12,8 +12,31 @@ and writes each hidden vector once, and :func:`subset_hidden_gradients` is its b
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
+
+from ..envs.observation import SLOT_FEATURES
+
+
+def slot_ids(slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each slot's rank (0 … 12) and suit (0 … 3) id from its one-hots ``(B, n, 19)``, -1 for
+    jokers and empty slots, as int64 arrays ``(B, n)``: the input of :func:`subset_shapes`."""
+    real = slots[..., :13].sum(-1) > 0
+    ranks = np.where(real, slots[..., :13].argmax(-1), -1)
+    suits = np.where(real, slots[..., 13:17].argmax(-1), -1)
+    return ranks.astype(np.int64), suits.astype(np.int64)
+
+
+def first_layer_weights(weight: Any, k: int) -> tuple[Any, Any]:
+    """The first layer's weight ``(h, k*19 + 19 + f)`` of k-card subsets (a tensor or an array)
+    as per-position card weights ``(h, k, 19)`` (each position's one-hot weights plus the
+    weights of the rank, suit and joker counts, which are sums over the cards) and the shape
+    features' weights ``(f, h)``."""
+    counts = k * SLOT_FEATURES
+    per_position = weight[:, :counts].reshape(-1, k, SLOT_FEATURES) + weight[:, None, counts:counts + SLOT_FEATURES]
+    return per_position, weight[:, counts + SLOT_FEATURES:].T
 
 
 @njit(cache=True)

@@ -323,13 +323,13 @@ def test_numpy_decisions_equal_the_torch_modules(game_name, split_hidden, rng):
 
 
 def test_subset_shapes_kernel_matches_the_feature_definition(rng):
-    from splitpoker.agents.subset_kernels import subset_shapes
+    from splitpoker.agents.subset_kernels import slot_ids, subset_shapes
 
     game = make_game("biji")  # jokers and all
     hands = np.stack([_hand(game, rng) for _ in range(20)])
     obs = th.as_tensor(np.stack([encode_observation(game, h, 0, 4) for h in hands]))
     slots = obs[:, : 9 * P.SLOT_FEATURES].reshape(-1, 9, P.SLOT_FEATURES)
-    ranks, suits = P._slot_ids(slots)
+    ranks, suits = slot_ids(slots.numpy())
     for k in (3, 5):
         subsets = np.array(list(__import__("itertools").combinations(range(9), k)))
         reference = P._subset_features(slots[:, th.as_tensor(subsets)])[..., k * P.SLOT_FEATURES + 19:]
