@@ -94,28 +94,29 @@ def _subset_feature_size(k: int) -> int:
 class _SubsetHidden(th.autograd.Function):
     """The split scorer's first layer on the CPU, by :func:`.subset_kernels.subset_hidden`
     and its gradient kernel: from the per-slot projections ``(k, n, B, h)``, the shape
-    weights ``(f, h)``, the per-hand bias ``(B, h)``, the subset table and the shape features."""
+    weights ``(f, h)``, the per-hand bias ``(B, h)``, the subset table and the slots' ranks
+    and suits."""
 
     @staticmethod
     def forward(ctx: Any, projected: th.Tensor, weight: th.Tensor, base: th.Tensor, subsets: np.ndarray,
-                shapes: np.ndarray) -> th.Tensor:
+                ranks: np.ndarray, suits: np.ndarray) -> th.Tensor:
         from .subset_kernels import subset_hidden
 
-        hidden = th.from_numpy(subset_hidden(projected.detach().numpy(), subsets, shapes, weight.detach().numpy(),
-                                             base.detach().numpy()))
+        hidden = th.from_numpy(subset_hidden(projected.detach().numpy(), subsets, ranks, suits,
+                                             weight.detach().numpy(), base.detach().numpy()))
         ctx.save_for_backward(hidden)
-        ctx.tables = (subsets, shapes, projected.shape[1])
+        ctx.tables = (subsets, ranks, suits, projected.shape[1])
         return hidden
 
     @staticmethod
     def backward(ctx: Any, grad: th.Tensor) -> tuple[Any, ...]:
-        from .subset_kernels import subset_hidden_gradients
+        from .subset_kernels import subset_hidden_gradients, subset_shapes
 
         (hidden,) = ctx.saved_tensors
-        subsets, shapes, n = ctx.tables
+        subsets, ranks, suits, n = ctx.tables
         g_projected, g_weight, g_base = subset_hidden_gradients(grad.contiguous().numpy(), hidden.numpy(), subsets,
-                                                                shapes, n)
-        return th.from_numpy(g_projected), th.from_numpy(g_weight), th.from_numpy(g_base), None, None
+                                                                subset_shapes(ranks, suits, subsets), n)
+        return th.from_numpy(g_projected), th.from_numpy(g_weight), th.from_numpy(g_base), None, None, None
 
 
 class SplitScorerExtractor(nn.Module):
@@ -173,13 +174,13 @@ class SplitScorerExtractor(nn.Module):
             projected = th.einsum("bnf,hpf->pnbh", slots, per_position)  # (k, n, B, h)
             base = layer.bias + self.context_layers[str(k)](context)  # (B, h)
             subsets = getattr(self, f"subset_ids_{k}")
-            shapes = subset_shapes(ranks, suits, subsets)
             if slots.device.type == "cpu":
                 hidden = _SubsetHidden.apply(projected.contiguous(), shape_weight.contiguous(), base.contiguous(),
-                                             subsets, shapes)
+                                             subsets, ranks, suits)
             else:
                 linear = (getattr(self, f"positions_{k}") @ projected.reshape(k * self.n_slots, -1))
-                hidden = th.baddbmm(base[:, None, :], th.from_numpy(shapes).to(slots.device),
+                shapes = th.from_numpy(subset_shapes(ranks, suits, subsets)).to(slots.device)
+                hidden = th.baddbmm(base[:, None, :], shapes,
                                     shape_weight.expand(len(slots), -1, -1))
                 hidden = th.relu(hidden + linear.view(-1, len(slots), shape_weight.shape[1]).transpose(0, 1))
             out[k] = th.relu(self.embed_layers[str(k)](hidden))
@@ -526,6 +527,7 @@ class PolicyAgent(Agent):
         self.rng = rng
         self.observation_size = int(meta["observation_size"])
         self.n_actions = int(meta["n_actions"])
+        self._parameter = next(iter(self.policy.parameters()))  # its device is the policy's, read at each call
 
     def logits(self, observations: np.ndarray) -> np.ndarray:
         obs = np.asarray(observations, dtype=np.float32).reshape(-1, self.observation_size)
@@ -542,7 +544,7 @@ class PolicyAgent(Agent):
         observations = np.stack([v.observation for v in views])
         if isinstance(self.policy, SplitScorerPolicy):
             uniforms = None if self.rng is None else self.rng.random(len(views))
-            if self.policy.device.type == "cpu":
+            if self._parameter.device.type == "cpu":
                 from .split_inference import choices
 
                 return choices(self.policy, observations, masks, uniforms)

@@ -1,21 +1,25 @@
 """Decisions of a split scorer policy in NumPy and compiled kernels, on the CPU.
 
 The same function as the policy's torch modules (:class:`.policy.SplitScorerExtractor` and
-:class:`.policy.SplitScoreHead`), read from the same parameters at each call, for the agents
-that only decide: a decision in torch is some forty small operator calls of 10-20 µs each
-around a few hundred microseconds of arithmetic, and here each step is one NumPy product or
-one kernel call. The products go through torch (:func:`_linear`), so that they run on the
-threads torch is given (``torch.set_num_threads``), like the rest of the policy. Training
-keeps the torch modules (their gradients); the tests check that both give the same row
-scores, interaction terms and decisions.
+:class:`.policy.SplitScoreHead`), for the agents that only decide: a decision in torch is
+some forty small operator calls of 10-20 µs each around a few hundred microseconds of
+arithmetic, and here each step is one kernel call or one product. The embedding product
+goes through torch (:func:`_linear`), so that it runs on the threads torch is given
+(``torch.set_num_threads``), like the rest of the policy. The parameters are read through
+NumPy views of their memory (:class:`_Views`), so an optimiser step or ``load_state_dict``
+(both update in place) shows in the next decision. Training keeps the torch modules (their
+gradients); the tests check that both give the same row scores, interaction terms and
+decisions.
 """
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING
 
 import numpy as np
 import torch as th
+from numba import njit
 from torch import nn
 
 from ..envs.observation import SLOT_FEATURES
@@ -23,44 +27,90 @@ from ..envs.observation import SLOT_FEATURES
 if TYPE_CHECKING:
     from .policy import SplitScorerPolicy
 
+#: an empty bias: a layer without one
+NO_BIAS = np.zeros(0, dtype=np.float32)
 
-def _array(parameter: object) -> np.ndarray:
-    """A parameter's values as a float32 array (sharing its memory)."""
-    return parameter.detach().numpy()  # type: ignore[attr-defined, no-any-return]
+
+def _array(parameter: th.Tensor) -> np.ndarray:
+    """A parameter's values as a float32 array sharing its memory."""
+    return parameter.detach().numpy()
 
 
 def _linear(x: np.ndarray, weight: th.Tensor, bias: th.Tensor | None = None, relu: bool = False) -> np.ndarray:
     """``x @ weight.T + bias`` (then relu) of a 2-d array, by one torch call."""
     with th.inference_mode():
-        out = nn.functional.linear(th.from_numpy(x), weight.detach(), None if bias is None else bias.detach())
+        out = nn.functional.linear(th.from_numpy(x), weight, bias)
         return (th.relu_(out) if relu else out).numpy()
+
+
+@njit(cache=True, fastmath=True)
+def _small_linear(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:  # pragma: no cover
+    """``x @ weight.T + bias`` for a layer of few outputs, ``(rows, e)`` by ``(o, e)``
+    (``bias`` ``(o,)``, or empty for none), one pass over ``x``."""
+    rows, e = x.shape
+    o = weight.shape[0]
+    out = np.empty((rows, o), dtype=np.float32)
+    for i in range(rows):
+        for j in range(o):
+            total = bias[j] if len(bias) else np.float32(0.0)
+            for c in range(e):
+                total += x[i, c] * weight[j, c]
+            out[i, j] = total
+    return out
+
+
+class _Views:
+    """What a decision reads of a policy, made once per policy: its subset tables, its split
+    table and NumPy views of its parameters, which share their memory. Made again when a
+    parameter's memory moved (a parameter replaced, the policy moved between devices)."""
+
+    def __init__(self, policy: SplitScorerPolicy) -> None:
+        extractor, head = policy.mlp_extractor, policy.action_net
+        self.parameters = list(policy.parameters())
+        self.pointers = [p.data_ptr() for p in self.parameters]
+        self.n_slots = extractor.n_slots
+        self.sizes = [(k, getattr(extractor, f"subset_ids_{k}"), _array(extractor.card_layers[str(k)].weight),
+                       _array(extractor.card_layers[str(k)].bias),
+                       _array(extractor.context_layers[str(k)].weight),
+                       extractor.embed_layers[str(k)].weight.detach(), extractor.embed_layers[str(k)].bias.detach())
+                      for k in extractor.sizes]
+        self.row_sizes = head.row_sizes
+        self.scalars = [(_array(layer.weight), _array(layer.bias)) for layer in head.row_scalars]
+        self.vectors = ([(_array(layer.weight), NO_BIAS if layer.bias is None else _array(layer.bias))
+                         for layer in head.row_vectors] if head.split_hidden else [])
+        self.out = _array(head.out.weight)[0] if head.split_hidden else None
+        self.tables = head.tables()
+
+    def current(self) -> bool:
+        """Whether every parameter is still where the views look."""
+        return list(map(th.Tensor.data_ptr, self.parameters)) == self.pointers
+
+
+_VIEWS: weakref.WeakKeyDictionary[SplitScorerPolicy, _Views] = weakref.WeakKeyDictionary()
+
+
+def _views(policy: SplitScorerPolicy) -> _Views:
+    views = _VIEWS.get(policy)
+    if views is None or not views.current():
+        views = _VIEWS[policy] = _Views(policy)
+    return views
 
 
 def embeddings(policy: SplitScorerPolicy, observations: np.ndarray) -> dict[int, np.ndarray]:
     """``{k: (B, C(n, k), embed_dim)}``: :meth:`.policy.SplitScorerExtractor.embeddings`."""
-    from .subset_kernels import first_layer_weights, slot_ids, subset_hidden, subset_shapes
+    from .subset_kernels import first_layer_weights, slot_ids, subset_layer
 
-    extractor = policy.mlp_extractor
-    n = extractor.n_slots
-    batch = len(observations)
-    slots = observations[:, : n * SLOT_FEATURES].reshape(batch, n, SLOT_FEATURES)
+    views = _views(policy)
+    n = views.n_slots
+    slots = observations[:, : n * SLOT_FEATURES].reshape(len(observations), n, SLOT_FEATURES)
     context = observations[:, n * SLOT_FEATURES:]
     ranks, suits = slot_ids(slots)
     out = {}
-    for k in extractor.sizes:
-        layer = extractor.card_layers[str(k)]
-        per_position, shape_weight = first_layer_weights(_array(layer.weight), k)
-        hidden_size = per_position.shape[0]
-        projected = _linear(slots.reshape(batch * n, SLOT_FEATURES),
-                            th.from_numpy(per_position.reshape(-1, SLOT_FEATURES)))
-        projected = np.ascontiguousarray(projected.reshape(batch, n, hidden_size, k).transpose(3, 1, 0, 2))
-        base = _linear(context, extractor.context_layers[str(k)].weight, layer.bias)
-        subsets = getattr(extractor, f"subset_ids_{k}")
-        hidden = subset_hidden(projected, subsets, subset_shapes(ranks, suits, subsets),
-                               np.ascontiguousarray(shape_weight), base)
-        embed = extractor.embed_layers[str(k)]
-        out[k] = _linear(hidden.reshape(-1, hidden_size), embed.weight, embed.bias, relu=True).reshape(
-            batch, len(subsets), -1)
+    for k, subsets, weight, bias, context_weight, embed_weight, embed_bias in views.sizes:
+        per_position, shape_weight = first_layer_weights(weight, k)
+        hidden = subset_layer(slots, context, per_position, shape_weight, bias, context_weight, subsets, ranks, suits)
+        out[k] = _linear(hidden.reshape(-1, hidden.shape[-1]), embed_weight, embed_bias, relu=True).reshape(
+            len(observations), len(subsets), -1)
     return out
 
 
@@ -70,20 +120,16 @@ def row_scores(policy: SplitScorerPolicy, observations: np.ndarray
     every split ``(B, n_actions)`` (None without one): :meth:`.policy.SplitScoreHead.row_scores`."""
     from .split_kernels import split_interactions
 
-    head = policy.action_net
+    views = _views(policy)
     emb = embeddings(policy, np.ascontiguousarray(observations, dtype=np.float32))
     flat = {k: e.reshape(-1, e.shape[-1]) for k, e in emb.items()}
     batch = len(observations)
-    s0, s1, s2 = (_linear(flat[head.row_sizes[r]], head.row_scalars[r].weight, head.row_scalars[r].bias).reshape(
-        batch, -1) for r in range(3))
-    if head.split_hidden == 0:
+    s0, s1, s2 = (_small_linear(flat[views.row_sizes[r]], *views.scalars[r]).reshape(batch, -1) for r in range(3))
+    if views.out is None:
         return s0, s1, s2, None
-    vectors = []
-    for r in range(3):
-        layer = head.row_vectors[r]
-        vector = _linear(flat[head.row_sizes[r]], layer.weight, layer.bias)
-        vectors.append(vector.reshape(batch, -1, vector.shape[-1]))
-    return s0, s1, s2, split_interactions(*vectors, *head.tables(), _array(head.out.weight)[0])
+    vectors = [_small_linear(flat[views.row_sizes[r]], *views.vectors[r]).reshape(batch, -1, len(views.out))
+               for r in range(3)]
+    return s0, s1, s2, split_interactions(*vectors, *views.tables, views.out)
 
 
 def choices(policy: SplitScorerPolicy, observations: np.ndarray, masks: np.ndarray,
@@ -93,4 +139,4 @@ def choices(policy: SplitScorerPolicy, observations: np.ndarray, masks: np.ndarr
     from .split_kernels import choose_splits
 
     s0, s1, s2, extra = row_scores(policy, observations)
-    return choose_splits(s0, s1, s2, policy.action_net.tables(), extra, masks, uniforms)[0]
+    return choose_splits(s0, s1, s2, _views(policy).tables, extra, masks, uniforms)[0]

@@ -56,6 +56,10 @@ def format_card(card: int) -> str:
     return RANK_CHARS[RANK[card]] + SUIT_CHARS[SUIT[card]]
 
 
+#: each card's canonical text to its id: the common case of :func:`parse_cards`, read without the parser
+_CANONICAL = {format_card(card): card for card in range(N_IDS)}
+
+
 def format_cards(cards: Iterable[int]) -> str:
     """Canonical text of several cards, separated by single spaces."""
     return " ".join(format_card(int(c)) for c in cards)
@@ -69,6 +73,7 @@ def pretty_card(card: int) -> str:
 
 
 def _parse_token(token: str) -> list[int]:
+    """The cards of one token in any accepted notation."""
     text = token.lower()
     cards: list[int] = []
     pos = 0
@@ -98,7 +103,11 @@ def parse_cards(text: str | Sequence[str]) -> list[int]:
     for token in tokens:
         if not isinstance(token, str):
             raise ValueError(f"cannot read card {token!r}: expected a card string such as 'As'")
-        cards.extend(_parse_token(token.strip()))
+        card = _CANONICAL.get(token)
+        if card is None:
+            cards.extend(_parse_token(token.strip()))
+        else:
+            cards.append(card)
     seen: set[int] = set()
     for card in cards:
         if card in seen:

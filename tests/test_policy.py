@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import zipfile
 from pathlib import Path
 
@@ -322,18 +323,24 @@ def test_numpy_decisions_equal_the_torch_modules(game_name, split_hidden, rng):
         split_inference.choices(policy, obs.numpy()[:1], np.zeros_like(masks[:1]), None)
 
 
-def test_subset_shapes_kernel_matches_the_feature_definition(rng):
+@pytest.mark.parametrize("game_name,count", [("biji", 200), ("thirteen", 40)])
+def test_subset_shapes_kernel_matches_the_feature_definition(game_name, count, rng):
+    """Biji's jokers, Thirteen's straights (the wheel and broadway among them) and flushes."""
     from splitpoker.agents.subset_kernels import slot_ids, subset_shapes
 
-    game = make_game("biji")  # jokers and all
-    hands = np.stack([_hand(game, rng) for _ in range(20)])
+    game = make_game(game_name)
+    n = game.hand_size
+    wheel = game.slots(parse_cards("As 2d 3h 4s 5c 9d Jc Kh Qs Td 7c 8h 6d")[:n])
+    hands = np.stack([wheel] + [_hand(game, rng) for _ in range(count)])
     obs = th.as_tensor(np.stack([encode_observation(game, h, 0, 4) for h in hands]))
-    slots = obs[:, : 9 * P.SLOT_FEATURES].reshape(-1, 9, P.SLOT_FEATURES)
+    slots = obs[:, : n * P.SLOT_FEATURES].reshape(-1, n, P.SLOT_FEATURES)
     ranks, suits = slot_ids(slots.numpy())
     for k in (3, 5):
-        subsets = np.array(list(__import__("itertools").combinations(range(9), k)))
+        subsets = np.array(list(itertools.combinations(range(n), k)))
         reference = P._subset_features(slots[:, th.as_tensor(subsets)])[..., k * P.SLOT_FEATURES + 19:]
-        assert np.array_equal(subset_shapes(ranks, suits, subsets), reference.numpy())
+        shapes = subset_shapes(ranks, suits, subsets)
+        assert np.array_equal(shapes, reference.numpy())
+        assert shapes[..., 5:].any(), "no straight among the subsets"
 
 
 @pytest.mark.parametrize("game_name,split_hidden", [("thirteen", 0), ("thirteen", 4), ("biji", 8)])
