@@ -538,10 +538,12 @@ class PolicyAgent(Agent):
         """One decision per view, in a single forward pass."""
         if not views:
             return np.empty(0, dtype=np.int64)
-        masks = np.stack([v.mask for v in views])
+        if len(views) == 1:  # one view (an environment's agent): its arrays as they are
+            masks, observations = views[0].mask[None], views[0].observation[None]
+        else:
+            masks, observations = np.stack([v.mask for v in views]), np.stack([v.observation for v in views])
         if masks.shape[1] != self.n_actions:
             raise ValueError(f"{self.name}: action masks of {masks.shape[1]} splits, expected {self.n_actions}")
-        observations = np.stack([v.observation for v in views])
         if isinstance(self.policy, SplitScorerPolicy):
             uniforms = None if self.rng is None else self.rng.random(len(views))
             if self._parameter.device.type == "cpu":

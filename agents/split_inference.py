@@ -37,10 +37,10 @@ def _array(parameter: th.Tensor) -> np.ndarray:
 
 
 def _linear(x: np.ndarray, weight: th.Tensor, bias: th.Tensor | None = None, relu: bool = False) -> np.ndarray:
-    """``x @ weight.T + bias`` (then relu) of a 2-d array, by one torch call."""
-    with th.inference_mode():
-        out = nn.functional.linear(th.from_numpy(x), weight, bias)
-        return (th.relu_(out) if relu else out).numpy()
+    """``x @ weight.T + bias`` (then relu) of a 2-d array, by one torch call (no gradient is
+    recorded: the weights given are detached)."""
+    out = nn.functional.linear(th.from_numpy(x), weight, bias)
+    return (th.relu_(out) if relu else out).numpy()
 
 
 @njit(cache=True, fastmath=True)
@@ -98,17 +98,19 @@ def _views(policy: SplitScorerPolicy) -> _Views:
 
 def embeddings(policy: SplitScorerPolicy, observations: np.ndarray) -> dict[int, np.ndarray]:
     """``{k: (B, C(n, k), embed_dim)}``: :meth:`.policy.SplitScorerExtractor.embeddings`."""
-    from .subset_kernels import first_layer_weights, slot_ids, subset_layer
+    return _embeddings(_views(policy), np.ascontiguousarray(observations, dtype=np.float32))
 
-    views = _views(policy)
+
+def _embeddings(views: _Views, observations: np.ndarray) -> dict[int, np.ndarray]:
+    from .subset_kernels import slot_ids, subset_layer
+
     n = views.n_slots
     slots = observations[:, : n * SLOT_FEATURES].reshape(len(observations), n, SLOT_FEATURES)
     context = observations[:, n * SLOT_FEATURES:]
     ranks, suits = slot_ids(slots)
     out = {}
     for k, subsets, weight, bias, context_weight, embed_weight, embed_bias in views.sizes:
-        per_position, shape_weight = first_layer_weights(weight, k)
-        hidden = subset_layer(slots, context, per_position, shape_weight, bias, context_weight, subsets, ranks, suits)
+        hidden = subset_layer(slots, context, weight, bias, context_weight, subsets, ranks, suits)
         out[k] = _linear(hidden.reshape(-1, hidden.shape[-1]), embed_weight, embed_bias, relu=True).reshape(
             len(observations), len(subsets), -1)
     return out
@@ -118,10 +120,14 @@ def row_scores(policy: SplitScorerPolicy, observations: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """Each row position's score of every subset ``(B, C(n, k))`` and the interaction term of
     every split ``(B, n_actions)`` (None without one): :meth:`.policy.SplitScoreHead.row_scores`."""
+    return _row_scores(_views(policy), observations)
+
+
+def _row_scores(views: _Views, observations: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     from .split_kernels import split_interactions
 
-    views = _views(policy)
-    emb = embeddings(policy, np.ascontiguousarray(observations, dtype=np.float32))
+    emb = _embeddings(views, np.ascontiguousarray(observations, dtype=np.float32))
     flat = {k: e.reshape(-1, e.shape[-1]) for k, e in emb.items()}
     batch = len(observations)
     s0, s1, s2 = (_small_linear(flat[views.row_sizes[r]], *views.scalars[r]).reshape(batch, -1) for r in range(3))
@@ -138,5 +144,6 @@ def choices(policy: SplitScorerPolicy, observations: np.ndarray, masks: np.ndarr
     distribution (the inverse CDF of ``uniforms``, or the most likely split without them)."""
     from .split_kernels import choose_splits
 
-    s0, s1, s2, extra = row_scores(policy, observations)
-    return choose_splits(s0, s1, s2, _views(policy).tables, extra, masks, uniforms)[0]
+    views = _views(policy)
+    s0, s1, s2, extra = _row_scores(views, observations)
+    return choose_splits(s0, s1, s2, views.tables, extra, masks, uniforms)[0]

@@ -119,8 +119,8 @@ def split_choices(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, r0: np.ndarray
     hands, n = mask.shape
     out = np.full(hands, -1, dtype=np.int64)
     statistics = np.empty((hands if sample else 0, 3))
-    running = np.empty(n)
-    valid = np.empty(n, dtype=np.int64)
+    running = np.empty(n if sample else 0)
+    valid = np.empty(n if sample else 0, dtype=np.int64)
     for b in range(hands):
         if not sample:
             top = -np.inf

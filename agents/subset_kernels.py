@@ -118,7 +118,10 @@ def subset_hidden(projected: np.ndarray, subsets: np.ndarray, ranks: np.ndarray,
     shapes[b, i] @ weight)`` for every hand ``b`` and subset ``i``, the shape features
     (:func:`subset_shapes`) computed on the way from the slots' ``ranks`` and ``suits``
     ``(hands, n)``; ``projected`` is ``(k, n, hands, h)``, ``weight`` ``(f, h)`` and ``base``
-    ``(hands, h)``."""
+    ``(hands, h)``. The sum over positions is kept for each prefix of the subset, so a subset
+    that shares its first slots with the one before (in lexicographic order, all but the
+    last, mostly) adds only the projections of the slots that differ; the sums are the same,
+    added in the same order."""
     k, _, hands, h = projected.shape
     m = subsets.shape[0]
     f = weight.shape[0]
@@ -126,16 +129,23 @@ def subset_hidden(projected: np.ndarray, subsets: np.ndarray, ranks: np.ndarray,
     shape = np.empty(f, dtype=np.float32)
     rank_count = np.zeros(13, dtype=np.int64)
     suit_count = np.zeros(4, dtype=np.int64)
+    partial = np.empty((k, h), dtype=np.float32)  # partial[p]: base + the first p positions' projections
     row = np.empty(h, dtype=np.float32)
     for b in range(hands):
+        for c in range(h):
+            partial[0, c] = base[b, c]
         for i in range(m):
-            _shape_features(ranks, suits, b, subsets, i, rank_count, suit_count, shape)
-            for c in range(h):
-                row[c] = base[b, c]
-            for p in range(k):
+            same = 0  # the positions shared with the subset before
+            while i > 0 and same < k - 1 and subsets[i, same] == subsets[i - 1, same]:
+                same += 1
+            for p in range(same, k - 1):
                 slot = subsets[i, p]
                 for c in range(h):
-                    row[c] += projected[p, slot, b, c]
+                    partial[p + 1, c] = partial[p, c] + projected[p, slot, b, c]
+            slot = subsets[i, k - 1]
+            for c in range(h):
+                row[c] = partial[k - 1, c] + projected[k - 1, slot, b, c]
+            _shape_features(ranks, suits, b, subsets, i, rank_count, suit_count, shape)
             for j in range(f):
                 value = shape[j]
                 if value != 0.0:
@@ -147,15 +157,17 @@ def subset_hidden(projected: np.ndarray, subsets: np.ndarray, ranks: np.ndarray,
 
 
 @njit(cache=True)
-def subset_layer(slots: np.ndarray, context: np.ndarray, per_position: np.ndarray, shape_weight: np.ndarray,
-                 bias: np.ndarray, context_weight: np.ndarray, subsets: np.ndarray, ranks: np.ndarray,
+def subset_layer(slots: np.ndarray, context: np.ndarray, weight: np.ndarray, bias: np.ndarray,
+                 context_weight: np.ndarray, subsets: np.ndarray, ranks: np.ndarray,
                  suits: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
     """:func:`subset_hidden` from the layer's parameters: the hands' slots ``(hands, n, 19)``
-    and context ``(hands, c)``, the card and shape weights of :func:`first_layer_weights`
-    (``(h, k, 19)`` and ``(f, h)``), the bias ``(h,)`` and the context layer's weight ``(h,
-    c)``. The projections and the per-hand bias are sums over the few nonzero inputs."""
+    and context ``(hands, c)``, the layer's weight ``(h, k*19 + 19 + f)`` (read as
+    :func:`first_layer_weights` splits it) and bias ``(h,)``, and the context layer's weight
+    ``(h, c)``. The projections and the per-hand bias are sums over the few nonzero inputs."""
     hands, n, features = slots.shape
-    h, k, _ = per_position.shape
+    h = weight.shape[0]
+    k = subsets.shape[1]
+    counts = k * features
     projected = np.zeros((k, n, hands, h), dtype=np.float32)
     base = np.empty((hands, h), dtype=np.float32)
     for b in range(hands):
@@ -165,7 +177,7 @@ def subset_layer(slots: np.ndarray, context: np.ndarray, per_position: np.ndarra
                 if value != 0.0:
                     for p in range(k):
                         for c in range(h):
-                            projected[p, s, b, c] += value * per_position[c, p, q]
+                            projected[p, s, b, c] += value * (weight[c, p * features + q] + weight[c, counts + q])
         for c in range(h):
             base[b, c] = bias[c]
         for q in range(context.shape[1]):
@@ -173,7 +185,8 @@ def subset_layer(slots: np.ndarray, context: np.ndarray, per_position: np.ndarra
             if value != 0.0:
                 for c in range(h):
                     base[b, c] += value * context_weight[c, q]
-    return subset_hidden(projected, subsets, ranks, suits, np.ascontiguousarray(shape_weight), base)
+    return subset_hidden(projected, subsets, ranks, suits, np.ascontiguousarray(weight[:, counts + features:].T),
+                         base)
 
 
 @njit(cache=True)
