@@ -61,8 +61,9 @@ def _small_linear(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.nda
 
 class _Views:
     """What a decision reads of a policy, made once per policy: its subset tables, its split
-    table and NumPy views of its parameters, which share their memory. Made again when a
-    parameter's memory moved (a parameter replaced, the policy moved between devices)."""
+    table and NumPy views of its parameters, which share their memory. Made again after the
+    policy's ``load_state_dict`` and when a parameter's memory moved (the policy moved
+    between devices)."""
 
     def __init__(self, policy: SplitScorerPolicy) -> None:
         extractor, head = policy.mlp_extractor, policy.action_net
@@ -87,11 +88,20 @@ class _Views:
 
 
 _VIEWS: weakref.WeakKeyDictionary[SplitScorerPolicy, _Views] = weakref.WeakKeyDictionary()
+_HOOKED: weakref.WeakSet[SplitScorerPolicy] = weakref.WeakSet()
+
+
+def _forget(policy: nn.Module, _keys: object) -> None:
+    """After ``load_state_dict``, which may replace the parameters (``assign=True``)."""
+    _VIEWS.pop(policy, None)  # type: ignore[call-overload]
 
 
 def _views(policy: SplitScorerPolicy) -> _Views:
     views = _VIEWS.get(policy)
     if views is None or not views.current():
+        if policy not in _HOOKED:
+            policy.register_load_state_dict_post_hook(_forget)
+            _HOOKED.add(policy)
         views = _VIEWS[policy] = _Views(policy)
     return views
 

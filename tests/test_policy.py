@@ -445,3 +445,36 @@ def test_policy_decisions_are_the_recorded_ones(game_name, policy):
     sampled = agent.act_batch(views).tolist()
     single = [agent.act(v.observation, v.action_mask, v.info()) for v in views[:4]]
     assert (argmax, sampled, single) == PINNED_DECISIONS[game_name, policy]
+
+
+def test_numpy_decisions_follow_parameter_updates(rng):
+    """The NumPy decisions read the parameters through views made once per policy: an
+    in-place update, ``load_state_dict`` (also with ``assign=True``, which replaces the
+    parameters) and a deep copy all show in the next decision."""
+    import copy
+
+    from splitpoker.agents import split_inference
+
+    game, _, policy = _policy("thirteen")
+    obs = np.stack([encode_observation(game, _hand(game, rng), 0, 4) for _ in range(3)]).astype(np.float32)
+    other = copy.deepcopy(policy)
+    with th.no_grad():
+        for p in other.parameters():
+            p.add_(th.randn_like(p))
+
+    def same_as_torch(target):
+        with th.no_grad():
+            expected = target.action_net.row_scores(target.mlp_extractor.forward_actor(th.as_tensor(obs)))
+        got = split_inference.row_scores(target, obs)
+        return all(np.allclose(g, e.numpy(), rtol=1e-4, atol=1e-4) for g, e in zip(got[:3], expected[:3]))
+
+    assert same_as_torch(policy)
+    assert same_as_torch(other)
+    with th.no_grad():
+        policy.mlp_extractor.embed_layers["5"].bias.add_(1.0)  # in place, as an optimiser step
+    assert same_as_torch(policy)
+    policy.load_state_dict(other.state_dict())
+    assert same_as_torch(policy)
+    policy.load_state_dict(copy.deepcopy(_policy("thirteen")[2].state_dict()), assign=True)
+    assert same_as_torch(policy)
+    assert same_as_torch(copy.deepcopy(policy))
