@@ -17,7 +17,9 @@ Masks and observations are computed on first use, for all the seats asked for in
 (:meth:`Tables.prepare`), and kept. A research loop can deal and score thousands of tables
 without the per-step overhead of an environment API:
 
->>> import numpy as np
+>>> import time
+
+import numpy as np
 >>> from splitpoker.envs.games import make_game
 >>> game = make_game("biji")
 >>> tables = deal(game, num_players=4, rng=np.random.default_rng(0), batch=256)
@@ -34,6 +36,7 @@ without the per-step overhead of an environment API:
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -159,6 +162,9 @@ class Tables:
         self.slots = slots
         self._masks: dict[tuple[int, int], np.ndarray] = {}
         self._observations: dict[tuple[int, int], np.ndarray] = {}
+        #: seconds spent computing masks and observations (:meth:`prepare`), so that a timed
+        #: decision can leave out what it did not compute itself
+        self.preparing_s = 0.0
 
     @property
     def batch(self) -> int:
@@ -172,7 +178,11 @@ class Tables:
     def prepare(self, seats: Iterable[tuple[int, int]], masks: bool = True, observations: bool = True) -> None:
         """Compute the masks and observations of the ``(table, seat)`` pairs not yet known,
         each kind in one batched call."""
-        pairs = list(dict.fromkeys(seats))
+        start = time.perf_counter()
+        self._prepare(list(dict.fromkeys(seats)), masks, observations)
+        self.preparing_s += time.perf_counter() - start
+
+    def _prepare(self, pairs: list[tuple[int, int]], masks: bool, observations: bool) -> None:
         if masks:
             todo = [p for p in pairs if p not in self._masks]
             if todo:

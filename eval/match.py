@@ -62,7 +62,7 @@ class AgentResult:
     foul_rate: float
     special_rate: float
     xi_rate: float
-    ms_per_decision: float
+    ms_per_decision: float  # the agent's own time, without the masks and observations it read
     regret: dict[str, float] | None = None
     agreement: float | None = None
 
@@ -105,9 +105,10 @@ def play_group(game: Game, agents: Sequence[Agent], num_players: int, seed: int,
             if not mine:
                 continue
             views = tables.views(0, mine)
-            start = time.perf_counter()
+            start, preparing = time.perf_counter(), tables.preparing_s
             chosen = agent.act_batch(views)
-            elapsed = time.perf_counter() - start
+            # the agent's own time: the masks and observations it read first are the table's
+            elapsed = time.perf_counter() - start - (tables.preparing_s - preparing)
             actions[mine] = check_choices(agent, views, chosen)
             times[mine] = elapsed / len(mine)
         result = tables.score(actions[None])

@@ -163,3 +163,18 @@ def test_regret_is_never_negative_and_agreement_is_a_share():
                            3, 4, 0, _oracle(settings, game))
     assert all(d.regret >= 0 and d.agreement in (0.0, 1.0) for d in decisions)
     assert any(d.regret > 0 for d in decisions if d.agent == 1)
+
+
+def test_decision_time_leaves_out_the_tables_masks_and_observations():
+    """A policy reads the masks and observations, which the table computes on first read:
+    that time is the table's, not the agent's."""
+    from splitpoker.envs.table import deal
+
+    game = make_game("thirteen")
+    tables = deal(game, 4, np.random.default_rng(0))
+    assert tables.preparing_s == 0.0
+    views = tables.views(0)
+    assert views[0].mask.shape == (game.n_actions,) and tables.preparing_s > 0.0
+    spent = tables.preparing_s
+    assert views[3].mask is not None and tables.preparing_s == spent  # computed with the first, in one batch
+    assert views[1].observation is not None and tables.preparing_s > spent
