@@ -17,9 +17,7 @@ Masks and observations are computed on first use, for all the seats asked for in
 (:meth:`Tables.prepare`), and kept. A research loop can deal and score thousands of tables
 without the per-step overhead of an environment API:
 
->>> import time
-
-import numpy as np
+>>> import numpy as np
 >>> from splitpoker.envs.games import make_game
 >>> game = make_game("biji")
 >>> tables = deal(game, num_players=4, rng=np.random.default_rng(0), batch=256)
