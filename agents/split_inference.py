@@ -106,12 +106,9 @@ def _views(policy: SplitScorerPolicy) -> _Views:
     return views
 
 
-def embeddings(policy: SplitScorerPolicy, observations: np.ndarray) -> dict[int, np.ndarray]:
-    """``{k: (B, C(n, k), embed_dim)}``: :meth:`.policy.SplitScorerExtractor.embeddings`."""
-    return _embeddings(_views(policy), np.ascontiguousarray(observations, dtype=np.float32))
-
-
 def _embeddings(views: _Views, observations: np.ndarray) -> dict[int, np.ndarray]:
+    """``{k: (B, C(n, k), embed_dim)}`` of float32 ``observations``:
+    :meth:`.policy.SplitScorerExtractor.embeddings`."""
     from .subset_kernels import slot_ids, subset_layer
 
     n = views.n_slots
