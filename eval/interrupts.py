@@ -4,7 +4,9 @@
 :func:`handled`, both it and ``SIGINT`` (Ctrl-C) raise :class:`Interrupted`, a
 ``KeyboardInterrupt`` that names the signal, so one ``except KeyboardInterrupt`` saves the
 work of either; a ``decide`` function may instead defer a signal to a safe point (the caller
-then raises :class:`Interrupted` itself). The exit status of an interrupted command is
+then raises :class:`Interrupted` itself). An interrupt raised while a compiled (numba) function
+is being called comes out of the call as a ``SystemError`` caused by it; :func:`unmasked`
+(part of :func:`handled`) raises the interrupt itself instead. The exit status of an interrupted command is
 :func:`exit_status`: 130 for ``SIGINT``, 143 for ``SIGTERM``.
 
 Worker pools are made by :func:`worker_pool`. A Ctrl-C in the terminal (and a SIGTERM sent to
@@ -23,7 +25,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["Interrupted", "handled", "worker_pool", "exit_status", "SIGNALS"]
+__all__ = ["Interrupted", "handled", "unmasked", "worker_pool", "exit_status", "SIGNALS"]
 
 #: the signals handled like Ctrl-C
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -68,16 +70,33 @@ def _signals_to(handler: Any) -> Iterator[None]:
             signal.signal(s, h)
 
 
-def handled(decide: Callable[[int], bool] | None = None) -> contextlib.AbstractContextManager[None]:
+@contextlib.contextmanager
+def unmasked() -> Iterator[None]:
+    """Ctrl-C or SIGTERM in the block leaves it as a ``KeyboardInterrupt``, also where it
+    arrived while a compiled function was being called: the call then reports it as a
+    ``SystemError`` ("returned a result with an exception set") caused by the interrupt, and
+    the interrupt itself is raised instead."""
+    try:
+        yield
+    except SystemError as error:
+        if not isinstance(error.__cause__, KeyboardInterrupt):
+            raise
+        raise error.__cause__ from None
+
+
+@contextlib.contextmanager
+def handled(decide: Callable[[int], bool] | None = None) -> Iterator[None]:
     """SIGINT and SIGTERM raise :class:`Interrupted` while the block runs (in the main thread;
-    elsewhere nothing changes). ``decide(signum)`` returning False defers the signal: the
-    caller has recorded it and raises at a safe point."""
+    elsewhere nothing changes), also from inside a compiled function's call (:func:`unmasked`).
+    ``decide(signum)`` returning False defers the signal: the caller has recorded it and
+    raises at a safe point."""
 
     def handler(signum: int, frame: object) -> None:
         if decide is None or decide(signum):
             raise Interrupted(signum)
 
-    return _signals_to(handler)
+    with _signals_to(handler), unmasked():
+        yield
 
 
 def spawning_deaf() -> contextlib.AbstractContextManager[None]:

@@ -196,6 +196,40 @@ def test_ctrl_c_in_the_final_evaluation_is_finished_by_resume(tmp_path, monkeypa
         resume_run(run, [], "again", emit=lambda line: None)
 
 
+def test_an_interrupt_reported_by_a_compiled_call_stops_the_run_like_the_interrupt(tmp_path, monkeypatch, reference):
+    """A signal whose handler raised while a numba function was being called comes out of the
+    call as a SystemError caused by the interrupt (CPython's "returned a result with an
+    exception set"): the run stops resumably, as for the interrupt itself."""
+    from splitpoker.eval.interrupts import Interrupted
+    from splitpoker.train import ppo
+
+    evaluate = ppo.evaluate_policy
+
+    def reported(agent, game, config, hands, progress=False):
+        if hands == config.eval.final_hands:
+            raise SystemError("CPUDispatcher(split_choices) returned a result with an exception set") \
+                from Interrupted(signal.SIGTERM)
+        return evaluate(agent, game, config, hands, progress)
+
+    monkeypatch.setattr(ppo, "evaluate_policy", reported)
+    stopped = train(tmp_path, config(tmp_path, eval={"every": 0}))
+    monkeypatch.undo()
+    assert stopped.interrupted and stopped.signal == "SIGTERM"
+    state = json.loads((stopped.run_dir / "checkpoints" / "state.json").read_text())
+    assert state["finished"] is False and state["checkpoint"] == "final.zip"
+    assert resume(stopped.run_dir).report is not None
+
+
+def test_handled_raises_the_interrupt_behind_a_compiled_call_and_nothing_else():
+    from splitpoker.eval.interrupts import Interrupted, handled
+
+    with pytest.raises(Interrupted) as stop, handled():
+        raise SystemError("returned a result with an exception set") from Interrupted(signal.SIGTERM)
+    assert stop.value.signum == signal.SIGTERM and stop.value.__cause__ is None
+    with pytest.raises(SystemError, match="a bug"), handled():
+        raise SystemError("a bug") from ValueError("cause")
+
+
 def test_ctrl_c_in_an_imitation_round_resumes_exactly(tmp_path, monkeypatch, imitation_reference):
     from splitpoker.train import imitation
 

@@ -56,7 +56,7 @@ from ..agents import load_agent
 from ..agents.policy import PolicyAgent, read_meta
 from ..envs.games import Game, make_game
 from ..envs.table import derived_seed
-from ..eval.interrupts import Interrupted, handled, signal_of, spawning_deaf
+from ..eval.interrupts import Interrupted, handled, signal_of, spawning_deaf, unmasked
 from .config import TrainConfig, load_config, model_keys
 from .policies import (
     POOL_FILE,
@@ -626,7 +626,8 @@ class Trainer:
         evaluation is written. Ctrl-C or SIGTERM stops it resumably (:meth:`stopped`)."""
         with handled(self._on_signal):
             try:
-                return self._run()
+                with unmasked():  # stopped() below saves the run with the signals still deferred
+                    return self._run()
             except KeyboardInterrupt as stop:
                 return self.stopped(stop)
 
