@@ -65,6 +65,29 @@ class ReferenceRows:
         return np.searchsorted(self.strengths[row], strengths, side="right")
 
 
+@cache
+def search_tables(reference: ReferenceRows, shift: int = 9) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Tables that find a strength among the reference rows of a position in a few steps, for
+    compiled kernels. Per position: ``values`` (3, U) its distinct strengths, ascending;
+    ``weaker`` (3, U + 1) how many rows are weaker than each of them, then the count of rows;
+    ``first`` (3, B + 1) for each bucket of ``2**shift`` strengths, the first distinct
+    strength not below the bucket's start (past the strongest row: the count of distinct
+    strengths); ``distinct`` (3,) that count. Positions with fewer distinct strengths are
+    padded."""
+    unique = [np.unique(row) for row in reference.strengths]
+    distinct = np.array([len(u) for u in unique], dtype=np.int64)
+    buckets = max(int(u[-1]) >> shift for u in unique) + 2
+    values = np.zeros((3, distinct.max()), dtype=np.int64)
+    weaker = np.zeros((3, distinct.max() + 1), dtype=np.int64)
+    first = np.zeros((3, buckets), dtype=np.int64)
+    for k, (row, u) in enumerate(zip(reference.strengths, unique)):
+        values[k, :len(u)] = u
+        weaker[k, :len(u)] = np.searchsorted(row, u, side="left")
+        weaker[k, len(u):] = len(row)
+        first[k] = np.searchsorted(u, np.arange(buckets, dtype=np.int64) << shift, side="left")
+    return values, weaker, first, distinct
+
+
 def greedy_rows(game: Game, hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The row strengths ``(H, 3)`` of hands ``(H, hand size)`` (slot order) arranged the
     greedy way, and whether each arrangement is valid ``(H,)``."""

@@ -119,14 +119,37 @@ def test_beats_greedy_on_fixed_deals(name: str, want: float) -> None:
     assert results[0].mean == pytest.approx(want)
 
 
-@pytest.mark.parametrize("preset", ["classic", "banker"])
+@pytest.mark.parametrize("preset", game_class("thirteen").rules_class.PRESETS)
 def test_thirteen_best_split_is_the_best_of_the_values(preset: str) -> None:
-    """Where the values add up row by row the kernel prunes fronts by a bound: it still finds
+    """Where the values add up row by row the kernel passes over back rows by bounds: it still finds
     the split of highest value (the lowest index of equals) of the full table."""
     game = make_game("thirteen", preset)
-    hands = deal(game, 4, np.random.default_rng(7), batch=10).slots.reshape(-1, 13)
+    hands = deal(game, 4, np.random.default_rng(7), batch=20).slots.reshape(-1, 13)
     values = split_values(game, hands, 4)
     assert np.array_equal(game.heuristic_actions(hands, 4), np.argmax(values, axis=1))
+
+
+@pytest.mark.parametrize("preset", ["classic", "baomahui"])
+def test_thirteen_rows_are_found_among_the_reference_rows(preset: str) -> None:
+    """The kernel finds a strength among the reference rows by buckets of distinct strengths:
+    the shares weaker and stronger are those of a plain search, for strengths of the sample,
+    between them, and past both ends."""
+    from splitpoker.envs.reference import search_tables
+    from splitpoker.envs.thirteen import kernels
+
+    reference = reference_rows(make_game("thirteen", preset))
+    tables = search_tables(reference, kernels._SHIFT)
+    rng = np.random.default_rng(3)
+    for k in range(3):
+        rows = reference.strengths[k]
+        queries = np.concatenate([rng.choice(rows, 300), rng.integers(0, rows[-1] + 10_000, 300),
+                                  [0, rows[0], rows[0] - 1, rows[-1], rows[-1] + 1, 10 * rows[-1]]])
+        out = np.empty((len(queries), 5))
+        kinds = np.zeros(len(queries), dtype=np.int64)
+        kernels._odds(queries, kinds, *(t[k] for t in tables), np.int64(kernels._SHIFT),
+                      np.zeros(len(rows) + 1), np.ones(1), out)
+        assert np.array_equal(out[:, 1], reference.below(k, queries))
+        assert np.allclose(out[:, 2], reference.above(k, queries), rtol=0, atol=1e-15)
 
 
 #: the heuristic's splits of 8 seats (2 tables of 4, dealt from seed 9) under every preset

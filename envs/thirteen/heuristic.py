@@ -53,7 +53,7 @@ def split_values(hands: np.ndarray, rules: ThirteenRules, reference: ReferenceRo
     use) from the rules' own rank tables."""
     from . import kernels
 
-    _, values = kernels.heuristic_values(np.asarray(hands), rules, reference.strengths,
+    _, values = kernels.heuristic_values(np.asarray(hands), rules, reference,
                                          _tails(reference, rules.royalties), _royalties(rules.royalties))
     assert values is not None
     return values
@@ -64,7 +64,7 @@ def best_splits(hands: np.ndarray, rules: ThirteenRules, reference: ReferenceRow
     without keeping every split's value."""
     from . import kernels
 
-    best, _ = kernels.heuristic_values(np.asarray(hands), rules, reference.strengths,
+    best, _ = kernels.heuristic_values(np.asarray(hands), rules, reference,
                                        _tails(reference, rules.royalties), _royalties(rules.royalties),
                                        values=False)
     return best

@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from ..cards import RANK, SUIT
+from ..reference import ReferenceRows, search_tables
 from ..splits import THIRTEEN
 from ..strength import disjoint_subsets
 from .rules import K5, ThirteenRules, pack_strength, rank_tables
@@ -26,6 +27,8 @@ _SUIT64 = SUIT.astype(np.int64)
 _pack = njit(cache=True)(pack_strength)
 _SUBSETS3 = np.ascontiguousarray(THIRTEEN.subsets(3), dtype=np.int64)
 _SUBSETS5 = np.ascontiguousarray(THIRTEEN.subsets(5), dtype=np.int64)
+#: the reference rows are searched in buckets of 2**_SHIFT strengths (about 50 at most in one)
+_SHIFT = 9
 
 
 @njit(cache=True)
@@ -102,28 +105,29 @@ def strongest_rows(hands: np.ndarray, rules: ThirteenRules) -> tuple[np.ndarray,
 
 
 @njit(cache=True)
-def _count_below(reference: np.ndarray, value: np.int64) -> int:  # pragma: no cover - compiled
-    """How many of the sorted ``reference`` are below ``value``."""
-    lo, hi = 0, reference.shape[0]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if reference[mid] < value:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@njit(cache=True)
-def _odds(strengths: np.ndarray, kinds: np.ndarray, reference: np.ndarray, tails: np.ndarray,
-          royalties: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
-    """Per row: ``v p - G``, ``p``, ``q``, ``G``, ``v`` into ``out`` (rows, 5) (see :mod:`.heuristic`)."""
-    size = reference.shape[0]
+def _odds(strengths: np.ndarray, kinds: np.ndarray, values: np.ndarray, weaker: np.ndarray, first: np.ndarray,
+          distinct: np.int64, shift: np.int64, tails: np.ndarray, royalties: np.ndarray,
+          out: np.ndarray) -> None:  # pragma: no cover - compiled
+    """Per row: ``v p - G``, ``p``, ``q``, ``G``, ``v`` into ``out`` (rows, 5) (see :mod:`.heuristic`),
+    the row found among the reference rows of its position by their
+    :func:`~splitpoker.envs.reference.search_tables`."""
+    size = weaker[distinct]
+    last_bucket = first.shape[0] - 1
     for u in range(strengths.shape[0]):
-        below = _count_below(reference, strengths[u])
-        not_above = below
-        while not_above < size and reference[not_above] == strengths[u]:
-            not_above += 1
+        x = strengths[u]
+        bucket = x >> shift
+        if bucket >= last_bucket:
+            j = distinct
+        else:
+            j, hi = first[bucket], first[bucket + 1]
+            while j < hi:  # the first distinct strength not below x
+                mid = (j + hi) >> 1
+                if values[mid] < x:
+                    j = mid + 1
+                else:
+                    hi = mid
+        below = weaker[j]
+        not_above = weaker[j + 1] if j < distinct and values[j] == x else below
         p = below / size
         g = tails[not_above]
         v = royalties[kinds[u]]
@@ -135,11 +139,105 @@ def _odds(strengths: np.ndarray, kinds: np.ndarray, reference: np.ndarray, tails
 
 
 @njit(cache=True)
+def _top(values: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
+    """The ids of the ``len(out)`` largest ``values`` into ``out``, in decreasing value."""
+    k = out.shape[0]
+    n = 0
+    for i in range(values.shape[0]):
+        x = values[i]
+        if n == k and x <= values[out[k - 1]]:
+            continue
+        j = n if n < k else k - 1
+        while j > 0 and values[out[j - 1]] < x:
+            out[j] = out[j - 1]
+            j -= 1
+        out[j] = i
+        if n < k:
+            n += 1
+
+
+@njit(cache=True)
+def _best_avoiding(values: np.ndarray, top: np.ndarray, masks: np.ndarray, taken: np.int64) -> float:  # pragma: no cover - compiled
+    """The highest value of a subset whose cards (bits ``masks``) avoid the cards ``taken``,
+    or, when none of the ``top`` subsets does, an upper bound of it: the last one's value."""
+    for i in range(top.shape[0]):
+        if not masks[top[i]] & taken:
+            return values[top[i]]
+    return values[top[top.shape[0] - 1]]
+
+
+@njit(cache=True)
+def _best_by_kind(values: np.ndarray, kinds: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
+    """The highest of ``values`` over the subsets of each kind or a lower one into ``out``."""
+    out[:] = -np.inf
+    for u in range(values.shape[0]):
+        if values[u] > out[kinds[u]]:
+            out[kinds[u]] = values[u]
+    for k in range(1, out.shape[0]):
+        if out[k - 1] > out[k]:
+            out[k] = out[k - 1]
+
+
+@njit(cache=True)
+def _best_by_back(front_value: np.ndarray, middle_value: np.ndarray, back_value: np.ndarray, ro3: np.ndarray,
+                  ro5: np.ndarray, kinds3: np.ndarray, kinds5: np.ndarray, middle_of: np.ndarray, repeat: int,
+                  by_back: np.ndarray, masks3: np.ndarray, masks5: np.ndarray, top_fronts: np.ndarray,
+                  top_middles: np.ndarray, top_backs: np.ndarray, front_cap: np.ndarray,
+                  middle_cap: np.ndarray) -> int:  # pragma: no cover - compiled
+    """The valid split of highest value (the lowest index of equals) when a split's value is
+    the sum of its rows' values, ``(front + middle) + back``. The splits of a back row are
+    scanned only when its value plus a bound of the best front and middle it can take reaches
+    the best split found, the strongest backs first. Each row's bound is the lower of the best
+    value of a row avoiding the back's cards and of a row of the back's kind or lower (a
+    valid split never has a middle or a front of a higher kind than its back). The bounds
+    are added in the order the values are, so rounding never lets them fall below a split
+    they bound."""
+    _top(front_value, top_fronts)
+    _top(middle_value, top_middles)
+    _top(back_value, top_backs)
+    _best_by_kind(front_value, kinds3, front_cap)
+    _best_by_kind(middle_value, kinds5, middle_cap)
+    best_value = -np.inf
+    best_action = -1
+    n_top = top_backs.shape[0]
+    for i in range(n_top + back_value.shape[0]):
+        if i < n_top:
+            b = top_backs[i]
+        else:
+            b = i - n_top
+            seen = False
+            for j in range(n_top):
+                seen |= top_backs[j] == b
+            if seen:
+                continue
+        back = back_value[b]
+        taken = masks5[b]
+        kind = kinds5[b]
+        bound = min(_best_avoiding(front_value, top_fronts, masks3, taken), front_cap[kind]) \
+            + min(_best_avoiding(middle_value, top_middles, masks5, taken), middle_cap[kind])
+        if bound + back < best_value:
+            continue
+        back_rank = ro5[b]
+        for t in range(by_back.shape[1]):
+            a = by_back[b, t]
+            m = middle_of[a]
+            f = a // repeat
+            value = front_value[f] + middle_value[m] + back
+            if (value > best_value or (value == best_value and a < best_action)) \
+                    and ro3[f] <= ro5[m] and ro5[m] <= back_rank:
+                best_value = value
+                best_action = a
+    return best_action
+
+
+@njit(cache=True)
 def _heuristic_values(hands: np.ndarray, ranks_of: np.ndarray, suits_of: np.ndarray, subsets3: np.ndarray,
-                      subsets5: np.ndarray, middle_of: np.ndarray, back_of: np.ndarray, plain3: np.ndarray,
+                      subsets5: np.ndarray, middle_of: np.ndarray, back_of: np.ndarray, by_back: np.ndarray,
+                      masks3: np.ndarray, masks5: np.ndarray, plain3: np.ndarray,
                       top3: np.ndarray, plain5: np.ndarray, flush5: np.ndarray, top5: np.ndarray,
                       suit_values: np.ndarray, suit_first: bool, tiebreak: bool, k5: np.int64,
-                      reference: np.ndarray, tails: np.ndarray, royalties: np.ndarray, scoop: bool,
+                      values: np.ndarray, weaker: np.ndarray, first: np.ndarray, distinct: np.ndarray,
+                      shift: np.int64, tails: np.ndarray, royalties: np.ndarray, scoop: bool,
                       majority: bool, best: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
     """The best split of every hand into ``best`` (H,) (the first of equal values) and, when
     ``out`` has a row per hand, the value of every split into ``out`` (H, 72072)."""
@@ -159,37 +257,33 @@ def _heuristic_values(hands: np.ndarray, ranks_of: np.ndarray, suits_of: np.ndar
     v = np.empty(3)
     dist = np.empty(7)
     step = np.empty(7)
+    top_fronts = np.empty(8, np.int64)
+    top_middles = np.empty(8, np.int64)
+    top_backs = np.empty(4, np.int64)
+    front_cap = np.empty(royalties.shape[1])
+    middle_cap = np.empty(royalties.shape[1])
     for h in range(hands.shape[0]):
         r = ranks_of[hands[h]]
         s = suits_of[hands[h]]
         _row_strengths(r, s, subsets3, plain3, plain3, top3, suit_values, suit_first, tiebreak, k5, s3, ro3)
         _row_strengths(r, s, subsets5, plain5, flush5, top5, suit_values, suit_first, tiebreak, k5, s5, ro5)
-        _odds(s3, ro3 // k5, reference[0], tails[0], royalties[0], front)
-        _odds(s5, ro5 // k5, reference[1], tails[1], royalties[1], middle)
-        _odds(s5, ro5 // k5, reference[2], tails[2], royalties[2], back)
+        kinds3 = ro3 // k5
+        kinds5 = ro5 // k5
+        _odds(s3, kinds3, values[0], weaker[0], first[0], distinct[0], shift, tails[0], royalties[0], front)
+        _odds(s5, kinds5, values[1], weaker[1], first[1], distinct[1], shift, tails[1], royalties[1], middle)
+        _odds(s5, kinds5, values[2], weaker[2], first[2], distinct[2], shift, tails[2], royalties[2], back)
         middle_value = np.ascontiguousarray(middle[:, 0])
         back_value = np.ascontiguousarray(back[:, 0])
+        if not (keep or scoop or majority):  # the values add up row by row: search by bounds
+            best[h] = _best_by_back(np.ascontiguousarray(front[:, 0]), middle_value, back_value, ro3, ro5, kinds3,
+                                    kinds5, middle_of, repeat, by_back, masks3, masks5, top_fronts, top_middles,
+                                    top_backs, front_cap, middle_cap)
+            continue
         best_value = -np.inf
         best_action = -1
-        # fronts in decreasing value: without the nonlinear terms, once a front's value plus
-        # the best middle and back values cannot reach the best split found, no later one can
-        bound = middle_value.max() + back_value.max()
-        prune = not (keep or scoop or majority)
-        for f in np.argsort(-front[:, 0], kind="mergesort"):
+        for f in range(n_front):
             front_value = front[f, 0]
-            if prune and front_value + bound < best_value:
-                break
             front_rank = ro3[f]
-            if prune:  # the values add up: the best valid split of this front, value first
-                for a in range(f * repeat, (f + 1) * repeat):
-                    m = middle_of[a]
-                    b = back_of[a]
-                    value = front_value + middle_value[m] + back_value[b]
-                    if (value > best_value or (value == best_value and a < best_action)) \
-                            and front_rank <= ro5[m] and ro5[m] <= ro5[b]:
-                        best_value = value
-                        best_action = a
-                continue
             for a in range(f * repeat, (f + 1) * repeat):
                 m = middle_of[a]
                 b = back_of[a]
@@ -223,17 +317,18 @@ def _heuristic_values(hands: np.ndarray, ranks_of: np.ndarray, suits_of: np.ndar
         best[h] = best_action
 
 
-def heuristic_values(hands: np.ndarray, rules: ThirteenRules, reference: np.ndarray, tails: np.ndarray,
+def heuristic_values(hands: np.ndarray, rules: ThirteenRules, reference: ReferenceRows, tails: np.ndarray,
                      royalties: np.ndarray, values: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     """The heuristic's best split of hands ``(H, 13)`` and, when ``values``, the value of
-    every split (:func:`.heuristic.split_values`): ``reference`` (3, M) sorted strengths,
+    every split (:func:`.heuristic.split_values`): ``reference`` the reference rows,
     ``tails`` (3, M + 1) their row values as
     :meth:`~splitpoker.envs.reference.ReferenceRows.tail_sums`, ``royalties`` (3, 9) float."""
     best = np.empty(len(hands), dtype=np.int64)
     out = np.empty((len(hands) if values else 0, THIRTEEN.n_actions))
     kernel: Any = _heuristic_values
-    kernel(np.ascontiguousarray(hands, dtype=np.int64), _RANK64, _SUIT64, _SUBSETS3, _SUBSETS5, *_columns32(),
-           *_rule_arrays(rules), reference, tails, royalties, rules.scoop == "double", rules.scoring == "two_four",
+    kernel(np.ascontiguousarray(hands, dtype=np.int64), _RANK64, _SUIT64, _SUBSETS3, _SUBSETS5, *_columns32(), *_by_back(),
+           *_rule_arrays(rules), *search_tables(reference, _SHIFT), np.int64(_SHIFT), tails, royalties,
+           rules.scoop == "double", rules.scoring == "two_four",
            best, out)
     return best, out if values else None
 
@@ -254,3 +349,16 @@ def _columns32() -> tuple[np.ndarray, np.ndarray]:
 
     columns = split_columns(THIRTEEN)
     return columns[1].astype(np.int32), columns[2].astype(np.int32)
+
+
+@cache
+def _by_back() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The splits of each back row, ``(1287, 56)`` split ids in increasing order, and the
+    cards of every 3- and 5-card subset as bits of the slots."""
+    from ..strength import split_columns
+
+    back = split_columns(THIRTEEN)[2]
+    order = np.argsort(back, kind="stable").astype(np.int32)
+    by_back = np.ascontiguousarray(order.reshape(_SUBSETS5.shape[0], -1))
+    masks3, masks5 = ((np.int64(1) << subsets).sum(axis=1) for subsets in (_SUBSETS3, _SUBSETS5))
+    return by_back, masks3, masks5
