@@ -121,8 +121,9 @@ def test_beats_greedy_on_fixed_deals(name: str, want: float) -> None:
 
 @pytest.mark.parametrize("preset", game_class("thirteen").rules_class.PRESETS)
 def test_thirteen_best_split_is_the_best_of_the_values(preset: str) -> None:
-    """Where the values add up row by row the kernel passes over back rows by bounds: it still finds
-    the split of highest value (the lowest index of equals) of the full table."""
+    """The kernel passes over back rows by bounds of their splits' values (the scoop and the
+    majority point included): it still finds the split of highest value (the lowest index of
+    equals) of the full table, under every preset."""
     game = make_game("thirteen", preset)
     hands = deal(game, 4, np.random.default_rng(7), batch=20).slots.reshape(-1, 13)
     values = split_values(game, hands, 4)
