@@ -4,10 +4,11 @@
 :func:`handled`, both it and ``SIGINT`` (Ctrl-C) raise :class:`Interrupted`, a
 ``KeyboardInterrupt`` that names the signal, so one ``except KeyboardInterrupt`` saves the
 work of either; a ``decide`` function may instead defer a signal to a safe point (the caller
-then raises :class:`Interrupted` itself). An interrupt raised while a compiled (numba) function
-is being called comes out of the call as a ``SystemError`` caused by it; :func:`unmasked`
-(part of :func:`handled`) raises the interrupt itself instead. The exit status of an interrupted command is
-:func:`exit_status`: 130 for ``SIGINT``, 143 for ``SIGTERM``.
+then raises :class:`Interrupted` itself). An interrupt raised while a compiled (numba)
+function is being called comes out of the call as a ``SystemError`` caused by it;
+:func:`unmasked` (part of :func:`handled`) raises the interrupt itself instead. The exit
+status of an interrupted command is :func:`exit_status`: 130 for ``SIGINT``, 143 for
+``SIGTERM``.
 
 Worker pools are made by :func:`worker_pool`. A Ctrl-C in the terminal (and a SIGTERM sent to
 a process group) reaches every process of the group, and a worker interrupted inside a queue
