@@ -34,6 +34,11 @@ def _subset_table(n: int, k: int) -> np.ndarray:
     return np.array(list(combinations(range(n), k)), dtype=np.int8).reshape(-1, k)
 
 
+def _masks(subsets: np.ndarray) -> np.ndarray:
+    """Subsets of slots (last axis) as the bits of their slots, int64."""
+    return (np.int64(1) << subsets.astype(np.int64)).sum(axis=-1)
+
+
 class SplitIndex:
     """The index of ordered splits of an ``n``-slot hand into rows of the given sizes."""
 
@@ -82,6 +87,10 @@ class SplitIndex:
         """All ``size``-subsets of the slots, shape ``(C(n, size), size)``; row ``i`` is subset id ``i``."""
         return _subset_table(self.n_slots, size)
 
+    def subset_masks(self, size: int) -> np.ndarray:
+        """Each ``size``-subset of :meth:`subsets` as the bits of its slots, int64 ``(C(n, size),)``."""
+        return _masks(self.subsets(size))
+
     @cached_property
     def table(self) -> np.ndarray:
         """Every split as three subset ids, shape ``(n_actions, 3)``, int16; column ``k``
@@ -91,18 +100,18 @@ class SplitIndex:
         bit_rank = {}
         for size in {a, b, c}:
             ranks = np.full(1 << n, -1, dtype=np.int32)
-            masks = (1 << self.subsets(size).astype(np.int64)).sum(axis=1)
+            masks = self.subset_masks(size)
             ranks[masks] = np.arange(len(masks))
             bit_rank[size] = ranks
         first = self.subsets(a)
-        first_mask = (1 << first.astype(np.int64)).sum(axis=1)
+        first_mask = self.subset_masks(a)
         all_mask = (1 << n) - 1
         second_local = _subset_table(n - a, b)
         # remaining slots of every first row, in increasing order: shape (n_first, n - a)
         slots = np.arange(n)
         remaining = np.array([slots[(all_mask >> slots) & 1 & ~(fm >> slots) & 1 == 1] for fm in first_mask])
         second = remaining[:, second_local]  # (n_first, n_second, b)
-        second_mask = (1 << second.astype(np.int64)).sum(axis=2)
+        second_mask = _masks(second)
         third_mask = all_mask ^ first_mask[:, None] ^ second_mask
         out = np.empty((len(first), len(second_local), 3), dtype=np.int16)
         out[:, :, 0] = np.arange(len(first))[:, None]

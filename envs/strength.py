@@ -91,8 +91,8 @@ def disjoint_subsets(index: SplitIndex) -> np.ndarray:
     """For every last-row subset, the middle-row subsets disjoint from it, in subset order:
     ``(n_last_subsets, n_disjoint)`` subset ids."""
     sizes = index.row_sizes
-    last = (np.int64(1) << _subsets(index, sizes[2]).astype(np.int64)).sum(axis=1)
-    middle = (np.int64(1) << _subsets(index, sizes[1]).astype(np.int64)).sum(axis=1)
+    last = index.subset_masks(sizes[2])
+    middle = index.subset_masks(sizes[1])
     return np.array([np.flatnonzero(row) for row in (last[:, None] & middle[None, :]) == 0], dtype=np.int64)
 
 

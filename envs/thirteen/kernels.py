@@ -383,5 +383,4 @@ def _by_back() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     back = split_columns(THIRTEEN)[2]
     order = np.argsort(back, kind="stable").astype(np.int32)
     by_back = np.ascontiguousarray(order.reshape(_SUBSETS5.shape[0], -1))
-    masks3, masks5 = ((np.int64(1) << subsets).sum(axis=1) for subsets in (_SUBSETS3, _SUBSETS5))
-    return by_back, masks3, masks5
+    return by_back, THIRTEEN.subset_masks(3), THIRTEEN.subset_masks(5)
