@@ -138,6 +138,7 @@ def test_the_tiny_config_and_total_timesteps():
     ({"fictitious_play": {"backend": "spark"}}, "fictitious_play.backend: Input should be 'local' or 'ray'"),
     ({"fictitious_play": {"address": "auto"}}, "fictitious_play.address applies to backend ray only"),
     ({"fictitious_play": {"rounds": 0}}, "fictitious_play.rounds: Input should be greater than 0"),
+    ({"fictitious_play": {"fit": "last"}}, "fictitious_play.fit: Input should be 'round' or 'all'"),
     ({"fictitious_play": {"temperatur": 1}}, "unknown key 'fictitious_play.temperatur'; allowed keys of "
                                              "fictitious_play: workers, backend, address, epochs"),
     ({"imitation": {"enabled": True, "rounds": 2}}, "imitation.rounds: 2, but under algorithm fictitious_play"),
@@ -253,3 +254,22 @@ def test_ray_labels_are_the_local_labels(policy_file):
     remote, _ = label_hands(game, 3, spec, 80, seed=5, workers=2, top_k=4, backend="ray")
     for key, array in local.arrays().items():
         assert np.array_equal(array, remote.arrays()[key], equal_nan=key == "top_evs"), key
+
+
+def test_fit_all_fits_every_rounds_labels_kept_in_the_run_folder(tmp_path):
+    from splitpoker.train.imitation import read_labels
+    from splitpoker.train.ppo import train as start
+
+    lines: list[str] = []
+    result = start(write(tmp_path, base(fictitious_play={"fit": "all", "population": "latest"})),
+                   command="splitpoker train fp_tiny.yaml", emit=lines.append)
+    assert result.steps == 32 and not result.interrupted
+    first, second = (read_labels(result.run_dir / "labels" / f"round_00{r}.npz") for r in (1, 2))
+    assert len(first) == len(second) == 16 and not np.array_equal(first.slots, second.slots)
+    assert "  fitting the 32 hands of rounds 1-2" in lines
+    assert not any("fitting the 16 hands" in line for line in lines)  # round 1 fits its own hands
+    (result.run_dir / "labels" / "round_001.npz").unlink()
+    from splitpoker.train.ppo import resume_run
+
+    with pytest.raises(ValueError, match=r"labels of earlier rounds are missing .*\(round_001.npz\)"):
+        resume_run(result.run_dir, ["fictitious_play.rounds=3"], "resume", emit=lambda line: None)

@@ -181,6 +181,10 @@ class FictitiousPlayConfig(_Labelling):
         "values", description="split: the solver's split; values: softmax(EV / temperature) over its top_k splits")
     temperature: float = Field(0.5, gt=0, description="target values: the softmax temperature, in payoff units")
     top_k: int = Field(32, gt=0, description="target values: the best splits kept per hand")
+    fit: Literal["round", "all"] = Field(
+        "round", description="what each round fits: its own hands (the policy follows the best response), or "
+        "every round's hands so far, kept in the run folder (the policy learns the average of the best "
+        "responses, fictitious play's average strategy; epochs are then passes over all of them)")
 
     @field_validator("solver")
     @classmethod

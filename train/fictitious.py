@@ -13,7 +13,11 @@ Each round ``r`` of :class:`FictitiousPlayTrainer`:
    labels do not depend on either);
 3. the policy is fitted to the labels: the solver's split (``target: split``) or the soft
    target ``softmax(EV / temperature)`` over each hand's ``top_k`` best splits
-   (``target: values``), for ``epochs`` passes with a fresh Adam optimizer;
+   (``target: values``), for ``epochs`` passes with a fresh Adam optimizer, over the
+   round's hands (``fit: round``: the policy follows the best response) or over every
+   round's hands so far (``fit: all``: the policy learns the average of the best responses,
+   the strategy fictitious play converges with; each round's labels are kept as
+   ``labels/round_NNN.npz`` in the run folder);
 4. its step (hands labelled so far) advances by ``hands``; TensorBoard gets the round's
    loss, accuracy, the solver's mean payoff against the population and the labelling
    rate, the periodic evaluation runs when due, and a checkpoint is written, then
@@ -30,6 +34,7 @@ stops at once; the round restarts from the latest checkpoint.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -37,7 +42,7 @@ import numpy as np
 from ..agents.specs import format_options, parse_spec
 from ..envs.table import derived_seed
 from ..eval.progress import progress_bar
-from .imitation import behaviour_clone, label_hands
+from .imitation import LabelledHands, behaviour_clone, concatenate, label_hands, read_labels, write_labels
 from .ppo import RunResult, Trainer, _next_multiple
 
 #: characters a checkpoint path may not hold inside a solver spec (option and member separators)
@@ -92,6 +97,28 @@ class FictitiousPlayTrainer(Trainer):
         specs = [f"checkpoint:{(self.checkpoints / name).resolve()}" for name in chosen]
         return specs[0] if len(specs) == 1 else "mixture:" + ";".join(specs)
 
+    def labels_path(self, round_index: int) -> Path:
+        """Where round ``round_index``'s labels are kept (``fit: all``)."""
+        return self.run_dir / "labels" / f"round_{round_index + 1:03d}.npz"
+
+    def fitted_hands(self, round_index: int, data: LabelledHands) -> LabelledHands:
+        """The hands round ``round_index`` fits: its own, or with ``fit: all`` every round's so
+        far (this round's are saved first, beside the earlier rounds')."""
+        if self.config.fictitious_play.fit == "round":
+            return data
+        write_labels(self.labels_path(round_index), data)
+        earlier = [self.labels_path(r) for r in range(round_index)]
+        missing = [path.name for path in earlier if not path.is_file()]
+        if missing:
+            raise ValueError(f"fictitious_play.fit all: the labels of earlier rounds are missing from "
+                             f"{self.run_dir / 'labels'} ({', '.join(missing)}); resume with --set "
+                             "fictitious_play.fit=round, or start a new run")
+        if not earlier:
+            return data
+        every = concatenate([*(read_labels(path) for path in earlier), data])
+        self.emit(f"  fitting the {len(every)} hands of rounds 1-{round_index + 1}")
+        return every
+
     def fictitious_round(self, round_index: int) -> None:
         """Label fresh hands with the best response to the population, fit the policy, log and save."""
         config, fp = self.config, self.config.fictitious_play
@@ -117,6 +144,8 @@ class FictitiousPlayTrainer(Trainer):
         solver_ev = float(np.mean(data.top_evs[:, 0]))
         self.emit(f"  labelled in {seconds:.1f} s ({self.hands_per_s:.1f} hands/s); the solver's mean payoff "
                   f"against it: {solver_ev:+.3f}")
+
+        data = self.fitted_hands(round_index, data)
 
         def log_epoch(stats: Any) -> None:
             self.emit(f"  epoch {int(stats['epoch'])}: loss {stats['loss']:.3f}, accuracy {stats['accuracy']:.1%}")

@@ -22,7 +22,7 @@ import hashlib
 import json
 import multiprocessing
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -184,8 +184,7 @@ def label_hands(game: Game, num_players: int, spec: str, count: int, seed: int, 
         raise ValueError(f"labelling backend {backend!r} is not one of {', '.join(BACKENDS)}")
     path = cache_path(cache_dir, game, num_players, spec, count, seed, top_k) if cache_dir is not None else None
     if path is not None and path.is_file():
-        with np.load(path) as stored:
-            return LabelledHands(**{k: stored[k] for k in FIELDS if k in stored}), True
+        return read_labels(path), True
     sizes = [min(CHUNK, count - c * CHUNK) for c in range((count + CHUNK - 1) // CHUNK)]
     parts: dict[int, dict[str, np.ndarray]] = {}
 
@@ -214,11 +213,29 @@ def label_hands(game: Game, num_players: int, spec: str, count: int, seed: int, 
     ordered = [parts[c] for c in range(len(sizes))]
     data = LabelledHands(**{k: np.concatenate([p[k] for p in ordered]) for k in ordered[0]})
     if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npz")
-        np.savez_compressed(tmp, **data.arrays())
-        os.replace(tmp, path)
+        write_labels(path, data)
     return data, False
+
+
+def write_labels(path: Path, data: LabelledHands) -> Path:
+    """Save labelled hands to ``path`` (``.npz``) through a temporary file and ``os.replace``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npz")
+    np.savez_compressed(tmp, **data.arrays())
+    os.replace(tmp, path)
+    return path
+
+
+def read_labels(path: Path) -> LabelledHands:
+    """Labelled hands saved by :func:`write_labels`."""
+    with np.load(path) as stored:
+        return LabelledHands(**{k: stored[k] for k in FIELDS if k in stored})
+
+
+def concatenate(parts: Sequence[LabelledHands]) -> LabelledHands:
+    """The hands of ``parts``, in order (each with the same arrays)."""
+    names = parts[0].arrays()
+    return LabelledHands(**{k: np.concatenate([p.arrays()[k] for p in parts]) for k in names})
 
 
 def soft_targets(top_evs: np.ndarray, temperature: float) -> np.ndarray:
