@@ -42,7 +42,14 @@ import numpy as np
 from ..agents.specs import format_options, parse_spec
 from ..envs.table import derived_seed
 from ..eval.progress import progress_bar
-from .imitation import LabelledHands, behaviour_clone, concatenate, label_hands, read_labels, write_labels
+from .imitation import (
+    LabelledHands,
+    behaviour_clone,
+    concatenate,
+    label_hands,
+    read_labels,
+    write_labels,
+)
 from .ppo import RunResult, Trainer, _next_multiple
 
 #: characters a checkpoint path may not hold inside a solver spec (option and member separators)
