@@ -272,4 +272,5 @@ def test_fit_all_fits_every_rounds_labels_kept_in_the_run_folder(tmp_path):
     from splitpoker.train.ppo import resume_run
 
     with pytest.raises(ValueError, match=r"labels of earlier rounds are missing .*\(round_001.npz\)"):
-        resume_run(result.run_dir, ["fictitious_play.rounds=3"], "resume", emit=lambda line: None)
+        resume_run(result.run_dir, ["fictitious_play.rounds=3"], "resume", emit=lines.append)
+    assert not any("round 3/3" in line for line in lines)  # found before the round labels anything

@@ -108,18 +108,25 @@ class FictitiousPlayTrainer(Trainer):
         """Where round ``round_index``'s labels are kept (``fit: all``)."""
         return self.run_dir / "labels" / f"round_{round_index + 1:03d}.npz"
 
-    def fitted_hands(self, round_index: int, data: LabelledHands) -> LabelledHands:
-        """The hands round ``round_index`` fits: its own, or with ``fit: all`` every round's so
-        far (this round's are saved first, beside the earlier rounds')."""
+    def earlier_labels(self, round_index: int) -> list[Path]:
+        """The labels of the rounds before ``round_index`` that it fits (``fit: all``; none
+        with ``fit: round``); ValueError, before anything is labelled, when one is missing."""
         if self.config.fictitious_play.fit == "round":
-            return data
-        write_labels(self.labels_path(round_index), data)
+            return []
         earlier = [self.labels_path(r) for r in range(round_index)]
         missing = [path.name for path in earlier if not path.is_file()]
         if missing:
             raise ValueError(f"fictitious_play.fit all: the labels of earlier rounds are missing from "
                              f"{self.run_dir / 'labels'} ({', '.join(missing)}); resume with --set "
                              "fictitious_play.fit=round, or start a new run")
+        return earlier
+
+    def fitted_hands(self, round_index: int, data: LabelledHands, earlier: list[Path]) -> LabelledHands:
+        """The hands round ``round_index`` fits: its own, or with ``fit: all`` every round's so
+        far (this round's are saved first, beside the ``earlier`` rounds')."""
+        if self.config.fictitious_play.fit == "round":
+            return data
+        write_labels(self.labels_path(round_index), data)
         if not earlier:
             return data
         every = concatenate([*(read_labels(path) for path in earlier), data])
@@ -129,6 +136,7 @@ class FictitiousPlayTrainer(Trainer):
     def fictitious_round(self, round_index: int) -> None:
         """Label fresh hands with the best response to the population, fit the policy, log and save."""
         config, fp = self.config, self.config.fictitious_play
+        earlier = self.earlier_labels(round_index)
         population = self.population()
         options = {**parse_spec(fp.solver).options, "opponent": self.opponent_model(population)}
         spec = format_options("solver", options)
@@ -152,7 +160,7 @@ class FictitiousPlayTrainer(Trainer):
         self.emit(f"  labelled in {seconds:.1f} s ({self.hands_per_s:.1f} hands/s); the solver's mean payoff "
                   f"against it: {solver_ev:+.3f}")
 
-        data = self.fitted_hands(round_index, data)
+        data = self.fitted_hands(round_index, data, earlier)
 
         def log_epoch(stats: Any) -> None:
             self.emit(f"  epoch {int(stats['epoch'])}: loss {stats['loss']:.3f}, accuracy {stats['accuracy']:.1%}")
