@@ -166,12 +166,14 @@ def train(tmp: Path, data: dict[str, Any]) -> Any:
 
 
 @pytest.mark.slow
-def test_a_run_stopped_in_its_second_round_resumes_to_the_same_weights(tmp_path, monkeypatch):
+@pytest.mark.parametrize("hands_fitted", ["round", "all"])
+def test_a_run_stopped_in_its_second_round_resumes_to_the_same_weights(tmp_path, monkeypatch, hands_fitted):
     from splitpoker.agents.policy import read_meta
     from splitpoker.train import fictitious
     from splitpoker.train.ppo import resume_run
 
-    reference = train(tmp_path / "straight", base())
+    config = base(fictitious_play={"fit": hands_fitted})
+    reference = train(tmp_path / "straight", config)
     state = json.loads((reference.run_dir / "checkpoints" / "state.json").read_text())
     assert state["fp_rounds_done"] == 2 and state["step"] == 32 and reference.steps == 32
     assert state["fp_population"] == ["step_000000000.zip", "step_000000016.zip", "step_000000032.zip"]
@@ -189,13 +191,21 @@ def test_a_run_stopped_in_its_second_round_resumes_to_the_same_weights(tmp_path,
         return behaviour_clone(*args, **kwargs)
 
     monkeypatch.setattr(fictitious, "behaviour_clone", fit)
-    stopped = train(tmp_path / "stopped", base())
+    stopped = train(tmp_path / "stopped", config)
     monkeypatch.undo()
     assert stopped.interrupted and stopped.signal == "SIGTERM" and stopped.steps == 16
     assert stopped.checkpoint.name == "step_000000016.zip"
     resumed = resume_run(stopped.run_dir, [], "splitpoker train --resume", emit=lambda line: None)
     assert resumed.steps == 32 and not resumed.interrupted
     same_run(stopped.run_dir, reference.run_dir)
+    kept = sorted(p.name for p in (stopped.run_dir / "labels").glob("*.npz")) if hands_fitted == "all" else []
+    assert kept == sorted(p.name for p in (reference.run_dir / "labels").glob("*.npz"))
+    assert kept == (["round_001.npz", "round_002.npz"] if hands_fitted == "all" else [])
+    for name in kept:  # round 2's labels, written before the stop, written again alike
+        from splitpoker.train.imitation import read_labels
+
+        got, want = (read_labels(run / "labels" / name).arrays() for run in (stopped.run_dir, reference.run_dir))
+        assert all(np.array_equal(got[k], want[k], equal_nan=True) for k in want)
     more = resume_run(stopped.run_dir, ["fictitious_play.rounds=3"], "resume", emit=lambda line: None)
     assert more.steps == 48  # a finished run continues with more rounds
     with pytest.raises(ValueError, match="raise it with --set fictitious_play.rounds=N"):
