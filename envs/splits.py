@@ -91,18 +91,20 @@ class SplitIndex:
         """Each ``size``-subset of :meth:`subsets` as the bits of its slots, int64 ``(C(n, size),)``."""
         return _masks(self.subsets(size))
 
+    def subset_ids_by_mask(self, size: int) -> np.ndarray:
+        """The subset id of every bit mask of slots, -1 where the mask is not a ``size``-subset:
+        int64 ``(2 ** n_slots,)``, the inverse of :meth:`subset_masks`."""
+        masks = self.subset_masks(size)
+        ids = np.full(1 << self.n_slots, -1, dtype=np.int64)
+        ids[masks] = np.arange(len(masks))
+        return ids
+
     @cached_property
     def table(self) -> np.ndarray:
         """Every split as three subset ids, shape ``(n_actions, 3)``, int16; column ``k``
         indexes :meth:`subsets` of size ``row_sizes[k]``."""
         n = self.n_slots
         a, b, c = self.row_sizes
-        bit_rank = {}
-        for size in {a, b, c}:
-            ranks = np.full(1 << n, -1, dtype=np.int32)
-            masks = self.subset_masks(size)
-            ranks[masks] = np.arange(len(masks))
-            bit_rank[size] = ranks
         first = self.subsets(a)
         first_mask = self.subset_masks(a)
         all_mask = (1 << n) - 1
@@ -115,8 +117,8 @@ class SplitIndex:
         third_mask = all_mask ^ first_mask[:, None] ^ second_mask
         out = np.empty((len(first), len(second_local), 3), dtype=np.int16)
         out[:, :, 0] = np.arange(len(first))[:, None]
-        out[:, :, 1] = bit_rank[b][second_mask]
-        out[:, :, 2] = bit_rank[c][third_mask]
+        out[:, :, 1] = self.subset_ids_by_mask(b)[second_mask]
+        out[:, :, 2] = self.subset_ids_by_mask(c)[third_mask]
         return out.reshape(-1, 3)
 
     @cached_property

@@ -114,12 +114,7 @@ def strongest_rows(hands: np.ndarray, index: SplitIndex, strength: RowStrength) 
 @cache
 def _split_of_subsets(index: SplitIndex) -> tuple[dict[int, np.ndarray], np.ndarray]:
     """Subset id by bit mask of slots, per row size, and split index by (first, middle) subset ids."""
-    to_id: dict[int, np.ndarray] = {}
-    for size in set(index.row_sizes):
-        masks = (np.int64(1) << _subsets(index, size).astype(np.int64)).sum(axis=1)
-        table = np.full(1 << index.n_slots, -1, dtype=np.int64)
-        table[masks] = np.arange(len(masks))
-        to_id[size] = table
+    to_id = {size: index.subset_ids_by_mask(size) for size in set(index.row_sizes)}
     table = index.table.astype(np.int64)
     action_of = np.full((len(_subsets(index, index.row_sizes[0])), len(_subsets(index, index.row_sizes[1]))), -1,
                         dtype=np.int64)

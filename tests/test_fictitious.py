@@ -19,7 +19,7 @@ from splitpoker.agents.policy import build_policy, policy_meta
 from splitpoker.envs.games import make_game
 from splitpoker.envs.table import deal
 from splitpoker.train.config import load_config_dict
-from splitpoker.train.imitation import behaviour_clone, label_hands, soft_targets
+from splitpoker.train.imitation import behaviour_clone, label_hands, read_labels, soft_targets
 from tests.test_faults import points, same_run
 
 TINY = Path(__file__).parent / "data" / "biji_fp_tiny.yaml"
@@ -202,8 +202,6 @@ def test_a_run_stopped_in_its_second_round_resumes_to_the_same_weights(tmp_path,
     assert kept == sorted(p.name for p in (reference.run_dir / "labels").glob("*.npz"))
     assert kept == (["round_001.npz", "round_002.npz"] if hands_fitted == "all" else [])
     for name in kept:  # round 2's labels, written before the stop, written again alike
-        from splitpoker.train.imitation import read_labels
-
         got, want = (read_labels(run / "labels" / name).arrays() for run in (stopped.run_dir, reference.run_dir))
         assert all(np.array_equal(got[k], want[k], equal_nan=True) for k in want)
     more = resume_run(stopped.run_dir, ["fictitious_play.rounds=3"], "resume", emit=lambda line: None)
@@ -267,7 +265,7 @@ def test_ray_labels_are_the_local_labels(policy_file):
 
 
 def test_fit_all_fits_every_rounds_labels_kept_in_the_run_folder(tmp_path):
-    from splitpoker.train.imitation import read_labels
+    from splitpoker.train.ppo import resume_run
     from splitpoker.train.ppo import train as start
 
     lines: list[str] = []
@@ -279,8 +277,6 @@ def test_fit_all_fits_every_rounds_labels_kept_in_the_run_folder(tmp_path):
     assert "  fitting the 32 hands of rounds 1-2" in lines
     assert not any("fitting the 16 hands" in line for line in lines)  # round 1 fits its own hands
     (result.run_dir / "labels" / "round_001.npz").unlink()
-    from splitpoker.train.ppo import resume_run
-
     with pytest.raises(ValueError, match=r"labels of earlier rounds are missing .*\(round_001.npz\)"):
         resume_run(result.run_dir, ["fictitious_play.rounds=3"], "resume", emit=lines.append)
     assert not any("round 3/3" in line for line in lines)  # found before the round labels anything

@@ -19,6 +19,7 @@ best splits.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import multiprocessing
 import os
@@ -40,6 +41,7 @@ from ..envs.games import game_of
 from ..envs.switches import RuleSwitches
 from ..envs.table import deal, derived_seed
 from ..eval.interrupts import worker_pool
+from .policies import atomic_write_bytes
 
 CHUNK = 32
 CACHE_FORMAT = 1
@@ -211,19 +213,17 @@ def label_hands(game: Game, num_players: int, spec: str, count: int, seed: int, 
             for c, part in enumerate(pool.imap(_label_chunk, [(*task, c, n) for c, n in enumerate(sizes)])):
                 collect(c, part)
     ordered = [parts[c] for c in range(len(sizes))]
-    data = LabelledHands(**{k: np.concatenate([p[k] for p in ordered]) for k in ordered[0]})
+    data = concatenate([LabelledHands(**p) for p in ordered])
     if path is not None:
         write_labels(path, data)
     return data, False
 
 
 def write_labels(path: Path, data: LabelledHands) -> Path:
-    """Save labelled hands to ``path`` (``.npz``) through a temporary file and ``os.replace``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npz")
-    np.savez_compressed(tmp, **data.arrays())
-    os.replace(tmp, path)
-    return path
+    """Save labelled hands to ``path`` (``.npz``) atomically (:func:`.policies.atomic_write_bytes`)."""
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **data.arrays())
+    return atomic_write_bytes(path, buffer.getvalue())
 
 
 def read_labels(path: Path) -> LabelledHands:
@@ -234,8 +234,7 @@ def read_labels(path: Path) -> LabelledHands:
 
 def concatenate(parts: Sequence[LabelledHands]) -> LabelledHands:
     """The hands of ``parts``, in order (each with the same arrays)."""
-    names = parts[0].arrays()
-    return LabelledHands(**{k: np.concatenate([p.arrays()[k] for p in parts]) for k in names})
+    return LabelledHands(**{k: np.concatenate([getattr(p, k) for p in parts]) for k in parts[0].arrays()})
 
 
 def soft_targets(top_evs: np.ndarray, temperature: float) -> np.ndarray:
