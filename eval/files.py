@@ -2,7 +2,8 @@
 --config``): a missing file, a folder, unreadable text, invalid YAML, a key given twice in one
 mapping and a document that is not a mapping are each one ``ValueError`` naming the file (and
 the line where YAML tells it). :func:`check_writable_folder` tells, before any work, whether
-an output folder can be made and written.
+an output folder can be made and written; :func:`atomic_write_bytes` writes a file so that a
+reader never sees it half written.
 
 >>> import tempfile, pathlib
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "twice.yaml"
@@ -21,7 +22,7 @@ from typing import Any
 
 import yaml
 
-__all__ = ["read_mapping", "load_yaml", "check_writable_folder"]
+__all__ = ["read_mapping", "load_yaml", "check_writable_folder", "atomic_write_bytes"]
 
 
 class _StrictLoader(yaml.SafeLoader):
@@ -103,4 +104,17 @@ def check_writable_folder(path: str | Path, what: str) -> Path:
     if probe.exists() and not os.access(probe, os.W_OK | os.X_OK):
         where = "" if probe == path else f" ({probe} is not writable)"
         raise ValueError(f"{what} {str(path)!r} cannot be written{where}")
+    return path
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` through a temporary file beside it (flushed to disk) and
+    ``os.replace``: a process killed at any moment leaves the old file or the new one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
     return path

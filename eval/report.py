@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .files import atomic_write_bytes
 from .match import AgentResult, Decision
 
 
@@ -65,12 +66,6 @@ def markdown(summary: dict[str, Any]) -> str:
     return "\n".join(lines + extra) + "\n"
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def plot(summary: dict[str, Any], decisions: Sequence[Decision], out: Path) -> list[Path]:
     """Mean payoff with CI per agent, and the regret histogram when regret was measured."""
     import matplotlib
@@ -110,15 +105,14 @@ def plot(summary: dict[str, Any], decisions: Sequence[Decision], out: Path) -> l
 def write_report(summary: dict[str, Any], decisions: Sequence[Decision], out: Path, plots: bool = True) -> Path:
     """Write summary.json, summary.md, decisions.csv (and plots) under ``out``."""
     out.mkdir(parents=True, exist_ok=True)
-    _atomic_write(out / "summary.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
-    _atomic_write(out / "summary.md", markdown(summary))
-    tmp = out / "decisions.csv.tmp"
-    with tmp.open("w", newline="", encoding="utf-8") as handle:
-        rows = [d.to_row() for d in decisions]
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]) if rows else ["group"])
-        writer.writeheader()
-        writer.writerows(rows)
-    os.replace(tmp, out / "decisions.csv")
+    atomic_write_bytes(out / "summary.json", (json.dumps(summary, indent=2, ensure_ascii=False) + "\n").encode())
+    atomic_write_bytes(out / "summary.md", markdown(summary).encode())
+    table = io.StringIO(newline="")
+    rows = [d.to_row() for d in decisions]
+    writer = csv.DictWriter(table, fieldnames=list(rows[0]) if rows else ["group"])
+    writer.writeheader()
+    writer.writerows(rows)
+    atomic_write_bytes(out / "decisions.csv", table.getvalue().encode())
     if plots:
         plot(summary, decisions, out)
     return out

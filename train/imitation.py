@@ -22,7 +22,6 @@ import hashlib
 import io
 import json
 import multiprocessing
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,8 +39,8 @@ from ..envs.game import Game
 from ..envs.games import game_of
 from ..envs.switches import RuleSwitches
 from ..envs.table import deal, derived_seed
+from ..eval.files import atomic_write_bytes
 from ..eval.interrupts import worker_pool
-from .policies import atomic_write_bytes
 
 CHUNK = 32
 CACHE_FORMAT = 1
@@ -140,10 +139,7 @@ def _label_ray_chunk(task: tuple[RuleSwitches, int, str, int, int, dict[str, byt
     for path, data in files.items():
         local = Path(tempfile.gettempdir()) / "splitpoker-checkpoints" / f"{hashlib.sha256(data).hexdigest()[:24]}.zip"
         if not local.is_file():
-            local.parent.mkdir(parents=True, exist_ok=True)
-            tmp = local.with_name(f".{local.name}.{os.getpid()}.tmp")
-            tmp.write_bytes(data)
-            os.replace(tmp, local)
+            atomic_write_bytes(local, data)
         rename[path] = str(local)
     _, spec = _opponent_checkpoints(spec, rename)
     return chunk[0], _label_chunk((rules, num_players, spec, seed, top_k, chunk[0], chunk[1]))
@@ -220,7 +216,7 @@ def label_hands(game: Game, num_players: int, spec: str, count: int, seed: int, 
 
 
 def write_labels(path: Path, data: LabelledHands) -> Path:
-    """Save labelled hands to ``path`` (``.npz``) atomically (:func:`.policies.atomic_write_bytes`)."""
+    """Save labelled hands to ``path`` (``.npz``) atomically (:func:`splitpoker.eval.files.atomic_write_bytes`)."""
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **data.arrays())
     return atomic_write_bytes(path, buffer.getvalue())

@@ -10,7 +10,8 @@
 * ``state.json``: the latest checkpoint and its pool file, its step, the imitation rounds and
   epochs done, and whether the run finished (set only once the final evaluation is written).
 
-Every file is written to a temporary name and moved into place with ``os.replace``, the
+Every file is written to a temporary name and moved into place with ``os.replace``
+(:func:`splitpoker.eval.files.atomic_write_bytes`), the
 checkpoint and its pool before ``state.json``: a process killed at any moment leaves
 ``state.json`` naming a complete checkpoint.
 """
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -31,6 +31,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from ..agents.policy import META_MEMBER, policy_class, policy_kwargs, policy_meta
 from ..envs.games import Game
+from ..eval.files import atomic_write_bytes
 from .buffers import PackedMaskRolloutBuffer
 from .config import TrainConfig
 
@@ -56,18 +57,6 @@ def run_meta(config: TrainConfig, game: Game, step: int) -> dict[str, Any]:
     """The ``splitpoker.json`` of a checkpoint of this run."""
     return policy_meta(game, config.num_players, config.policy.kind, config.policy.arch(), step=step,
                        preset=config.preset, seed=config.seed)
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` through a temporary file and ``os.replace``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
-    return path
 
 
 def save_checkpoint(model: MaskablePPO, path: Path, meta: Mapping[str, Any]) -> Path:

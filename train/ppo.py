@@ -30,8 +30,8 @@ replace the PPO phases) for ``fictitious_play``.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
-import os
 import random
 import shlex
 import shutil
@@ -56,6 +56,7 @@ from ..agents import load_agent
 from ..agents.policy import PolicyAgent, read_meta
 from ..envs.games import Game, make_game
 from ..envs.table import derived_seed
+from ..eval.files import atomic_write_bytes
 from ..eval.interrupts import Interrupted, handled, signal_of, spawning_deaf, unmasked
 from .config import TrainConfig, load_config, model_keys
 from .policies import (
@@ -347,13 +348,11 @@ def _rewrite_events(path: Path, keep: Callable[[str, int], bool]) -> None:
         kept.append(record)
     if not dropped:
         return
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as handle:
-        writer = RecordWriter(handle)
-        for record in kept:
-            writer.write(record)
-        writer.flush()
-    os.replace(tmp, path)
+    buffer = io.BytesIO()
+    writer = RecordWriter(buffer)
+    for record in kept:
+        writer.write(record)
+    atomic_write_bytes(path, buffer.getvalue())
 
 
 def _next_multiple(step: int, every: int) -> int | None:
