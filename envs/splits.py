@@ -117,8 +117,9 @@ class SplitIndex:
         third_mask = all_mask ^ first_mask[:, None] ^ second_mask
         out = np.empty((len(first), len(second_local), 3), dtype=np.int16)
         out[:, :, 0] = np.arange(len(first))[:, None]
-        out[:, :, 1] = self.subset_ids_by_mask(b)[second_mask]
-        out[:, :, 2] = self.subset_ids_by_mask(c)[third_mask]
+        ids = {size: self.subset_ids_by_mask(size) for size in {b, c}}
+        out[:, :, 1] = ids[b][second_mask]
+        out[:, :, 2] = ids[c][third_mask]
         return out.reshape(-1, 3)
 
     @cached_property

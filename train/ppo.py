@@ -523,7 +523,7 @@ class Trainer:
             notes.append(f"br gain {gain['gain']:+.2f}")
             results = {**results, "best_response": gain}
         self.last_eval = results
-        (self.eval_dir / f"step_{step:09d}.json").write_text(json.dumps(results, indent=1) + "\n")
+        atomic_write_bytes(self.eval_dir / f"step_{step:09d}.json", (json.dumps(results, indent=1) + "\n").encode())
         if self.progress is not None:
             self.progress.note("eval: " + ", ".join(notes))
 
@@ -724,10 +724,10 @@ class Trainer:
         document = {"steps": self.model.num_timesteps, "checkpoint": str(checkpoint), "hands": hands,
                     "seed": self.config.eval.seed, "hands_per_s": self.hands_per_s, "results": results,
                     "best_response": gain}
-        (self.eval_dir / "final.json").write_text(json.dumps(document, indent=1) + "\n")
+        atomic_write_bytes(self.eval_dir / "final.json", (json.dumps(document, indent=1) + "\n").encode())
         report = self.eval_dir / "final.md"
         markdown = eval_markdown(results, self.config, self.model.num_timesteps, checkpoint)
-        report.write_text(markdown + (f"\nThe {br_line(gain)}.\n" if gain is not None else ""))
+        atomic_write_bytes(report, (markdown + (f"\nThe {br_line(gain)}.\n" if gain is not None else "")).encode())
         return results, gain, report
 
     def close(self) -> None:
