@@ -53,42 +53,73 @@ def first_layer_weights(weight: Any, k: int) -> tuple[Any, Any]:
     return per_position, weight[:, counts + SLOT_FEATURES:].T
 
 
+#: the shape features: rank-count profile (4), one suit (1), then the straight windows
+_ONE_SUIT, _WINDOWS = 4, 5
+
+
+def _window_table(k: int) -> np.ndarray:
+    """For each set of ranks (a 13-bit mask, bit r for rank r, 0 = deuce … 12 = ace): the
+    index among the shape features of the full straight window it is, or -1. Window w
+    covers ranks w-1 … w+k-2, rank -1 being the ace: window 0 is the wheel (A 2 3 …)."""
+    table = np.full(1 << 13, -1, dtype=np.int64)
+    run = (1 << k) - 1
+    for low in range(13 - k + 1):
+        table[run << low] = _WINDOWS + low + 1
+    table[(1 << 12) | (run >> 1)] = _WINDOWS
+    return table
+
+
+#: :func:`_window_table` of each subset size (rows 0 … 5)
+_WINDOW_TABLES = np.stack([_window_table(k) if k else np.full(1 << 13, -1, dtype=np.int64) for k in range(6)])
+#: the layout of a subset's shape state (:func:`_add_slot`): rank counts, the count profile
+#: (how many ranks appear c times, at _PROFILE + c), suit counts and the mask of ranks present
+_PROFILE, _SUITS, _MASK = 13, 18, 22
+_STATE = 23
+
+
 @njit(cache=True, inline="always")
-def _shape_features(ranks: np.ndarray, suits: np.ndarray, b: int, subsets: np.ndarray, i: int, rank_count: np.ndarray,
-                    suit_count: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
-    """The shape features of subset ``subsets[i]`` of hand ``b`` into ``out`` (length ``20 -
-    k``), from the slots' ranks and suits ``(hands, n)``, with ``rank_count`` (13) and
-    ``suit_count`` (4) as scratch: zeros on entry, zeros again on return."""
+def _add_slot(state: np.ndarray, rank: int, suit: int, step: int) -> None:  # pragma: no cover - compiled
+    """Add (``step`` 1) or remove (-1) a card of ``rank`` and ``suit`` to a subset's shape
+    state; jokers (rank -1) take no part in the shape features."""
+    if rank < 0:
+        return
+    count = state[rank]
+    state[_PROFILE + count] -= 1
+    state[_PROFILE + count + step] += 1
+    state[rank] = count + step
+    state[_SUITS + suit] += step
+    if count + step == 0:
+        state[_MASK] &= ~(1 << rank)
+    elif count == 0:
+        state[_MASK] |= 1 << rank
+
+
+@njit(cache=True, inline="always")
+def _move_to(state: np.ndarray, ranks: np.ndarray, suits: np.ndarray, b: int, subsets: np.ndarray,
+             i: int, same: int) -> None:  # pragma: no cover - compiled
+    """The shape state of subset ``i`` of hand ``b`` from that of subset ``i - 1``, which
+    shares its first ``same`` slots (a state of zeros and ``same`` 0 for the first)."""
     k = subsets.shape[1]
-    out[:] = 0.0
-    distinct = 0
-    low, high = 13, -1
-    for p in range(k):
-        rank, suit = ranks[b, subsets[i, p]], suits[b, subsets[i, p]]
-        if rank >= 0:
-            if rank_count[rank] == 0:
-                distinct += 1
-                low, high = min(low, rank), max(high, rank)
-            rank_count[rank] += 1
-            suit_count[suit] += 1
-            if suit_count[suit] == k:
-                out[4] = 1.0
-    if distinct == k:  # a full straight window: w covers ranks w-1 … w+k-2, rank -1 being the ace
-        if high - low == k - 1:
-            out[5 + low + 1] = 1.0
-        elif high == 12 and low == 0:
-            wheel = True
-            for r in range(k - 1):
-                wheel = wheel and rank_count[r] > 0
-            if wheel:
-                out[5] = 1.0
-    for p in range(k):  # the count profile; the counts back to zero for the next subset
-        rank = ranks[b, subsets[i, p]]
-        if rank >= 0:
-            if rank_count[rank] > 0:
-                out[rank_count[rank] - 1] += 1.0
-                rank_count[rank] = 0
-            suit_count[suits[b, subsets[i, p]]] = 0
+    if i > 0:
+        for p in range(same, k):
+            _add_slot(state, ranks[b, subsets[i - 1, p]], suits[b, subsets[i - 1, p]], -1)
+    for p in range(same, k):
+        _add_slot(state, ranks[b, subsets[i, p]], suits[b, subsets[i, p]], 1)
+
+
+@njit(cache=True, inline="always")
+def _shared_prefix(subsets: np.ndarray, i: int) -> int:  # pragma: no cover - compiled
+    """How many first slots subset ``i`` shares with subset ``i - 1`` (at most k - 1)."""
+    same = 0
+    while i > 0 and same < subsets.shape[1] - 1 and subsets[i, same] == subsets[i - 1, same]:
+        same += 1
+    return same
+
+
+@njit(cache=True, inline="always")
+def _one_suit(state: np.ndarray, k: int) -> bool:  # pragma: no cover - compiled
+    return (state[_SUITS] == k or state[_SUITS + 1] == k or state[_SUITS + 2] == k
+            or state[_SUITS + 3] == k)
 
 
 @njit(cache=True)
@@ -97,17 +128,23 @@ def subset_shapes(ranks: np.ndarray, suits: np.ndarray, subsets: np.ndarray) -> 
     (0 … 12, -1 for a joker) and suit (0 … 3, -1 for a joker), ``(hands, n)``: how many
     ranks appear once, twice, three and four times, whether all k cards share a suit, and
     which straight windows of k ranks (ace low, then 2 … A) are full: ``(hands, m, 20 - k)``
-    float32, the nonlinear part of the split scorer's subset features."""
+    float32, the nonlinear part of the split scorer's subset features. Each subset's counts
+    are updated from the previous one's, by the slots in which the two differ."""
     hands = ranks.shape[0]
     m, k = subsets.shape
-    out = np.empty((hands, m, 20 - k), dtype=np.float32)
-    shape = np.empty(20 - k, dtype=np.float32)
-    rank_count = np.zeros(13, dtype=np.int64)
-    suit_count = np.zeros(4, dtype=np.int64)
+    out = np.zeros((hands, m, 20 - k), dtype=np.float32)
+    windows = _WINDOW_TABLES[k]
     for b in range(hands):
+        state = np.zeros(_STATE, dtype=np.int64)
         for i in range(m):
-            _shape_features(ranks, suits, b, subsets, i, rank_count, suit_count, shape)
-            out[b, i] = shape
+            _move_to(state, ranks, suits, b, subsets, i, _shared_prefix(subsets, i))
+            for c in range(4):
+                out[b, i, c] = state[_PROFILE + 1 + c]
+            if _one_suit(state, k):
+                out[b, i, _ONE_SUIT] = 1.0
+            window = windows[state[_MASK]]
+            if window >= 0:
+                out[b, i, window] = 1.0
     return out
 
 
@@ -121,23 +158,19 @@ def subset_hidden(projected: np.ndarray, subsets: np.ndarray, ranks: np.ndarray,
     ``(hands, h)``. The sum over positions is kept for each prefix of the subset, so a subset
     that shares its first slots with the one before (in lexicographic order, all but the
     last, mostly) adds only the projections of the slots that differ; the sums are the same,
-    added in the same order."""
+    added in the same order, and so are the shape features' counts."""
     k, _, hands, h = projected.shape
     m = subsets.shape[0]
-    f = weight.shape[0]
     out = np.empty((hands, m, h), dtype=np.float32)
-    shape = np.empty(f, dtype=np.float32)
-    rank_count = np.zeros(13, dtype=np.int64)
-    suit_count = np.zeros(4, dtype=np.int64)
+    windows = _WINDOW_TABLES[k]
     partial = np.empty((k, h), dtype=np.float32)  # partial[p]: base + the first p positions' projections
     row = np.empty(h, dtype=np.float32)
     for b in range(hands):
+        state = np.zeros(_STATE, dtype=np.int64)
         for c in range(h):
             partial[0, c] = base[b, c]
         for i in range(m):
-            same = 0  # the positions shared with the subset before
-            while i > 0 and same < k - 1 and subsets[i, same] == subsets[i - 1, same]:
-                same += 1
+            same = _shared_prefix(subsets, i)
             for p in range(same, k - 1):
                 slot = subsets[i, p]
                 for c in range(h):
@@ -145,12 +178,19 @@ def subset_hidden(projected: np.ndarray, subsets: np.ndarray, ranks: np.ndarray,
             slot = subsets[i, k - 1]
             for c in range(h):
                 row[c] = partial[k - 1, c] + projected[k - 1, slot, b, c]
-            _shape_features(ranks, suits, b, subsets, i, rank_count, suit_count, shape)
-            for j in range(f):
-                value = shape[j]
+            _move_to(state, ranks, suits, b, subsets, i, same)
+            for j in range(4):  # the shape features that are not zero, in order
+                value = np.float32(state[_PROFILE + 1 + j])
                 if value != 0.0:
                     for c in range(h):
                         row[c] += value * weight[j, c]
+            if _one_suit(state, k):
+                for c in range(h):
+                    row[c] += np.float32(1.0) * weight[_ONE_SUIT, c]
+            window = windows[state[_MASK]]
+            if window >= 0:
+                for c in range(h):
+                    row[c] += np.float32(1.0) * weight[window, c]
             for c in range(h):
                 out[b, i, c] = max(row[c], np.float32(0.0))
     return out

@@ -341,6 +341,9 @@ def test_subset_shapes_kernel_matches_the_feature_definition(game_name, count, r
         shapes = subset_shapes(ranks, suits, subsets)
         assert np.array_equal(shapes, reference.numpy())
         assert shapes[..., 5:].any(), "no straight among the subsets"
+        # each subset's counts are updated from the one before: any order of the subsets
+        order = rng.permutation(len(subsets))
+        assert np.array_equal(subset_shapes(ranks, suits, subsets[order]), shapes[:, order])
 
 
 @pytest.mark.parametrize("game_name,split_hidden", [("thirteen", 0), ("thirteen", 4), ("biji", 8)])
