@@ -14,6 +14,7 @@ from the parameters themselves, for decisions without torch.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -55,13 +56,15 @@ def first_layer_weights(weight: Any, k: int) -> tuple[Any, Any]:
 
 #: the shape features: rank-count profile (4), one suit (1), then the straight windows
 _ONE_SUIT, _WINDOWS = 4, 5
+#: the largest subset: k cards hold at most C(k, 2) pairs of equal rank
+_MAX_K = 5
 
 
 def _window_table(k: int) -> np.ndarray:
     """For each set of ranks (a 13-bit mask, bit r for rank r, 0 = deuce … 12 = ace): the
-    index among the shape features of the full straight window it is, or -1. Window w
-    covers ranks w-1 … w+k-2, rank -1 being the ace: window 0 is the wheel (A 2 3 …)."""
-    table = np.full(1 << 13, -1, dtype=np.int64)
+    index among the shape features of the full straight window of k ranks it is, or -1.
+    Window w covers ranks w-1 … w+k-2, rank -1 being the ace: window 0 is the wheel."""
+    table = np.full(1 << 13, -1, dtype=np.int8)
     run = (1 << k) - 1
     for low in range(13 - k + 1):
         table[run << low] = _WINDOWS + low + 1
@@ -69,42 +72,69 @@ def _window_table(k: int) -> np.ndarray:
     return table
 
 
-#: :func:`_window_table` of each subset size (rows 0 … 5)
-_WINDOW_TABLES = np.stack([_window_table(k) if k else np.full(1 << 13, -1, dtype=np.int64) for k in range(6)])
-#: the layout of a subset's shape state (:func:`_add_slot`): rank counts, the count profile
-#: (how many ranks appear c times, at _PROFILE + c), suit counts and the mask of ranks present
-_PROFILE, _SUITS, _MASK = 13, 18, 22
-_STATE = 23
+def _profile_table() -> np.ndarray:
+    """``(cards, pairs, 4)``: the count profile (how many ranks appear once, twice, three and
+    four times) of ``cards`` cards of which ``pairs`` pairs share a rank. Up to five cards of
+    one deck the two numbers fix the profile (a pair is 1 pair, two pairs 2, trips 3, a full
+    house 4, quads 6)."""
+    table = np.zeros((_MAX_K + 1, _MAX_K * (_MAX_K - 1) // 2 + 1, 4), dtype=np.float32)
+    seen: dict[tuple[int, int], tuple[int, ...]] = {}
+    for cards in range(_MAX_K + 1):
+        for ranks in range(cards + 1):  # the multiplicities of the ranks present, largest first
+            for counts in itertools.combinations_with_replacement(range(4, 0, -1), ranks):
+                if sum(counts) != cards:
+                    continue
+                pairs = sum(c * (c - 1) // 2 for c in counts)
+                profile = tuple(counts.count(c) for c in (1, 2, 3, 4))
+                assert seen.setdefault((cards, pairs), profile) == profile, "pairs do not fix the profile"
+                table[cards, pairs] = profile
+    return table
+
+
+#: :func:`_window_table` of each subset size (row k; rows for sizes never used stay -1)
+_WINDOW_TABLES = np.stack([_window_table(k) if 2 <= k <= _MAX_K else np.full(1 << 13, -1, dtype=np.int8)
+                           for k in range(_MAX_K + 1)])
+_PROFILES = _profile_table()
+#: a slot's columns in :func:`_slot_bits`, and a prefix's in :func:`_extend`
+_RANK_BIT, _SUIT_BIT, _REAL, _SAME_RANK = 0, 1, 2, 3
+_SLOTS, _PAIRS, _RANKS, _SUITS, _CARDS = 0, 1, 2, 3, 4
+
+
+@njit(cache=True)
+def _slot_bits(ranks: np.ndarray, suits: np.ndarray, b: int) -> np.ndarray:  # pragma: no cover - compiled
+    """``(n, 4)`` of hand ``b``: each slot's rank bit, suit bit, whether it is a card (not a
+    joker or empty), and the mask of the other slots of its rank."""
+    n = ranks.shape[1]
+    bits = np.zeros((n, 4), dtype=np.int64)
+    for s in range(n):
+        if ranks[b, s] >= 0:
+            bits[s, _RANK_BIT] = 1 << ranks[b, s]
+            bits[s, _SUIT_BIT] = 1 << suits[b, s]
+            bits[s, _REAL] = 1
+            for t in range(n):
+                if t != s and ranks[b, t] == ranks[b, s]:
+                    bits[s, _SAME_RANK] |= 1 << t
+    return bits
 
 
 @njit(cache=True, inline="always")
-def _add_slot(state: np.ndarray, rank: int, suit: int, step: int) -> None:  # pragma: no cover - compiled
-    """Add (``step`` 1) or remove (-1) a card of ``rank`` and ``suit`` to a subset's shape
-    state; jokers (rank -1) take no part in the shape features."""
-    if rank < 0:
-        return
-    count = state[rank]
-    state[_PROFILE + count] -= 1
-    state[_PROFILE + count + step] += 1
-    state[rank] = count + step
-    state[_SUITS + suit] += step
-    if count + step == 0:
-        state[_MASK] &= ~(1 << rank)
-    elif count == 0:
-        state[_MASK] |= 1 << rank
+def _popcount(x: int) -> int:  # pragma: no cover - compiled
+    """The set bits of a mask of at most 32 slots."""
+    x = x - ((x >> 1) & 0x55555555)
+    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F
+    return ((x * 0x01010101) >> 24) & 0xFF
 
 
 @njit(cache=True, inline="always")
-def _move_to(state: np.ndarray, ranks: np.ndarray, suits: np.ndarray, b: int, subsets: np.ndarray,
-             i: int, same: int) -> None:  # pragma: no cover - compiled
-    """The shape state of subset ``i`` of hand ``b`` from that of subset ``i - 1``, which
-    shares its first ``same`` slots (a state of zeros and ``same`` 0 for the first)."""
-    k = subsets.shape[1]
-    if i > 0:
-        for p in range(same, k):
-            _add_slot(state, ranks[b, subsets[i - 1, p]], suits[b, subsets[i - 1, p]], -1)
-    for p in range(same, k):
-        _add_slot(state, ranks[b, subsets[i, p]], suits[b, subsets[i, p]], 1)
+def _extend(prefix: np.ndarray, p: int, bits: np.ndarray, slot: int) -> None:  # pragma: no cover - compiled
+    """``prefix[p + 1]`` from ``prefix[p]`` and one more slot: the slots taken, the pairs of
+    them of equal rank, the ranks and suits present (bit masks) and the number of cards."""
+    prefix[p + 1, _SLOTS] = prefix[p, _SLOTS] | (1 << slot)
+    prefix[p + 1, _PAIRS] = prefix[p, _PAIRS] + _popcount(bits[slot, _SAME_RANK] & prefix[p, _SLOTS])
+    prefix[p + 1, _RANKS] = prefix[p, _RANKS] | bits[slot, _RANK_BIT]
+    prefix[p + 1, _SUITS] = prefix[p, _SUITS] | bits[slot, _SUIT_BIT]
+    prefix[p + 1, _CARDS] = prefix[p, _CARDS] + bits[slot, _REAL]
 
 
 @njit(cache=True, inline="always")
@@ -117,9 +147,10 @@ def _shared_prefix(subsets: np.ndarray, i: int) -> int:  # pragma: no cover - co
 
 
 @njit(cache=True, inline="always")
-def _one_suit(state: np.ndarray, k: int) -> bool:  # pragma: no cover - compiled
-    return (state[_SUITS] == k or state[_SUITS + 1] == k or state[_SUITS + 2] == k
-            or state[_SUITS + 3] == k)
+def _one_suit(whole: np.ndarray, k: int) -> bool:  # pragma: no cover - compiled
+    """Whether all k slots of a subset (its whole prefix) are cards of one suit."""
+    suits = whole[_SUITS]
+    return whole[_CARDS] == k and suits & (suits - 1) == 0
 
 
 @njit(cache=True)
@@ -128,21 +159,24 @@ def subset_shapes(ranks: np.ndarray, suits: np.ndarray, subsets: np.ndarray) -> 
     (0 … 12, -1 for a joker) and suit (0 … 3, -1 for a joker), ``(hands, n)``: how many
     ranks appear once, twice, three and four times, whether all k cards share a suit, and
     which straight windows of k ranks (ace low, then 2 … A) are full: ``(hands, m, 20 - k)``
-    float32, the nonlinear part of the split scorer's subset features. Each subset's counts
-    are updated from the previous one's, by the slots in which the two differ."""
+    float32, the nonlinear part of the split scorer's subset features. They are read off bit
+    masks of the subset's slots, ranks and suits and its count of equal-rank pairs, kept for
+    each prefix of the subset: a subset recomputes them only from the first slot in which
+    it differs from the one before."""
     hands = ranks.shape[0]
     m, k = subsets.shape
     out = np.zeros((hands, m, 20 - k), dtype=np.float32)
     windows = _WINDOW_TABLES[k]
+    prefix = np.zeros((k + 1, 5), dtype=np.int64)
     for b in range(hands):
-        state = np.zeros(_STATE, dtype=np.int64)
+        bits = _slot_bits(ranks, suits, b)
         for i in range(m):
-            _move_to(state, ranks, suits, b, subsets, i, _shared_prefix(subsets, i))
-            for c in range(4):
-                out[b, i, c] = state[_PROFILE + 1 + c]
-            if _one_suit(state, k):
+            for p in range(_shared_prefix(subsets, i), k):
+                _extend(prefix, p, bits, subsets[i, p])
+            out[b, i, :4] = _PROFILES[prefix[k, _CARDS], prefix[k, _PAIRS]]
+            if _one_suit(prefix[k], k):
                 out[b, i, _ONE_SUIT] = 1.0
-            window = windows[state[_MASK]]
+            window = windows[prefix[k, _RANKS]]
             if window >= 0:
                 out[b, i, window] = 1.0
     return out
@@ -155,22 +189,25 @@ def subset_hidden(projected: np.ndarray, subsets: np.ndarray, ranks: np.ndarray,
     shapes[b, i] @ weight)`` for every hand ``b`` and subset ``i``, the shape features
     (:func:`subset_shapes`) computed on the way from the slots' ``ranks`` and ``suits``
     ``(hands, n)``; ``projected`` is ``(k, n, hands, h)``, ``weight`` ``(f, h)`` and ``base``
-    ``(hands, h)``. The sum over positions is kept for each prefix of the subset, so a subset
-    that shares its first slots with the one before (in lexicographic order, all but the
-    last, mostly) adds only the projections of the slots that differ; the sums are the same,
-    added in the same order, and so are the shape features' counts."""
+    ``(hands, h)``. The sum over positions is kept for each prefix of the subset, like the
+    shape features' masks and counts, so a subset that shares its first slots with the one
+    before (in lexicographic order, all but the last, mostly) adds only the projections of
+    the slots that differ; the sums are the same, added in the same order."""
     k, _, hands, h = projected.shape
     m = subsets.shape[0]
     out = np.empty((hands, m, h), dtype=np.float32)
     windows = _WINDOW_TABLES[k]
+    prefix = np.zeros((k + 1, 5), dtype=np.int64)
     partial = np.empty((k, h), dtype=np.float32)  # partial[p]: base + the first p positions' projections
     row = np.empty(h, dtype=np.float32)
     for b in range(hands):
-        state = np.zeros(_STATE, dtype=np.int64)
+        bits = _slot_bits(ranks, suits, b)
         for c in range(h):
             partial[0, c] = base[b, c]
         for i in range(m):
             same = _shared_prefix(subsets, i)
+            for p in range(same, k):
+                _extend(prefix, p, bits, subsets[i, p])
             for p in range(same, k - 1):
                 slot = subsets[i, p]
                 for c in range(h):
@@ -178,16 +215,16 @@ def subset_hidden(projected: np.ndarray, subsets: np.ndarray, ranks: np.ndarray,
             slot = subsets[i, k - 1]
             for c in range(h):
                 row[c] = partial[k - 1, c] + projected[k - 1, slot, b, c]
-            _move_to(state, ranks, suits, b, subsets, i, same)
+            profile = _PROFILES[prefix[k, _CARDS], prefix[k, _PAIRS]]
             for j in range(4):  # the shape features that are not zero, in order
-                value = np.float32(state[_PROFILE + 1 + j])
+                value = profile[j]
                 if value != 0.0:
                     for c in range(h):
                         row[c] += value * weight[j, c]
-            if _one_suit(state, k):
+            if _one_suit(prefix[k], k):
                 for c in range(h):
                     row[c] += np.float32(1.0) * weight[_ONE_SUIT, c]
-            window = windows[state[_MASK]]
+            window = windows[prefix[k, _RANKS]]
             if window >= 0:
                 for c in range(h):
                     row[c] += np.float32(1.0) * weight[window, c]
