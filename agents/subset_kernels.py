@@ -8,7 +8,11 @@ zero. Built from tensors, the sum over positions is a dense product with the sub
 incidence matrix (1,287 x 65 for Thirteen's 5-card subsets) and the hidden layer is written
 three times; :func:`subset_hidden` reads each card's projection through the subset table,
 computes the shape features on the way and writes each hidden vector once, and
-:func:`subset_hidden_gradients` is its backward pass. :func:`subset_layer` is the same layer
+:func:`subset_hidden_gradients` is its backward pass. Subsets come in lexicographic order,
+so most share all but their last slot with the one before: both the projections' sums and
+the shape features' ingredients (bit masks of the slots, ranks and suits taken, the count
+of equal-rank pairs) are kept per prefix and recomputed only from the first slot that
+differs. :func:`subset_layer` is the same layer
 from the parameters themselves, for decisions without torch.
 """
 
