@@ -104,21 +104,26 @@ _RANK_BIT, _SUIT_BIT, _REAL, _SAME_RANK = 0, 1, 2, 3
 _SLOTS, _PAIRS, _RANKS, _SUITS, _CARDS = 0, 1, 2, 3, 4
 
 
-@njit(cache=True)
-def _slot_bits(ranks: np.ndarray, suits: np.ndarray, b: int) -> np.ndarray:  # pragma: no cover - compiled
-    """``(n, 4)`` of hand ``b``: each slot's rank bit, suit bit, whether it is a card (not a
-    joker or empty), and the mask of the other slots of its rank."""
+@njit(cache=True, inline="always")
+def _slot_bits(ranks: np.ndarray, suits: np.ndarray, b: int, bits: np.ndarray,
+               by_rank: np.ndarray) -> None:  # pragma: no cover - compiled
+    """Into ``bits`` ``(n, 4)``, for hand ``b``: each slot's rank bit, suit bit, whether it is
+    a card (not a joker or empty), and the mask of the other slots of its rank
+    (``by_rank`` (13) is scratch: each rank's slots)."""
     n = ranks.shape[1]
-    bits = np.zeros((n, 4), dtype=np.int64)
+    by_rank[:] = 0
     for s in range(n):
         if ranks[b, s] >= 0:
-            bits[s, _RANK_BIT] = 1 << ranks[b, s]
+            by_rank[ranks[b, s]] |= 1 << s
+    for s in range(n):
+        rank = ranks[b, s]
+        if rank >= 0:
+            bits[s, _RANK_BIT] = 1 << rank
             bits[s, _SUIT_BIT] = 1 << suits[b, s]
             bits[s, _REAL] = 1
-            for t in range(n):
-                if t != s and ranks[b, t] == ranks[b, s]:
-                    bits[s, _SAME_RANK] |= 1 << t
-    return bits
+            bits[s, _SAME_RANK] = by_rank[rank] & ~(1 << s)
+        else:
+            bits[s] = 0
 
 
 @njit(cache=True, inline="always")
@@ -172,8 +177,10 @@ def subset_shapes(ranks: np.ndarray, suits: np.ndarray, subsets: np.ndarray) -> 
     out = np.zeros((hands, m, 20 - k), dtype=np.float32)
     windows = _WINDOW_TABLES[k]
     prefix = np.zeros((k + 1, 5), dtype=np.int64)
+    bits = np.empty((ranks.shape[1], 4), dtype=np.int64)
+    by_rank = np.empty(13, dtype=np.int64)
     for b in range(hands):
-        bits = _slot_bits(ranks, suits, b)
+        _slot_bits(ranks, suits, b, bits, by_rank)
         for i in range(m):
             for p in range(_shared_prefix(subsets, i), k):
                 _extend(prefix, p, bits, subsets[i, p])
@@ -204,8 +211,10 @@ def subset_hidden(projected: np.ndarray, subsets: np.ndarray, ranks: np.ndarray,
     prefix = np.zeros((k + 1, 5), dtype=np.int64)
     partial = np.empty((k, h), dtype=np.float32)  # partial[p]: base + the first p positions' projections
     row = np.empty(h, dtype=np.float32)
+    bits = np.empty((ranks.shape[1], 4), dtype=np.int64)
+    by_rank = np.empty(13, dtype=np.int64)
     for b in range(hands):
-        bits = _slot_bits(ranks, suits, b)
+        _slot_bits(ranks, suits, b, bits, by_rank)
         for c in range(h):
             partial[0, c] = base[b, c]
         for i in range(m):
