@@ -58,7 +58,7 @@ class SeatView:
     together, in one batched call, when the first of them is read. :meth:`from_env` wraps
     what a PettingZoo environment gives."""
 
-    __slots__ = ("_slots", "seat", "num_players", "_tables", "_table", "_mask", "_observation", "_group")
+    __slots__ = ("_slots", "seat", "num_players", "_tables", "_table", "_mask", "_observation", "_group", "_text")
 
     def __init__(self, slots: np.ndarray | None, seat: int, num_players: int, *, mask: np.ndarray | None = None,
                  observation: np.ndarray | None = None, tables: Tables | None = None, table: int = 0,
@@ -71,16 +71,21 @@ class SeatView:
         self._mask = mask
         self._observation = observation
         self._group = group
+        self._text: list[str] | None = None
 
     @classmethod
     def from_env(cls, observation: np.ndarray, action_mask: np.ndarray, info: Any) -> SeatView:
         """The view of an environment's ``observation``, ``action_mask`` and ``infos[agent]``
-        (``"hand"``: card strings in slot order, ``"seat"``, ``"num_players"``). Without
-        ``"hand"`` the view has no slots: agents that read the hand say so."""
+        (``"hand"``: card strings in slot order, ``"seat"``, ``"num_players"``). The hand is
+        read when an agent first reads :attr:`slots` (an agent that decides from the
+        observation alone never parses it); without ``"hand"`` the view has no slots, and
+        agents that read the hand say so."""
         info = info if isinstance(info, Mapping) else {}
-        slots = np.asarray(parse_cards(list(info["hand"])), dtype=np.intp) if "hand" in info else None
-        return cls(slots, int(info.get("seat", 0)), int(info.get("num_players", 0)),
+        view = cls(None, int(info.get("seat", 0)), int(info.get("num_players", 0)),
                    mask=np.asarray(action_mask).astype(bool, copy=False), observation=np.asarray(observation))
+        if "hand" in info:
+            view._text = list(info["hand"])
+        return view
 
     @property
     def tables(self) -> Tables | None:
@@ -96,7 +101,9 @@ class SeatView:
     def slots(self) -> np.ndarray:
         """The hand's card ids in slot order."""
         if self._slots is None:
-            raise ValueError("the agent needs info['hand'] (the seat's infos entry from the env)")
+            if self._text is None:
+                raise ValueError("the agent needs info['hand'] (the seat's infos entry from the env)")
+            self._slots = np.asarray(parse_cards(self._text), dtype=np.intp)
         return self._slots
 
     @property
@@ -131,7 +138,7 @@ class SeatView:
         return {"hand": self.hand, "seat": self.seat, "num_players": self.num_players}
 
     def __repr__(self) -> str:
-        hand = "?" if self._slots is None else format_cards(self._slots)
+        hand = format_cards(self._slots) if self._slots is not None else " ".join(self._text or "?")
         return f"SeatView(seat={self.seat} of {self.num_players}, hand={hand!r})"
 
 

@@ -274,6 +274,16 @@ def _train(tmp: Path, **changes: Any) -> None:
     train(load_config_dict(data), command="test", emit=lambda line: None)
 
 
+def _greedy_act(info: dict[str, Any]) -> None:
+    """An agent that reads the hand, given an env's mask and observation but ``info``."""
+    from splitpoker.agents import load_agent
+
+    env = _env("env")
+    env.reset(seed=1)
+    observation, *_ = env.last()
+    load_agent("greedy", "biji").act(observation["observation"], observation["action_mask"], info)
+
+
 HAND = r"\(hand [2-9TJQKA][cdhs]"
 #: (what, call taking the tmp folder, exception type, message regex)
 API_CASES: list[tuple[str, Any, type[BaseException], str]] = [
@@ -316,6 +326,9 @@ API_CASES: list[tuple[str, Any, type[BaseException], str]] = [
         "os.path:join", "biji"), ValueError, r"join is not an agent class or factory"),
     ("load_agent of a factory that fails", lambda t: __import__("splitpoker.agents", fromlist=["x"]).load_agent(
         "json:loads", "biji"), ValueError, r"bad agent spec 'json:loads'"),
+    ("greedy act on a hand it cannot read", lambda t: _greedy_act({"hand": ["Zz"] * 9}), ValueError,
+     r"cannot read card 'Zz'"),
+    ("greedy act without the hand", lambda t: _greedy_act({}), ValueError, r"the agent needs info\['hand'\]"),
     ("train() with a bad device", lambda t: _train(t, device="banana"), ValueError, r"device: 'banana'"),
     ("train() with a missing opponent", lambda t: _train(t, eval={"opponents": ["checkpoint:/x.zip"]}),
      ValueError, r"eval\.opponents\[0\]: checkpoint '/x\.zip' does not exist"),
