@@ -129,6 +129,11 @@ class SplitScorerExtractor(nn.Module):
         self.n_slots = index.n_slots
         self.sizes = tuple(sorted(set(index.row_sizes)))
         self.context_dim = features_dim - self.n_slots * SLOT_FEATURES
+        from .subset_kernels import MAX_SLOTS, MAX_SUBSET
+
+        if max(self.sizes) > MAX_SUBSET or self.n_slots > MAX_SLOTS:
+            raise ValueError(f"the split scorer reads rows of at most {MAX_SUBSET} cards from hands of at most "
+                             f"{MAX_SLOTS} slots, not rows of {max(self.sizes)} from {self.n_slots}")
         if self.context_dim < 0:
             raise ValueError(f"observation of {features_dim} values is too short for a {game} hand")
         self.embed_dim = embed_dim

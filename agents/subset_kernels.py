@@ -60,8 +60,9 @@ def first_layer_weights(weight: Any, k: int) -> tuple[Any, Any]:
 
 #: the shape features: rank-count profile (4), one suit (1), then the straight windows
 _ONE_SUIT, _WINDOWS = 4, 5
-#: the largest subset: k cards hold at most C(k, 2) pairs of equal rank
-_MAX_K = 5
+#: the largest subset the shape tables cover (k cards hold at most C(k, 2) pairs of equal
+#: rank), and the most slots a hand's bit masks hold
+MAX_SUBSET, MAX_SLOTS = 5, 32
 
 
 def _window_table(k: int) -> np.ndarray:
@@ -81,9 +82,9 @@ def _profile_table() -> np.ndarray:
     four times) of ``cards`` cards of which ``pairs`` pairs share a rank. Up to five cards of
     one deck the two numbers fix the profile (a pair is 1 pair, two pairs 2, trips 3, a full
     house 4, quads 6)."""
-    table = np.zeros((_MAX_K + 1, _MAX_K * (_MAX_K - 1) // 2 + 1, 4), dtype=np.float32)
+    table = np.zeros((MAX_SUBSET + 1, MAX_SUBSET * (MAX_SUBSET - 1) // 2 + 1, 4), dtype=np.float32)
     seen: dict[tuple[int, int], tuple[int, ...]] = {}
-    for cards in range(_MAX_K + 1):
+    for cards in range(MAX_SUBSET + 1):
         for ranks in range(cards + 1):  # the multiplicities of the ranks present, largest first
             for counts in itertools.combinations_with_replacement(range(4, 0, -1), ranks):
                 if sum(counts) != cards:
@@ -96,8 +97,8 @@ def _profile_table() -> np.ndarray:
 
 
 #: :func:`_window_table` of each subset size (row k; rows for sizes never used stay -1)
-_WINDOW_TABLES = np.stack([_window_table(k) if 2 <= k <= _MAX_K else np.full(1 << 13, -1, dtype=np.int8)
-                           for k in range(_MAX_K + 1)])
+_WINDOW_TABLES = np.stack([_window_table(k) if 2 <= k <= MAX_SUBSET else np.full(1 << 13, -1, dtype=np.int8)
+                           for k in range(MAX_SUBSET + 1)])
 _PROFILES = _profile_table()
 #: a slot's columns in :func:`_slot_bits`, and a prefix's in :func:`_extend`
 _RANK_BIT, _SUIT_BIT, _REAL, _SAME_RANK = 0, 1, 2, 3
