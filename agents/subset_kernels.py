@@ -148,19 +148,28 @@ def _extend(prefix: np.ndarray, p: int, bits: np.ndarray, slot: int) -> None:  #
 
 
 @njit(cache=True, inline="always")
-def _shared_prefix(subsets: np.ndarray, i: int) -> int:  # pragma: no cover - compiled
-    """How many first slots subset ``i`` shares with subset ``i - 1`` (at most k - 1)."""
+def _advance(prefix: np.ndarray, bits: np.ndarray, subsets: np.ndarray, i: int) -> int:  # pragma: no cover
+    """Bring ``prefix`` from subset ``i - 1`` (any prefix, for the first) to subset ``i``: only
+    from the first slot in which the two differ (:func:`_extend`). Returns how many first
+    slots they share (at most k - 1)."""
+    k = subsets.shape[1]
     same = 0
-    while i > 0 and same < subsets.shape[1] - 1 and subsets[i, same] == subsets[i - 1, same]:
+    while i > 0 and same < k - 1 and subsets[i, same] == subsets[i - 1, same]:
         same += 1
+    for p in range(same, k):
+        _extend(prefix, p, bits, subsets[i, p])
     return same
 
 
 @njit(cache=True, inline="always")
-def _one_suit(whole: np.ndarray, k: int) -> bool:  # pragma: no cover - compiled
-    """Whether all k slots of a subset (its whole prefix) are cards of one suit."""
+def _shape(prefix: np.ndarray, k: int) -> tuple[np.ndarray, bool, int]:  # pragma: no cover - compiled
+    """The shape features of the subset whose whole prefix is ``prefix[k]``: its count
+    profile (4 values), whether its k slots are cards of one suit, and the index of its
+    straight window among the features (-1 for none)."""
+    whole = prefix[k]
     suits = whole[_SUITS]
-    return whole[_CARDS] == k and suits & (suits - 1) == 0
+    one_suit = whole[_CARDS] == k and suits & (suits - 1) == 0
+    return _PROFILES[whole[_CARDS], whole[_PAIRS]], one_suit, _WINDOW_TABLES[k, whole[_RANKS]]
 
 
 @njit(cache=True)
@@ -176,19 +185,17 @@ def subset_shapes(ranks: np.ndarray, suits: np.ndarray, subsets: np.ndarray) -> 
     hands = ranks.shape[0]
     m, k = subsets.shape
     out = np.zeros((hands, m, 20 - k), dtype=np.float32)
-    windows = _WINDOW_TABLES[k]
     prefix = np.zeros((k + 1, 5), dtype=np.int64)
     bits = np.empty((ranks.shape[1], 4), dtype=np.int64)
     by_rank = np.empty(13, dtype=np.int64)
     for b in range(hands):
         _slot_bits(ranks, suits, b, bits, by_rank)
         for i in range(m):
-            for p in range(_shared_prefix(subsets, i), k):
-                _extend(prefix, p, bits, subsets[i, p])
-            out[b, i, :4] = _PROFILES[prefix[k, _CARDS], prefix[k, _PAIRS]]
-            if _one_suit(prefix[k], k):
+            _advance(prefix, bits, subsets, i)
+            profile, one_suit, window = _shape(prefix, k)
+            out[b, i, :4] = profile
+            if one_suit:
                 out[b, i, _ONE_SUIT] = 1.0
-            window = windows[prefix[k, _RANKS]]
             if window >= 0:
                 out[b, i, window] = 1.0
     return out
@@ -208,7 +215,6 @@ def subset_hidden(projected: np.ndarray, subsets: np.ndarray, ranks: np.ndarray,
     k, _, hands, h = projected.shape
     m = subsets.shape[0]
     out = np.empty((hands, m, h), dtype=np.float32)
-    windows = _WINDOW_TABLES[k]
     prefix = np.zeros((k + 1, 5), dtype=np.int64)
     partial = np.empty((k, h), dtype=np.float32)  # partial[p]: base + the first p positions' projections
     row = np.empty(h, dtype=np.float32)
@@ -219,9 +225,7 @@ def subset_hidden(projected: np.ndarray, subsets: np.ndarray, ranks: np.ndarray,
         for c in range(h):
             partial[0, c] = base[b, c]
         for i in range(m):
-            same = _shared_prefix(subsets, i)
-            for p in range(same, k):
-                _extend(prefix, p, bits, subsets[i, p])
+            same = _advance(prefix, bits, subsets, i)
             for p in range(same, k - 1):
                 slot = subsets[i, p]
                 for c in range(h):
@@ -229,19 +233,18 @@ def subset_hidden(projected: np.ndarray, subsets: np.ndarray, ranks: np.ndarray,
             slot = subsets[i, k - 1]
             for c in range(h):
                 row[c] = partial[k - 1, c] + projected[k - 1, slot, b, c]
-            profile = _PROFILES[prefix[k, _CARDS], prefix[k, _PAIRS]]
+            profile, one_suit, window = _shape(prefix, k)
             for j in range(4):  # the shape features that are not zero, in order
                 value = profile[j]
                 if value != 0.0:
                     for c in range(h):
                         row[c] += value * weight[j, c]
-            if _one_suit(prefix[k], k):
+            if one_suit:
                 for c in range(h):
-                    row[c] += np.float32(1.0) * weight[_ONE_SUIT, c]
-            window = windows[prefix[k, _RANKS]]
+                    row[c] += weight[_ONE_SUIT, c]
             if window >= 0:
                 for c in range(h):
-                    row[c] += np.float32(1.0) * weight[window, c]
+                    row[c] += weight[window, c]
             for c in range(h):
                 out[b, i, c] = max(row[c], np.float32(0.0))
     return out
