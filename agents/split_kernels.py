@@ -15,7 +15,8 @@ the row scores through the split table, never holding a full-width logit array:
   statistics of the drawn splits from the same pass, or the argmax.
 
 Masks are bool ``(hands, splits)``; the split table's columns ``r0, r1, r2`` any integer
-type (int32 keeps Thirteen's table at 864 KB); accumulations are in float64.
+type (uint16 keeps Thirteen's table at 432 KB); accumulations are in float64, except the
+argmax's logits, which are float32 sums like the policy's own logits.
 """
 
 from __future__ import annotations
@@ -28,6 +29,17 @@ from numba import njit
 def _logit(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, r0: np.ndarray, r1: np.ndarray, r2: np.ndarray,
            extra: np.ndarray, has_extra: bool, b: int, j: int) -> float:  # pragma: no cover - compiled
     value = np.float64(s0[b, r0[j]]) + s1[b, r1[j]] + s2[b, r2[j]]
+    if has_extra:
+        value += extra[b, j]
+    return value
+
+
+@njit(cache=True, inline="always")
+def _logit32(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, r0: np.ndarray, r1: np.ndarray, r2: np.ndarray,
+             extra: np.ndarray, has_extra: bool, b: int, j: int) -> float:  # pragma: no cover - compiled
+    """A split's logit in float32, added in the order of the policy's logits (``(s0 + s1) +
+    s2 + extra``), so that the argmax is that of the logits a torch forward pass gives."""
+    value = s0[b, r0[j]] + s1[b, r1[j]] + s2[b, r2[j]]
     if has_extra:
         value += extra[b, j]
     return value
@@ -123,10 +135,10 @@ def split_choices(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, r0: np.ndarray
     valid = np.empty(n if sample else 0, dtype=np.int64)
     for b in range(hands):
         if not sample:
-            top = -np.inf
+            top = np.float32(-np.inf)
             for j in range(n):
                 if mask[b, j]:
-                    value = _logit(s0, s1, s2, r0, r1, r2, extra, has_extra, b, j)
+                    value = _logit32(s0, s1, s2, r0, r1, r2, extra, has_extra, b, j)
                     if value > top:
                         top, out[b] = value, j
             continue
