@@ -12,7 +12,9 @@ the row scores through the split table, never holding a full-width logit array:
 * :func:`split_gradients`: the gradient of ``sum(g_logp * log p(action) + g_entropy *
   entropy)`` with respect to the row scores (and ``extra``);
 * :func:`split_choices`: a sample (inverse CDF of one uniform per hand), with the
-  statistics of the drawn splits from the same pass, or the argmax.
+  statistics of the drawn splits from the same pass, or the argmax;
+* :func:`interacting_argmax`: the argmax of a scorer with an interaction term, which it
+  computes for the valid splits only rather than reading a full-width ``extra``.
 
 Masks are bool ``(hands, splits)``; the split table's columns ``r0, r1, r2`` any integer
 type (uint16 keeps Thirteen's table at 432 KB); accumulations are in float64, except the
@@ -189,9 +191,28 @@ def choose_splits(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, tables: tuple[
     chosen, statistics = split_choices(s0, s1, s2, *tables, NO_EXTRA if extra is None else extra, extra is not None,
                                        np.ascontiguousarray(masks, dtype=bool),
                                        uniforms if uniforms is not None else np.zeros(len(s0)), sample)
+    return checked(chosen), statistics
+
+
+def checked(chosen: np.ndarray) -> np.ndarray:
+    """``chosen`` from a kernel that marks a hand without a valid split by -1; ValueError
+    when there is one."""
     if (chosen < 0).any():
         raise ValueError("the action mask has no valid split")
-    return chosen, statistics
+    return chosen
+
+
+@njit(cache=True, inline="always")
+def _interaction(v0: np.ndarray, v1: np.ndarray, v2: np.ndarray, r0: np.ndarray, r1: np.ndarray,
+                 r2: np.ndarray, weight: np.ndarray, b: int, j: int) -> float:  # pragma: no cover - compiled
+    """Split ``j``'s interaction term, as :func:`split_interactions` computes it."""
+    a0, a1, a2 = v0[b, r0[j]], v1[b, r1[j]], v2[b, r2[j]]
+    total = np.float32(0.0)
+    for c in range(len(weight)):
+        x = a0[c] + a1[c] + a2[c]
+        if x > 0.0:
+            total += weight[c] * x
+    return total
 
 
 @njit(cache=True)
@@ -200,16 +221,31 @@ def split_interactions(v0: np.ndarray, v1: np.ndarray, v2: np.ndarray, r0: np.nd
     """The interaction term of every split ``(hands, splits)`` float32: ``weight ·
     relu(v0[r0[j]] + v1[r1[j]] + v2[r2[j]])`` from each row position's vectors ``(hands,
     C(n, k), h)``, without the ``(hands, splits, h)`` temporary."""
-    hands, _, h = v0.shape
+    hands = v0.shape[0]
     n = r0.shape[0]
     out = np.empty((hands, n), dtype=np.float32)
     for b in range(hands):
         for j in range(n):
-            a0, a1, a2 = v0[b, r0[j]], v1[b, r1[j]], v2[b, r2[j]]
-            total = np.float32(0.0)
-            for c in range(h):
-                x = a0[c] + a1[c] + a2[c]
-                if x > 0.0:
-                    total += weight[c] * x
-            out[b, j] = total
+            out[b, j] = _interaction(v0, v1, v2, r0, r1, r2, weight, b, j)
+    return out
+
+
+@njit(cache=True)
+def interacting_argmax(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, v0: np.ndarray, v1: np.ndarray,
+                       v2: np.ndarray, r0: np.ndarray, r1: np.ndarray, r2: np.ndarray, weight: np.ndarray,
+                       mask: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """:func:`split_choices`' argmax for a scorer with an interaction term, given each row
+    position's vectors ``(hands, C(n, k), h)`` instead of the full-width ``extra``: the term
+    is computed for the valid splits only, as :func:`split_interactions` computes it, so the
+    choice is the same. -1 for a hand without a valid split."""
+    hands, n = mask.shape
+    out = np.full(hands, -1, dtype=np.int64)
+    for b in range(hands):
+        top = np.float32(-np.inf)
+        for j in range(n):
+            if mask[b, j]:
+                value = s0[b, r0[j]] + s1[b, r1[j]] + s2[b, r2[j]]
+                value += _interaction(v0, v1, v2, r0, r1, r2, weight, b, j)
+                if value > top:
+                    top, out[b] = value, j
     return out

@@ -323,25 +323,34 @@ def test_numpy_decisions_equal_the_torch_modules(game_name, split_hidden, rng):
         split_inference.choices(policy, obs.numpy()[:1], np.zeros_like(masks[:1]), None)
 
 
-@pytest.mark.parametrize("game_name,split_hidden", [("thirteen", 0), ("thirteen", 4), ("biji", 0)])
+@pytest.mark.parametrize("game_name,split_hidden", [("thirteen", 0), ("thirteen", 4), ("biji", 3)])
 def test_argmax_is_the_first_highest_of_the_float32_logits(game_name, split_hidden, rng):
     """The compiled argmax picks what ``argmax`` of the policy's own (float32) masked logits
-    picks, the first of equal ones: on row scores drawn from a few values (many exact ties)
-    and on scores whose float32 and float64 sums order some splits differently."""
-    from splitpoker.agents.split_kernels import choose_splits
+    picks, the first of equal ones, with the interaction term read in full or computed from
+    the row vectors for the valid splits only: on scores drawn from a few values (many exact
+    ties) and on scores whose float32 and float64 sums order some splits differently."""
+    from splitpoker.agents.split_kernels import (
+        choose_splits,
+        interacting_argmax,
+        split_interactions,
+    )
 
     game, _, policy = _policy(game_name, arch={**ARCH, "split_hidden": split_hidden})
     head = policy.action_net
+    tables = head.tables()
     _, masks = _batch(game, rng, hands=6)
-    for draw in (lambda size: rng.integers(-3, 4, size) / 4, lambda size: 1 + rng.random(size) * 1e-6):
-        subsets = [int(column.max()) + 1 for column in head.tables()]
-        s0, s1, s2 = (th.as_tensor(draw((6, m)), dtype=th.float32) for m in subsets)
-        extra = th.as_tensor(draw((6, game.n_actions)), dtype=th.float32) if split_hidden else None
-        logits = head.logits_of(s0, s1, s2, extra).numpy()
-        want = np.where(masks, logits, -np.inf).argmax(axis=1)
-        got, _ = choose_splits(s0.numpy(), s1.numpy(), s2.numpy(), head.tables(),
-                               None if extra is None else extra.numpy(), masks, None)
-        assert got.tolist() == want.tolist()
+    subsets = [int(column.max()) + 1 for column in tables]
+    for draw in (lambda *size: rng.integers(-3, 4, size) / 4, lambda *size: 1 + rng.random(size) * 1e-6):
+        s0, s1, s2 = (draw(6, m).astype(np.float32) for m in subsets)
+        vectors = [draw(6, m, split_hidden).astype(np.float32) for m in subsets]
+        weight = draw(split_hidden).astype(np.float32)
+        extra = split_interactions(*vectors, *tables, weight) if split_hidden else None
+        logits = head.logits_of(*(th.as_tensor(x) for x in (s0, s1, s2)),
+                                None if extra is None else th.as_tensor(extra)).numpy()
+        want = np.where(masks, logits, -np.inf).argmax(axis=1).tolist()
+        assert choose_splits(s0, s1, s2, tables, extra, masks, None)[0].tolist() == want
+        if split_hidden:
+            assert interacting_argmax(s0, s1, s2, *vectors, *tables, weight, masks).tolist() == want
 
 
 @pytest.mark.parametrize("game_name,count", [("biji", 200), ("thirteen", 40)])
