@@ -493,13 +493,16 @@ def spaces_of(game: Game) -> tuple[spaces.Box, spaces.Discrete]:
     return spaces.Box(-np.inf, np.inf, (size,), np.float32), spaces.Discrete(game.n_actions)
 
 
-def build_policy(meta: Mapping[str, Any]) -> MaskableActorCriticPolicy:
-    """A fresh policy module (CPU, eval mode) of the kind and architecture in ``meta``."""
+def build_policy(meta: Mapping[str, Any], *, initialise: bool = True) -> MaskableActorCriticPolicy:
+    """A fresh policy module (CPU, eval mode) of the kind and architecture in ``meta``.
+    ``initialise=False`` skips the orthogonal initialisation (a QR decomposition per layer,
+    most of the time it takes to build one), for a module whose weights are loaded next."""
     game = meta["game"]
     obs_space = spaces.Box(-np.inf, np.inf, (int(meta["observation_size"]),), np.float32)
     act_space = spaces.Discrete(int(meta["n_actions"]))
     cls = policy_class(meta["policy"]["kind"])
-    policy = cls(obs_space, act_space, lambda _: 0.0, **policy_kwargs(meta["policy"]["kind"], meta["policy"]["arch"], game))
+    kwargs = policy_kwargs(meta["policy"]["kind"], meta["policy"]["arch"], game)
+    policy = cls(obs_space, act_space, lambda _: 0.0, **kwargs, **({} if initialise else {"ortho_init": False}))
     return policy.eval()
 
 
@@ -677,7 +680,7 @@ def resolve_checkpoint(ref: str | Path) -> Path:
 def load_policy(path: str | Path) -> tuple[MaskableActorCriticPolicy, dict[str, Any]]:
     """The policy module and metadata of a saved policy file."""
     meta = read_meta(path)
-    policy = build_policy(meta)
+    policy = build_policy(meta, initialise=False)
     try:
         state = read_policy_state(path)
     except Exception as error:  # a damaged or missing member: CRC, zlib, torch or pickle errors
@@ -754,7 +757,7 @@ def pretrained_agent(spec: AgentSpec, game: Game, num_players: int, seed: int | 
 def snapshot_agent(meta: Mapping[str, Any], state: Mapping[str, th.Tensor], name: str,
                    rng: np.random.Generator | None = None) -> PolicyAgent:
     """An agent from an in-memory policy state (a self-play snapshot)."""
-    policy = build_policy(meta)
+    policy = build_policy(meta, initialise=False)
     policy.load_state_dict(dict(state))
     return PolicyAgent(policy, meta, name=name, rng=rng)
 
