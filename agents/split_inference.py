@@ -163,7 +163,7 @@ def choices(policy: SplitScorerPolicy, observations: np.ndarray, masks: np.ndarr
     distribution (the inverse CDF of ``uniforms``, or the most likely split without them),
     :data:`CHUNK` hands at a time. The argmax of a scorer with an interaction term computes
     the term for the valid splits only (:func:`.split_kernels.interacting_argmax`)."""
-    from .split_kernels import checked, choose_splits, interacting_argmax
+    from .split_kernels import choose_interacting, choose_splits
 
     views = _views(policy)
     chosen = np.empty(len(observations), dtype=np.int64)
@@ -172,8 +172,7 @@ def choices(policy: SplitScorerPolicy, observations: np.ndarray, masks: np.ndarr
         if uniforms is None and views.out is not None:
             s0, s1, s2, vectors = _row_parts(views, observations[part])
             assert vectors is not None
-            chosen[part] = checked(interacting_argmax(s0, s1, s2, *vectors, *views.tables, views.out,
-                                                      np.ascontiguousarray(masks[part], dtype=bool)))
+            chosen[part] = choose_interacting(s0, s1, s2, vectors, views.tables, views.out, masks[part])
         else:
             s0, s1, s2, extra = _row_scores(views, observations[part])
             chosen[part] = choose_splits(s0, s1, s2, views.tables, extra, masks[part],

@@ -191,10 +191,19 @@ def choose_splits(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, tables: tuple[
     chosen, statistics = split_choices(s0, s1, s2, *tables, NO_EXTRA if extra is None else extra, extra is not None,
                                        np.ascontiguousarray(masks, dtype=bool),
                                        uniforms if uniforms is not None else np.zeros(len(s0)), sample)
-    return checked(chosen), statistics
+    return _checked(chosen), statistics
 
 
-def checked(chosen: np.ndarray) -> np.ndarray:
+def choose_interacting(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, vectors: list[np.ndarray],
+                       tables: tuple[np.ndarray, ...], weight: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """:func:`interacting_argmax` of row scores and each row position's vectors: the argmax
+    :func:`choose_splits` gives with their full-width interaction term; ValueError when a
+    hand has no valid split."""
+    return _checked(interacting_argmax(s0, s1, s2, *vectors, *tables, weight,
+                                       np.ascontiguousarray(masks, dtype=bool)))
+
+
+def _checked(chosen: np.ndarray) -> np.ndarray:
     """``chosen`` from a kernel that marks a hand without a valid split by -1; ValueError
     when there is one."""
     if (chosen < 0).any():
@@ -244,7 +253,7 @@ def interacting_argmax(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, v0: np.nd
         top = np.float32(-np.inf)
         for j in range(n):
             if mask[b, j]:
-                value = s0[b, r0[j]] + s1[b, r1[j]] + s2[b, r2[j]]
+                value = _logit32(s0, s1, s2, r0, r1, r2, NO_EXTRA, False, b, j)
                 value += _interaction(v0, v1, v2, r0, r1, r2, weight, b, j)
                 if value > top:
                     top, out[b] = value, j
