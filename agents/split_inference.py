@@ -162,7 +162,8 @@ def choices(policy: SplitScorerPolicy, observations: np.ndarray, masks: np.ndarr
     """One valid split per hand: as :meth:`.policy.SplitDistribution.choices` of the policy's
     distribution (the inverse CDF of ``uniforms``, or the most likely split without them),
     :data:`CHUNK` hands at a time. The argmax of a scorer with an interaction term computes
-    the term for the valid splits only (:func:`.split_kernels.interacting_argmax`)."""
+    the term only for the valid splits that can still be chosen
+    (:func:`.split_kernels.interacting_argmax`)."""
     from .split_kernels import choose_interacting, choose_splits
 
     views = _views(policy)

@@ -327,8 +327,9 @@ def test_numpy_decisions_equal_the_torch_modules(game_name, split_hidden, rng):
 def test_argmax_is_the_first_highest_of_the_float32_logits(game_name, split_hidden, rng):
     """The compiled argmax picks what ``argmax`` of the policy's own (float32) masked logits
     picks, the first of equal ones, with the interaction term read in full or computed from
-    the row vectors for the valid splits only: on scores drawn from a few values (many exact
-    ties) and on scores whose float32 and float64 sums order some splits differently."""
+    the row vectors for the valid splits only (skipping those its bound rules out): on scores
+    drawn from a few values (many exact ties), on scores whose float32 and float64 sums order
+    some splits differently, and on an interaction term that outweighs the row scores."""
     from splitpoker.agents.split_kernels import (
         choose_splits,
         interacting_argmax,
@@ -340,10 +341,13 @@ def test_argmax_is_the_first_highest_of_the_float32_logits(game_name, split_hidd
     tables = head.tables()
     _, masks = _batch(game, rng, hands=6)
     subsets = [int(column.max()) + 1 for column in tables]
-    for draw in (lambda *size: rng.integers(-3, 4, size) / 4, lambda *size: 1 + rng.random(size) * 1e-6):
-        s0, s1, s2 = (draw(6, m).astype(np.float32) for m in subsets)
-        vectors = [draw(6, m, split_hidden).astype(np.float32) for m in subsets]
-        weight = draw(split_hidden).astype(np.float32)
+    few, close = (lambda *size: rng.integers(-3, 4, size) / 4), (lambda *size: 1 + rng.random(size) * 1e-6)
+    for scores, vector, weights in ((few, few, few), (close, close, close),
+                                    (lambda *size: rng.normal(0, 0.05, size), lambda *size: rng.normal(0, 8, size),
+                                     lambda *size: rng.normal(0, 1, size))):
+        s0, s1, s2 = (scores(6, m).astype(np.float32) for m in subsets)
+        vectors = [vector(6, m, split_hidden).astype(np.float32) for m in subsets]
+        weight = weights(split_hidden).astype(np.float32)
         extra = split_interactions(*vectors, *tables, weight) if split_hidden else None
         logits = head.logits_of(*(th.as_tensor(x) for x in (s0, s1, s2)),
                                 None if extra is None else th.as_tensor(extra)).numpy()
