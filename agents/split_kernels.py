@@ -241,6 +241,20 @@ def split_interactions(v0: np.ndarray, v1: np.ndarray, v2: np.ndarray, r0: np.nd
 
 
 @njit(cache=True)
+def _column_extremes(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """Each column's maximum and largest magnitude of ``v`` ``(m, h)``, in one pass over its rows."""
+    h = v.shape[1]
+    most = np.full(h, -np.inf)
+    largest = np.zeros(h)
+    for i in range(v.shape[0]):
+        for c in range(h):
+            x = np.float64(v[i, c])
+            most[c] = max(most[c], x)
+            largest[c] = max(largest[c], abs(x))
+    return most, largest
+
+
+@njit(cache=True)
 def _row_bounds(v: np.ndarray, others: np.ndarray, weight: np.ndarray) -> np.ndarray:  # pragma: no cover
     """For each subset ``i`` of one row position (``v`` ``(C(n, k), h)``): ``sum_c max(weight[c],
     0) * max(v[i, c] + others[c], 0)``, an upper bound of the interaction term of every split
@@ -278,17 +292,15 @@ def interacting_argmax(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, v0: np.nd
     of a Thirteen hand's 22,000 valid splits; a split skipped is strictly below a logit
     already found, so the choice is that of the full scan."""
     hands, n = mask.shape
-    h = len(weight)
     out = np.full(hands, -1, dtype=np.int64)
     for b in range(hands):
-        most = np.empty((3, h))
-        scale = 1.0 + np.abs(s0[b]).max() + np.abs(s1[b]).max() + np.abs(s2[b]).max()
-        for c in range(h):
-            most[0, c], most[1, c], most[2, c] = v0[b, :, c].max(), v1[b, :, c].max(), v2[b, :, c].max()
-            scale += abs(weight[c]) * (np.abs(v0[b, :, c]).max() + np.abs(v1[b, :, c]).max()
-                                       + np.abs(v2[b, :, c]).max())
-        front = _row_bounds(v0[b], most[1] + most[2], weight)
-        back = _row_bounds(v2[b], most[0] + most[1], weight)
+        most0, largest0 = _column_extremes(v0[b])
+        most1, largest1 = _column_extremes(v1[b])
+        most2, largest2 = _column_extremes(v2[b])
+        front = _row_bounds(v0[b], most1 + most2, weight)
+        back = _row_bounds(v2[b], most0 + most1, weight)
+        scale = (1.0 + np.abs(s0[b]).max() + np.abs(s1[b]).max() + np.abs(s2[b]).max()
+                 + (np.abs(weight) * (largest0 + largest1 + largest2)).sum())
         margin = ROUNDING * scale
         top = np.float32(-np.inf)
         floor = -np.inf  # the best logit so far, less the margin
