@@ -18,8 +18,10 @@ the row scores through the split table, never holding a full-width logit array:
   rather than reading a full-width ``extra``.
 
 Masks are bool ``(hands, splits)``; the split table's columns ``r0, r1, r2`` any integer
-type (uint16 keeps Thirteen's table at 432 KB); accumulations are in float64, except the
-argmax's logits, which are float32 sums like the policy's own logits.
+type (uint16 keeps Thirteen's table at 432 KB), in the index's order, where the splits of
+one first row are consecutive, equally many each (the argmaxes read the first row's score
+once for all of them); accumulations are in float64, except the argmax's logits, which are
+float32 sums like the policy's own logits.
 """
 
 from __future__ import annotations
@@ -32,17 +34,6 @@ from numba import njit
 def _logit(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, r0: np.ndarray, r1: np.ndarray, r2: np.ndarray,
            extra: np.ndarray, has_extra: bool, b: int, j: int) -> float:  # pragma: no cover - compiled
     value = np.float64(s0[b, r0[j]]) + s1[b, r1[j]] + s2[b, r2[j]]
-    if has_extra:
-        value += extra[b, j]
-    return value
-
-
-@njit(cache=True, inline="always")
-def _logit32(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, r0: np.ndarray, r1: np.ndarray, r2: np.ndarray,
-             extra: np.ndarray, has_extra: bool, b: int, j: int) -> float:  # pragma: no cover - compiled
-    """A split's logit in float32, added in the order of the policy's logits (``(s0 + s1) +
-    s2 + extra``), so that the argmax is that of the logits a torch forward pass gives."""
-    value = s0[b, r0[j]] + s1[b, r1[j]] + s2[b, r2[j]]
     if has_extra:
         value += extra[b, j]
     return value
@@ -122,29 +113,69 @@ def split_gradients(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, r0: np.ndarr
     return g0, g1, g2, gx
 
 
+@njit(cache=True, inline="always")
+def _first_row_block(r0: np.ndarray) -> int:  # pragma: no cover - compiled
+    """How many consecutive splits share each first row: the split index numbers the splits
+    of one first row together (:class:`~splitpoker.envs.splits.SplitIndex`), equally many each."""
+    n = len(r0)
+    return n // (int(r0[n - 1]) + 1)
+
+
+@njit(cache=True, inline="always")
+def _valid_in(mask: np.ndarray, b: int, start: int, stop: int, found: np.ndarray) -> int:  # pragma: no cover
+    """The valid splits of ``start:stop`` written to the front of ``found``; their count. Each
+    split is written and the count advanced by its mask bit, without a branch on it: a scan
+    that branches on an unpredictable mask loses more time to mispredicted branches than it
+    spends on the valid splits."""
+    count = 0
+    for j in range(start, stop):
+        found[count] = j
+        count += mask[b, j]
+    return count
+
+
+@njit(cache=True)
+def _first_highest(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, r0: np.ndarray, r1: np.ndarray,
+                   r2: np.ndarray, extra: np.ndarray, has_extra: bool, mask: np.ndarray) -> np.ndarray:  # pragma: no cover
+    """Each hand's first valid split of the highest logit, -1 for a hand without a valid split.
+    The logits are float32 sums added in the order of the policy's logits (``(s0 + s1) + s2 +
+    extra``), so that the argmax is that of the logits a torch forward pass gives. One first
+    row at a time: its score read once, its valid splits gathered by :func:`_valid_in`."""
+    hands, n = mask.shape
+    out = np.full(hands, -1, dtype=np.int64)
+    block = _first_row_block(r0)
+    found = np.empty(block, dtype=np.int64)
+    for b in range(hands):
+        top = np.float32(-np.inf)
+        for start in range(0, n, block):
+            first = s0[b, r0[start]]
+            for t in range(_valid_in(mask, b, start, start + block, found)):
+                j = found[t]
+                value = first + s1[b, r1[j]] + s2[b, r2[j]]
+                if has_extra:
+                    value += extra[b, j]
+                if value > top:
+                    top, out[b] = value, j
+    return out
+
+
 @njit(cache=True)
 def split_choices(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, r0: np.ndarray, r1: np.ndarray,
                   r2: np.ndarray, extra: np.ndarray, has_extra: bool, mask: np.ndarray,
                   uniforms: np.ndarray, sample: bool) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
     """One valid split per hand: drawn by the inverse CDF of ``uniforms`` (``sample``), else
-    the first of the highest logits; -1 for a hand without a valid split. With ``sample``,
-    also the :func:`split_statistics` of the drawn splits, from the same pass (``(hands,
-    3)``; empty without ``sample``): one ``exp`` per valid split, whose running sums are kept
-    and searched for the draw."""
+    the first of the highest logits (:func:`_first_highest`); -1 for a hand without a valid
+    split. With ``sample``, also the :func:`split_statistics` of the drawn splits, from the
+    same pass (``(hands, 3)``; empty without ``sample``): one ``exp`` per valid split, whose
+    running sums are kept and searched for the draw."""
+    if not sample:
+        return _first_highest(s0, s1, s2, r0, r1, r2, extra, has_extra, mask), np.empty((0, 3))
     hands, n = mask.shape
     out = np.full(hands, -1, dtype=np.int64)
-    statistics = np.empty((hands if sample else 0, 3))
-    running = np.empty(n if sample else 0)
-    valid = np.empty(n if sample else 0, dtype=np.int64)
+    statistics = np.empty((hands, 3))
+    running = np.empty(n)
+    valid = np.empty(n, dtype=np.int64)
     for b in range(hands):
-        if not sample:
-            top = np.float32(-np.inf)
-            for j in range(n):
-                if mask[b, j]:
-                    value = _logit32(s0, s1, s2, r0, r1, r2, extra, has_extra, b, j)
-                    if value > top:
-                        top, out[b] = value, j
-            continue
         shift = _bound(s0, s1, s2, extra, has_extra, b)
         total = 0.0
         weighted = 0.0
@@ -293,6 +324,8 @@ def interacting_argmax(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, v0: np.nd
     already found, so the choice is that of the full scan."""
     hands, n = mask.shape
     out = np.full(hands, -1, dtype=np.int64)
+    block = _first_row_block(r0)
+    found = np.empty(block, dtype=np.int64)
     for b in range(hands):
         most0, largest0 = _column_extremes(v0[b])
         most1, largest1 = _column_extremes(v1[b])
@@ -304,10 +337,13 @@ def interacting_argmax(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, v0: np.nd
         margin = ROUNDING * scale
         top = np.float32(-np.inf)
         floor = -np.inf  # the best logit so far, less the margin
-        for j in range(n):
-            if mask[b, j]:
-                value = _logit32(s0, s1, s2, r0, r1, r2, NO_EXTRA, False, b, j)
-                if value + min(front[r0[j]], back[r2[j]]) >= floor:
+        for start in range(0, n, block):
+            first = s0[b, r0[start]]
+            first_bound = front[r0[start]]
+            for t in range(_valid_in(mask, b, start, start + block, found)):
+                j = found[t]
+                value = first + s1[b, r1[j]] + s2[b, r2[j]]
+                if value + min(first_bound, back[r2[j]]) >= floor:
                     value += _interaction(v0, v1, v2, r0, r1, r2, weight, b, j)
                     if value > top:
                         top, out[b] = value, j

@@ -143,3 +143,12 @@ def test_encode_rejects_non_splits(rows: tuple[tuple[int, ...], ...]) -> None:
 def test_split_index_needs_three_rows() -> None:
     with pytest.raises(ValueError, match="three rows"):
         SplitIndex((3, 3))
+
+
+@pytest.mark.parametrize("index", [THIRTEEN, BIJI, SplitIndex((2, 3, 4))])
+def test_the_splits_of_one_first_row_are_consecutive_and_equally_many(index):
+    """The layout the compiled argmaxes read the table in: split ``j``'s first row is
+    ``j // C(n - a, b)``."""
+    a, b, _ = index.row_sizes
+    block = comb(index.n_slots - a, b)
+    assert np.array_equal(index.table[:, 0], np.arange(index.n_actions) // block)
