@@ -12,19 +12,25 @@ The opponent pool holds a snapshot of the learner beside the config's baselines,
 steady-state self-play.
 
 ``<game>.policy_ms`` is one decision of that config's policy (untrained weights), on one
-core, to compare with ``<game>.greedy_ms``.
+core, to compare with ``<game>.greedy_ms``; ``<game>.policy_per_greedy`` is that ratio
+measured directly, the two agents taking turns on the same hands
+(:func:`~splitpoker.eval.bench.relative_time`). The policy is built once and kept for the
+runs of both figures, so that they time its decisions, not its construction.
 """
 
 from __future__ import annotations
 
 import time
+from functools import cache
 from pathlib import Path
 
 import torch as th
 
+from ..agents import load_agent
 from ..agents.policy import PolicyAgent, build_policy
+from ..envs.game import Game
 from ..envs.games import GAMES, make_game
-from ..eval.bench import Figure, agent_ms
+from ..eval.bench import Figure, agent_ms, relative_time
 from .config import TrainConfig, load_config
 from .policies import build_model, run_meta
 from .selfplay import OpponentPool
@@ -63,24 +69,43 @@ def train_hands_per_second(config: TrainConfig, rollouts: int) -> float:
         env.close()
 
 
-def policy_ms(config: TrainConfig, count: int) -> float:
-    """Milliseconds per decision of the config's policy (untrained weights)."""
+@cache
+def config_policy(name: str) -> tuple[Game, PolicyAgent, int]:
+    """The game, the policy (untrained weights, as an agent) and the table size of a game's
+    full config, built at the first call."""
+    config = load_config(bench_config(name), BENCH_OVERRIDES)
     game = make_game(config.game, **config.game_kwargs())
     meta = run_meta(config, game, 0)
-    return agent_ms(game, PolicyAgent(build_policy(meta), meta, name=config.policy.kind), config.num_players, count)
+    return game, PolicyAgent(build_policy(meta), meta, name=config.policy.kind), config.num_players
+
+
+def policy_ms(name: str, count: int) -> float:
+    """Milliseconds per decision of the policy of a game's full config (untrained weights)."""
+    game, agent, players = config_policy(name)
+    return agent_ms(game, agent, players, count)
+
+
+def policy_per_greedy(name: str, count: int) -> float:
+    """The decision time of the policy of a game's full config over greedy's, taking turns
+    on the same hands."""
+    game, agent, players = config_policy(name)
+    return relative_time(game, agent, load_agent("greedy", game, num_players=players, seed=0), players, count)
 
 
 def training_figures(quick: bool) -> list[Figure]:
-    """``<game>.train_hands_per_s`` and ``<game>.policy_ms`` of every registered game whose
-    full config is present."""
+    """``<game>.train_hands_per_s``, ``<game>.policy_ms`` and ``<game>.policy_per_greedy`` of
+    every registered game whose full config is present."""
     figures = []
+    calls = 20 if quick else 100
     for name in GAMES:
         path = bench_config(name)
         if not path.is_file():
             continue
         config = load_config(path, BENCH_OVERRIDES)
         figures.append(Figure(f"{name}.policy_ms", "ms", f"policy decision of {path.name} (untrained weights)",
-                              lambda c=config: policy_ms(c, 20 if quick else 100)))
+                              lambda n=name: policy_ms(n, calls)))
+        figures.append(Figure(f"{name}.policy_per_greedy", "x", "the same over greedy's decision, on the same hands",
+                              lambda n=name: policy_per_greedy(n, calls)))
         figures.append(Figure(
             f"{name}.train_hands_per_s", "hands/s",
             f"self-play MaskablePPO of {path.name} (imitation off), its own processes and threads",
