@@ -104,7 +104,8 @@ def training_figures(quick: bool) -> list[Figure]:
         config = load_config(path, BENCH_OVERRIDES)
         figures.append(Figure(f"{name}.policy_ms", "ms", f"policy decision of {path.name} (untrained weights)",
                               lambda n=name: policy_ms(n, calls)))
-        figures.append(Figure(f"{name}.policy_per_greedy", "x", "the same over greedy's decision, on the same hands",
+        figures.append(Figure(f"{name}.policy_per_greedy", "x",
+                              f"policy decision of {path.name} over greedy's, taking turns on the same hands",
                               lambda n=name: policy_per_greedy(n, calls)))
         figures.append(Figure(
             f"{name}.train_hands_per_s", "hands/s",
