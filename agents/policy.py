@@ -221,6 +221,9 @@ class SplitScoreHead(nn.Module):
         self.embed_dim = embed_dim
         self.split_hidden = split_hidden
         self.n_actions = index.n_actions
+        #: each row position's subsets as the bits of their slots (int64, indexed like the
+        #: subset ids of :meth:`tables`), for the argmax's first-row bounds
+        self.row_masks = tuple(index.subset_masks(k) for k in index.row_sizes)
         table = th.as_tensor(index.table.astype(np.int64))
         for r in range(3):
             self.register_buffer(f"rows_{r}", table[:, r].contiguous(), persistent=False)
@@ -392,7 +395,8 @@ class SplitDistribution(MaskableCategoricalDistribution):
         from .split_kernels import choose_splits
 
         s0, s1, s2, extra = (None if x is None else x.detach().numpy() for x in self.rows)
-        chosen, statistics = choose_splits(s0, s1, s2, self.head.tables(), extra, self._mask(), uniforms)
+        chosen, statistics = choose_splits(s0, s1, s2, self.head.tables(), extra, self._mask(), uniforms,
+                                           self.head.row_masks)
         self._drawn = (chosen, statistics) if uniforms is not None else None
         return chosen
 

@@ -81,6 +81,7 @@ class _Views:
                          for layer in head.row_vectors] if head.split_hidden else [])
         self.out = _array(head.out.weight)[0] if head.split_hidden else None
         self.tables = head.tables()
+        self.row_masks = head.row_masks
 
     def current(self) -> bool:
         """Whether every parameter is still where the views look."""
@@ -173,9 +174,10 @@ def choices(policy: SplitScorerPolicy, observations: np.ndarray, masks: np.ndarr
         if uniforms is None and views.out is not None:
             s0, s1, s2, vectors = _row_parts(views, observations[part])
             assert vectors is not None
-            chosen[part] = choose_interacting(s0, s1, s2, vectors, views.tables, views.out, masks[part])
+            chosen[part] = choose_interacting(s0, s1, s2, vectors, views.tables, views.out, masks[part],
+                                              views.row_masks)
         else:
             s0, s1, s2, extra = _row_scores(views, observations[part])
             chosen[part] = choose_splits(s0, s1, s2, views.tables, extra, masks[part],
-                                         None if uniforms is None else uniforms[part])[0]
+                                         None if uniforms is None else uniforms[part], views.row_masks)[0]
     return chosen

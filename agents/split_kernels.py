@@ -12,15 +12,18 @@ the row scores through the split table, never holding a full-width logit array:
 * :func:`split_gradients`: the gradient of ``sum(g_logp * log p(action) + g_entropy *
   entropy)`` with respect to the row scores (and ``extra``);
 * :func:`split_choices`: a sample (inverse CDF of one uniform per hand), with the
-  statistics of the drawn splits from the same pass, or the argmax;
+  statistics of the drawn splits from the same pass, or the argmax, which skips every first
+  row whose bound (:func:`first_row_bounds`: its score plus the best second and third rows
+  its cards leave free) is below a logit already found;
 * :func:`interacting_argmax`: the argmax of a scorer with an interaction term, which it
   computes only for the valid splits that an upper bound of the term does not rule out,
   rather than reading a full-width ``extra``.
 
 Masks are bool ``(hands, splits)``; the split table's columns ``r0, r1, r2`` any integer
 type (uint16 keeps Thirteen's table at 432 KB), in the index's order, where the splits of
-one first row are consecutive, equally many each (the argmaxes read the first row's score
-once for all of them); accumulations are in float64, except the argmax's logits, which are
+one first row are consecutive, equally many each, first row ``f``'s the ``f``-th such block
+(the argmaxes read the first row's score once for all of them, and skip them together);
+accumulations are in float64, except the argmax's logits, which are
 float32 sums like the policy's own logits.
 """
 
@@ -134,42 +137,166 @@ def _valid_in(mask: np.ndarray, b: int, start: int, stop: int, found: np.ndarray
     return count
 
 
+#: how many of a row position's highest-scoring subsets :func:`first_row_bounds` searches for
+#: one disjoint from a first row (a 3-card first row leaves a fifth of the 5-card subsets of
+#: 13 slots free, so one of the 32 highest is free for all but about one first row in a
+#: thousand)
+DEPTH = 32
+
+
+@njit(cache=True, inline="always")
+def _highest(scores: np.ndarray, ids: np.ndarray, values: np.ndarray) -> int:  # pragma: no cover - compiled
+    """The ``len(ids)`` highest of ``scores`` (fewer if there are fewer) into ``values``, in
+    descending order, and their subset ids into ``ids``, in one pass; how many."""
+    depth = min(len(ids), len(scores))
+    count = 0
+    for i in range(len(scores)):
+        x = scores[i]
+        if count == depth and x <= values[depth - 1]:
+            continue
+        k = count if count < depth else depth - 1
+        while k > 0 and values[k - 1] < x:
+            values[k] = values[k - 1]
+            ids[k] = ids[k - 1]
+            k -= 1
+        values[k] = x
+        ids[k] = i
+        count = min(count + 1, depth)
+    return count
+
+
+@njit(cache=True)
+def _highest_disjoint(scores: np.ndarray, masks: np.ndarray, first_masks: np.ndarray, ids: np.ndarray,
+                      values: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
+    """Into ``out[f]``: the highest of ``scores`` over the subsets (slot bit ``masks``)
+    disjoint from first row ``f`` (``first_masks``), searched among the :data:`DEPTH` highest
+    (``ids`` and ``values`` are scratch); where none of those is disjoint, the lowest of them,
+    which is at least as high."""
+    count = _highest(scores, ids, values)
+    for f in range(len(first_masks)):
+        out[f] = values[count - 1]
+        for t in range(count):
+            if masks[ids[t]] & first_masks[f] == 0:
+                out[f] = values[t]
+                break
+
+
+@njit(cache=True, inline="always")
+def _hand_bounds(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, m0: np.ndarray, m1: np.ndarray, m2: np.ndarray,
+                 b: int, ids: np.ndarray, values: np.ndarray, best: np.ndarray,
+                 out: np.ndarray) -> None:  # pragma: no cover - compiled
+    """Hand ``b``'s :func:`first_row_bounds` into ``out`` (``ids``, ``values`` and ``best``
+    are scratch)."""
+    _highest_disjoint(s1[b], m1, m0, ids, values, out)
+    _highest_disjoint(s2[b], m2, m0, ids, values, best)
+    for f in range(len(out)):
+        out[f] = s0[b, f] + out[f] + best[f]
+
+
+@njit(cache=True)
+def first_row_bounds(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, m0: np.ndarray, m1: np.ndarray,
+                     m2: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """``(hands, C(n, k0))`` float32: for each first row, an upper bound of the row-score sum
+    of every split that has it, ``s0[f] + best1 + best2`` with ``best1`` and ``best2`` the
+    highest second- and third-row scores of a subset disjoint from it (``m0, m1, m2``: each
+    position's subsets as slot bit masks). Added in float32 in the logits' order: rounding
+    to nearest is monotonic, so the bound holds for the float32 logits too."""
+    hands, n0 = s0.shape
+    out = np.empty((hands, n0), dtype=np.float32)
+    best = np.empty(n0, dtype=np.float32)
+    ids = np.empty(DEPTH, dtype=np.int64)
+    values = np.empty(DEPTH, dtype=np.float32)
+    for b in range(hands):
+        _hand_bounds(s0, s1, s2, m0, m1, m2, b, ids, values, best, out[b])
+    return out
+
+
+#: the row masks of an argmax without first-row bounds
+NO_ROW_MASKS = (np.zeros(0, dtype=np.int64),) * 3
+#: the fewest splits of one first row for which an argmax computes first-row bounds: one of
+#: Thirteen's 286 first rows has 252 splits, and skipping most of them saves several times
+#: what the bounds cost; one of Biji's 84 has 20, fewer than the bounds cost to skip
+BOUNDED_BLOCK = 64
+
+
+def _bounding(tables: tuple[np.ndarray, ...], row_masks: tuple[np.ndarray, ...] | None) -> tuple[np.ndarray, ...]:
+    """``row_masks`` where an argmax over this split table gains by first-row bounds, else
+    :data:`NO_ROW_MASKS`."""
+    first = tables[0]
+    if row_masks is None or len(first) // (int(first[-1]) + 1) < BOUNDED_BLOCK:
+        return NO_ROW_MASKS
+    return row_masks
+
+
+@njit(cache=True, inline="always")
+def _visiting_order(bounds: np.ndarray, order: np.ndarray) -> None:  # pragma: no cover - compiled
+    """Into ``order``: the first rows in index order, except that the one of the highest of
+    ``bounds`` (one per first row, or none) comes first, so that the best logit found early
+    rules out most of the others."""
+    blocks = len(order)
+    first = int(np.argmax(bounds)) if len(bounds) else 0
+    order[0] = first
+    k = 1
+    for f in range(blocks):
+        if f != first:
+            order[k] = f
+            k += 1
+
+
 @njit(cache=True)
 def _first_highest(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, r0: np.ndarray, r1: np.ndarray,
-                   r2: np.ndarray, extra: np.ndarray, has_extra: bool, mask: np.ndarray) -> np.ndarray:  # pragma: no cover
+                   r2: np.ndarray, extra: np.ndarray, has_extra: bool, mask: np.ndarray, m0: np.ndarray,
+                   m1: np.ndarray, m2: np.ndarray) -> np.ndarray:  # pragma: no cover
     """Each hand's first valid split of the highest logit, -1 for a hand without a valid split.
     The logits are float32 sums added in the order of the policy's logits (``(s0 + s1) + s2 +
     extra``), so that the argmax is that of the logits a torch forward pass gives. One first
-    row at a time: its score read once, its valid splits gathered by :func:`_valid_in`."""
+    row at a time: its score read once, its valid splits gathered by :func:`_valid_in`. Given
+    the row positions' subsets as slot bit masks (``m0, m1, m2``; empty for none, as for a
+    scorer with ``extra``), the first row of the highest :func:`first_row_bounds` is scanned
+    first and every first row whose bound is below the best logit found is skipped, mask and
+    all; a tie goes to the lower index, so the choice is that of the full scan in index
+    order."""
     hands, n = mask.shape
     out = np.full(hands, -1, dtype=np.int64)
     block = _first_row_block(r0)
     found = np.empty(block, dtype=np.int64)
+    order = np.empty(n // block, dtype=np.int64)
+    bounded = len(m0) > 0
+    hand_bounds = np.empty(len(m0), dtype=np.float32)
+    best = np.empty(len(m0), dtype=np.float32)
+    ids = np.empty(DEPTH, dtype=np.int64)
+    values = np.empty(DEPTH, dtype=np.float32)
     for b in range(hands):
         top = np.float32(-np.inf)
-        for start in range(0, n, block):
+        if bounded:
+            _hand_bounds(s0, s1, s2, m0, m1, m2, b, ids, values, best, hand_bounds)
+        _visiting_order(hand_bounds, order)
+        for f in order:
+            if len(hand_bounds) and hand_bounds[f] < top:
+                continue
+            start = f * block
             first = s0[b, r0[start]]
             for t in range(_valid_in(mask, b, start, start + block, found)):
                 j = found[t]
                 value = first + s1[b, r1[j]] + s2[b, r2[j]]
                 if has_extra:
                     value += extra[b, j]
-                if value > top:
+                if value > top or (value == top and j < out[b]):
                     top, out[b] = value, j
     return out
 
 
 @njit(cache=True)
 def split_choices(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, r0: np.ndarray, r1: np.ndarray,
-                  r2: np.ndarray, extra: np.ndarray, has_extra: bool, mask: np.ndarray,
-                  uniforms: np.ndarray, sample: bool) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+                  r2: np.ndarray, extra: np.ndarray, has_extra: bool, mask: np.ndarray, m0: np.ndarray,
+                  m1: np.ndarray, m2: np.ndarray, uniforms: np.ndarray, sample: bool) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
     """One valid split per hand: drawn by the inverse CDF of ``uniforms`` (``sample``), else
-    the first of the highest logits (:func:`_first_highest`); -1 for a hand without a valid
+    the first of the highest logits (:func:`_first_highest`, with the row masks ``m0, m1, m2``); -1 for a hand without a valid
     split. With ``sample``, also the :func:`split_statistics` of the drawn splits, from the
     same pass (``(hands, 3)``; empty without ``sample``): one ``exp`` per valid split, whose
     running sums are kept and searched for the draw."""
     if not sample:
-        return _first_highest(s0, s1, s2, r0, r1, r2, extra, has_extra, mask), np.empty((0, 3))
+        return _first_highest(s0, s1, s2, r0, r1, r2, extra, has_extra, mask, m0, m1, m2), np.empty((0, 3))
     hands, n = mask.shape
     out = np.full(hands, -1, dtype=np.int64)
     statistics = np.empty((hands, 3))
@@ -214,25 +341,28 @@ NO_EXTRA = np.zeros((1, 1), dtype=np.float32)
 
 
 def choose_splits(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, tables: tuple[np.ndarray, ...],
-                  extra: np.ndarray | None, masks: np.ndarray,
-                  uniforms: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+                  extra: np.ndarray | None, masks: np.ndarray, uniforms: np.ndarray | None,
+                  row_masks: tuple[np.ndarray, ...] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """:func:`split_choices` of row scores (and ``extra``, None without an interaction term):
-    samples by ``uniforms``, or the argmax without them; ValueError when a hand has no valid
-    split."""
+    samples by ``uniforms``, or the argmax without them, which, given each row position's
+    subsets as slot bit masks (``row_masks``) and no ``extra``, skips the first rows that
+    :func:`first_row_bounds` rules out; ValueError when a hand has no valid split."""
     sample = uniforms is not None
     chosen, statistics = split_choices(s0, s1, s2, *tables, NO_EXTRA if extra is None else extra, extra is not None,
                                        np.ascontiguousarray(masks, dtype=bool),
+                                       *_bounding(tables, None if sample or extra is not None else row_masks),
                                        uniforms if uniforms is not None else np.zeros(len(s0)), sample)
     return _checked(chosen), statistics
 
 
 def choose_interacting(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, vectors: list[np.ndarray],
-                       tables: tuple[np.ndarray, ...], weight: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """:func:`interacting_argmax` of row scores and each row position's vectors: the argmax
-    :func:`choose_splits` gives with their full-width interaction term; ValueError when a
-    hand has no valid split."""
-    return _checked(interacting_argmax(s0, s1, s2, *vectors, *tables, weight,
-                                       np.ascontiguousarray(masks, dtype=bool)))
+                       tables: tuple[np.ndarray, ...], weight: np.ndarray, masks: np.ndarray,
+                       row_masks: tuple[np.ndarray, ...]) -> np.ndarray:
+    """:func:`interacting_argmax` of row scores and each row position's vectors (and its
+    subsets as slot bit masks, ``row_masks``): the argmax :func:`choose_splits` gives with
+    their full-width interaction term; ValueError when a hand has no valid split."""
+    return _checked(interacting_argmax(s0, s1, s2, *vectors, *tables, weight, np.ascontiguousarray(masks, dtype=bool),
+                                       *_bounding(tables, row_masks)))
 
 
 def _checked(chosen: np.ndarray) -> np.ndarray:
@@ -311,7 +441,8 @@ ROUNDING = 1e-5
 @njit(cache=True)
 def interacting_argmax(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, v0: np.ndarray, v1: np.ndarray,
                        v2: np.ndarray, r0: np.ndarray, r1: np.ndarray, r2: np.ndarray, weight: np.ndarray,
-                       mask: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+                       mask: np.ndarray, m0: np.ndarray, m1: np.ndarray,
+                       m2: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
     """:func:`split_choices`' argmax for a scorer with an interaction term, given each row
     position's vectors ``(hands, C(n, k), h)`` instead of the full-width ``extra``: the first
     highest of the logits :func:`split_interactions` makes. -1 for a hand without a valid split.
@@ -320,12 +451,20 @@ def interacting_argmax(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, v0: np.nd
     so far: the sum of a split's row scores plus an upper bound of its term (the smaller of
     its front's and its back's :func:`_row_bounds`, the other positions at their maxima) and
     a rounding margin must reach it. For the shipped policies that is a median of a few dozen
-    of a Thirteen hand's 22,000 valid splits; a split skipped is strictly below a logit
-    already found, so the choice is that of the full scan."""
+    of a Thirteen hand's 22,000 valid splits. Whole first rows are skipped in the same way,
+    by their :func:`first_row_bounds` (from the row masks ``m0, m1, m2``) plus their front's bound, the first row
+    of the highest such bound scanned first. A split skipped is strictly below a logit
+    already found, and a tie goes to the lower index, so the choice is that of the full
+    scan in index order."""
     hands, n = mask.shape
     out = np.full(hands, -1, dtype=np.int64)
     block = _first_row_block(r0)
     found = np.empty(block, dtype=np.int64)
+    order = np.empty(n // block, dtype=np.int64)
+    row_bounds = np.empty(len(m0), dtype=np.float32)
+    best = np.empty(len(m0), dtype=np.float32)
+    ids = np.empty(DEPTH, dtype=np.int64)
+    values = np.empty(DEPTH, dtype=np.float32)
     for b in range(hands):
         most0, largest0 = _column_extremes(v0[b])
         most1, largest1 = _column_extremes(v1[b])
@@ -337,7 +476,16 @@ def interacting_argmax(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, v0: np.nd
         margin = ROUNDING * scale
         top = np.float32(-np.inf)
         floor = -np.inf  # the best logit so far, less the margin
-        for start in range(0, n, block):
+        if len(m0):
+            _hand_bounds(s0, s1, s2, m0, m1, m2, b, ids, values, best, row_bounds)
+            hand_bounds = row_bounds + front
+        else:
+            hand_bounds = np.full(len(front), np.inf)
+        _visiting_order(hand_bounds, order)
+        for f in order:
+            if hand_bounds[f] < floor:
+                continue
+            start = f * block
             first = s0[b, r0[start]]
             first_bound = front[r0[start]]
             for t in range(_valid_in(mask, b, start, start + block, found)):
@@ -345,7 +493,7 @@ def interacting_argmax(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, v0: np.nd
                 value = first + s1[b, r1[j]] + s2[b, r2[j]]
                 if value + min(first_bound, back[r2[j]]) >= floor:
                     value += _interaction(v0, v1, v2, r0, r1, r2, weight, b, j)
-                    if value > top:
+                    if value > top or (value == top and j < out[b]):
                         top, out[b] = value, j
                         floor = np.float64(value) - margin
     return out

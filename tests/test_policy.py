@@ -13,7 +13,7 @@ import torch as th
 from splitpoker.agents import load_agent
 from splitpoker.agents import policy as P
 from splitpoker.envs.cards import format_cards, parse_cards
-from splitpoker.envs.games import make_game
+from splitpoker.envs.games import game_class, make_game
 from splitpoker.envs.observation import encode_observation
 from splitpoker.envs.table import deal
 
@@ -327,9 +327,11 @@ def test_numpy_decisions_equal_the_torch_modules(game_name, split_hidden, rng):
 def test_argmax_is_the_first_highest_of_the_float32_logits(game_name, split_hidden, rng):
     """The compiled argmax picks what ``argmax`` of the policy's own (float32) masked logits
     picks, the first of equal ones, with the interaction term read in full or computed from
-    the row vectors for the valid splits only (skipping those its bound rules out): on scores
-    drawn from a few values (many exact ties), on scores whose float32 and float64 sums order
-    some splits differently, and on an interaction term that outweighs the row scores."""
+    the row vectors for the valid splits only (skipping those its bound rules out), and with
+    or without skipping the first rows that their bounds rule out (visited best bound
+    first): on scores drawn from a few values (many exact ties), on scores whose float32 and
+    float64 sums order some splits differently, and on an interaction term that outweighs
+    the row scores."""
     from splitpoker.agents.split_kernels import (
         choose_splits,
         interacting_argmax,
@@ -354,7 +356,32 @@ def test_argmax_is_the_first_highest_of_the_float32_logits(game_name, split_hidd
         want = np.where(masks, logits, -np.inf).argmax(axis=1).tolist()
         assert choose_splits(s0, s1, s2, tables, extra, masks, None)[0].tolist() == want
         if split_hidden:
-            assert interacting_argmax(s0, s1, s2, *vectors, *tables, weight, masks).tolist() == want
+            assert interacting_argmax(s0, s1, s2, *vectors, *tables, weight, masks, *head.row_masks).tolist() == want
+        else:
+            assert choose_splits(s0, s1, s2, tables, extra, masks, None, head.row_masks)[0].tolist() == want
+
+
+@pytest.mark.parametrize("game_name", ["thirteen", "biji"])
+def test_first_row_bounds_bound_every_split_of_their_first_row(game_name, rng):
+    """A first row's bound is at least the float32 row-score sum of every split that has it
+    (so skipping a first row whose bound is below a logit found never skips the best), and
+    it is the sum of its score and the highest second- and third-row scores of subsets
+    disjoint from it, searched naively, for nearly every first row: a bound that tight is
+    what lets the argmax skip most first rows."""
+    from splitpoker.agents.split_kernels import first_row_bounds
+
+    index = game_class(game_name).split_index
+    table = index.table.astype(np.int64)
+    masks = [index.subset_masks(k) for k in index.row_sizes]
+    s0, s1, s2 = (rng.normal(0, 1, (4, len(m))).astype(np.float32) for m in masks)
+    bounds = first_row_bounds(s0, s1, s2, *masks)
+    sums = (s0[:, table[:, 0]] + s1[:, table[:, 1]]) + s2[:, table[:, 2]]
+    assert sums.dtype == np.float32 and (bounds[:, table[:, 0]] >= sums).all()
+    disjoint = (masks[0][:, None] & masks[1][None]) == 0, (masks[0][:, None] & masks[2][None]) == 0
+    best1 = np.where(disjoint[0][None], s1[:, None], -np.inf).max(2)
+    best2 = np.where(disjoint[1][None], s2[:, None], -np.inf).max(2)
+    naive = ((s0 + best1.astype(np.float32)) + best2.astype(np.float32))
+    assert (bounds >= naive).all() and (bounds == naive).mean() > 0.99
 
 
 @pytest.mark.parametrize("game_name,count", [("biji", 200), ("thirteen", 40)])
