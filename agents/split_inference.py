@@ -174,8 +174,7 @@ def choices(policy: SplitScorerPolicy, observations: np.ndarray, masks: np.ndarr
         if uniforms is None and views.out is not None:
             s0, s1, s2, vectors = _row_parts(views, observations[part])
             assert vectors is not None
-            chosen[part] = choose_interacting(s0, s1, s2, vectors, views.tables, views.out, masks[part],
-                                              views.row_masks)
+            chosen[part] = choose_interacting(s0, s1, s2, vectors, views.tables, views.out, masks[part])
         else:
             s0, s1, s2, extra = _row_scores(views, observations[part])
             chosen[part] = choose_splits(s0, s1, s2, views.tables, extra, masks[part],

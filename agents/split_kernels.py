@@ -22,9 +22,9 @@ the row scores through the split table, never holding a full-width logit array:
 Masks are bool ``(hands, splits)``; the split table's columns ``r0, r1, r2`` any integer
 type (uint16 keeps Thirteen's table at 432 KB), in the index's order, where the splits of
 one first row are consecutive, equally many each, first row ``f``'s the ``f``-th such block
-(the argmaxes read the first row's score once for all of them, and skip them together);
-accumulations are in float64, except the argmax's logits, which are
-float32 sums like the policy's own logits.
+(the argmaxes read the first row's score once for all of them, and the argmax of a scorer
+without an interaction term skips them together); accumulations are in float64, except the
+argmax's logits, which are float32 sums like the policy's own logits.
 """
 
 from __future__ import annotations
@@ -289,12 +289,14 @@ def _first_highest(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, r0: np.ndarra
 @njit(cache=True)
 def split_choices(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, r0: np.ndarray, r1: np.ndarray,
                   r2: np.ndarray, extra: np.ndarray, has_extra: bool, mask: np.ndarray, m0: np.ndarray,
-                  m1: np.ndarray, m2: np.ndarray, uniforms: np.ndarray, sample: bool) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+                  m1: np.ndarray, m2: np.ndarray, uniforms: np.ndarray,
+                  sample: bool) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
     """One valid split per hand: drawn by the inverse CDF of ``uniforms`` (``sample``), else
-    the first of the highest logits (:func:`_first_highest`, with the row masks ``m0, m1, m2``); -1 for a hand without a valid
-    split. With ``sample``, also the :func:`split_statistics` of the drawn splits, from the
-    same pass (``(hands, 3)``; empty without ``sample``): one ``exp`` per valid split, whose
-    running sums are kept and searched for the draw."""
+    the first of the highest logits (:func:`_first_highest`, with the row masks ``m0, m1,
+    m2``); -1 for a hand without a valid split. With ``sample``, also the
+    :func:`split_statistics` of the drawn splits, from the same pass (``(hands, 3)``; empty
+    without ``sample``): one ``exp`` per valid split, whose running sums are kept and
+    searched for the draw."""
     if not sample:
         return _first_highest(s0, s1, s2, r0, r1, r2, extra, has_extra, mask, m0, m1, m2), np.empty((0, 3))
     hands, n = mask.shape
@@ -356,13 +358,12 @@ def choose_splits(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, tables: tuple[
 
 
 def choose_interacting(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, vectors: list[np.ndarray],
-                       tables: tuple[np.ndarray, ...], weight: np.ndarray, masks: np.ndarray,
-                       row_masks: tuple[np.ndarray, ...]) -> np.ndarray:
-    """:func:`interacting_argmax` of row scores and each row position's vectors (and its
-    subsets as slot bit masks, ``row_masks``): the argmax :func:`choose_splits` gives with
-    their full-width interaction term; ValueError when a hand has no valid split."""
-    return _checked(interacting_argmax(s0, s1, s2, *vectors, *tables, weight, np.ascontiguousarray(masks, dtype=bool),
-                                       *_bounding(tables, row_masks)))
+                       tables: tuple[np.ndarray, ...], weight: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """:func:`interacting_argmax` of row scores and each row position's vectors: the argmax
+    :func:`choose_splits` gives with their full-width interaction term; ValueError when a
+    hand has no valid split."""
+    return _checked(interacting_argmax(s0, s1, s2, *vectors, *tables, weight,
+                                       np.ascontiguousarray(masks, dtype=bool)))
 
 
 def _checked(chosen: np.ndarray) -> np.ndarray:
@@ -441,8 +442,7 @@ ROUNDING = 1e-5
 @njit(cache=True)
 def interacting_argmax(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, v0: np.ndarray, v1: np.ndarray,
                        v2: np.ndarray, r0: np.ndarray, r1: np.ndarray, r2: np.ndarray, weight: np.ndarray,
-                       mask: np.ndarray, m0: np.ndarray, m1: np.ndarray,
-                       m2: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+                       mask: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
     """:func:`split_choices`' argmax for a scorer with an interaction term, given each row
     position's vectors ``(hands, C(n, k), h)`` instead of the full-width ``extra``: the first
     highest of the logits :func:`split_interactions` makes. -1 for a hand without a valid split.
@@ -451,20 +451,12 @@ def interacting_argmax(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, v0: np.nd
     so far: the sum of a split's row scores plus an upper bound of its term (the smaller of
     its front's and its back's :func:`_row_bounds`, the other positions at their maxima) and
     a rounding margin must reach it. For the shipped policies that is a median of a few dozen
-    of a Thirteen hand's 22,000 valid splits. Whole first rows are skipped in the same way,
-    by their :func:`first_row_bounds` (from the row masks ``m0, m1, m2``) plus their front's bound, the first row
-    of the highest such bound scanned first. A split skipped is strictly below a logit
-    already found, and a tie goes to the lower index, so the choice is that of the full
-    scan in index order."""
+    of a Thirteen hand's 22,000 valid splits; a split skipped is strictly below a logit
+    already found, so the choice is that of the full scan."""
     hands, n = mask.shape
     out = np.full(hands, -1, dtype=np.int64)
     block = _first_row_block(r0)
     found = np.empty(block, dtype=np.int64)
-    order = np.empty(n // block, dtype=np.int64)
-    row_bounds = np.empty(len(m0), dtype=np.float32)
-    best = np.empty(len(m0), dtype=np.float32)
-    ids = np.empty(DEPTH, dtype=np.int64)
-    values = np.empty(DEPTH, dtype=np.float32)
     for b in range(hands):
         most0, largest0 = _column_extremes(v0[b])
         most1, largest1 = _column_extremes(v1[b])
@@ -476,16 +468,7 @@ def interacting_argmax(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, v0: np.nd
         margin = ROUNDING * scale
         top = np.float32(-np.inf)
         floor = -np.inf  # the best logit so far, less the margin
-        if len(m0):
-            _hand_bounds(s0, s1, s2, m0, m1, m2, b, ids, values, best, row_bounds)
-            hand_bounds = row_bounds + front
-        else:
-            hand_bounds = np.full(len(front), np.inf)
-        _visiting_order(hand_bounds, order)
-        for f in order:
-            if hand_bounds[f] < floor:
-                continue
-            start = f * block
+        for start in range(0, n, block):
             first = s0[b, r0[start]]
             first_bound = front[r0[start]]
             for t in range(_valid_in(mask, b, start, start + block, found)):
@@ -493,7 +476,7 @@ def interacting_argmax(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, v0: np.nd
                 value = first + s1[b, r1[j]] + s2[b, r2[j]]
                 if value + min(first_bound, back[r2[j]]) >= floor:
                     value += _interaction(v0, v1, v2, r0, r1, r2, weight, b, j)
-                    if value > top or (value == top and j < out[b]):
+                    if value > top:
                         top, out[b] = value, j
                         floor = np.float64(value) - margin
     return out

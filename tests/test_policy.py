@@ -327,9 +327,9 @@ def test_numpy_decisions_equal_the_torch_modules(game_name, split_hidden, rng):
 def test_argmax_is_the_first_highest_of_the_float32_logits(game_name, split_hidden, rng):
     """The compiled argmax picks what ``argmax`` of the policy's own (float32) masked logits
     picks, the first of equal ones, with the interaction term read in full or computed from
-    the row vectors for the valid splits only (skipping those its bound rules out), and with
-    or without skipping the first rows that their bounds rule out (visited best bound
-    first): on scores drawn from a few values (many exact ties), on scores whose float32 and
+    the row vectors for the valid splits only (skipping those its bound rules out), and, for
+    a scorer without one, with or without skipping the first rows that their bounds rule out
+    (visited best bound first): on scores drawn from a few values (many exact ties), on scores whose float32 and
     float64 sums order some splits differently, and on an interaction term that outweighs
     the row scores."""
     from splitpoker.agents.split_kernels import (
@@ -356,7 +356,7 @@ def test_argmax_is_the_first_highest_of_the_float32_logits(game_name, split_hidd
         want = np.where(masks, logits, -np.inf).argmax(axis=1).tolist()
         assert choose_splits(s0, s1, s2, tables, extra, masks, None)[0].tolist() == want
         if split_hidden:
-            assert interacting_argmax(s0, s1, s2, *vectors, *tables, weight, masks, *head.row_masks).tolist() == want
+            assert interacting_argmax(s0, s1, s2, *vectors, *tables, weight, masks).tolist() == want
         else:
             assert choose_splits(s0, s1, s2, tables, extra, masks, None, head.row_masks)[0].tolist() == want
 
