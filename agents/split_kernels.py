@@ -261,8 +261,8 @@ def _first_highest(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, r0: np.ndarra
     block = _first_row_block(r0)
     found = np.empty(block, dtype=np.int64)
     order = np.empty(n // block, dtype=np.int64)
-    bounded = len(m0) > 0
-    hand_bounds = np.empty(len(m0), dtype=np.float32)
+    bounded = len(m0) > 0 and not has_extra  # the bounds leave ``extra`` out
+    hand_bounds = np.empty(len(m0) if bounded else 0, dtype=np.float32)
     best = np.empty(len(m0), dtype=np.float32)
     ids = np.empty(DEPTH, dtype=np.int64)
     values = np.empty(DEPTH, dtype=np.float32)
