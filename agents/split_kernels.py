@@ -222,8 +222,7 @@ BOUNDED_BLOCK = 64
 def _bounding(tables: tuple[np.ndarray, ...], row_masks: tuple[np.ndarray, ...] | None) -> tuple[np.ndarray, ...]:
     """``row_masks`` where an argmax over this split table gains by first-row bounds, else
     :data:`NO_ROW_MASKS`."""
-    first = tables[0]
-    if row_masks is None or len(first) // (int(first[-1]) + 1) < BOUNDED_BLOCK:
+    if row_masks is None or _first_row_block(tables[0]) < BOUNDED_BLOCK:
         return NO_ROW_MASKS
     return row_masks
 
@@ -263,7 +262,7 @@ def _first_highest(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, r0: np.ndarra
     order = np.empty(n // block, dtype=np.int64)
     bounded = len(m0) > 0 and not has_extra  # the bounds leave ``extra`` out
     hand_bounds = np.empty(len(m0) if bounded else 0, dtype=np.float32)
-    best = np.empty(len(m0), dtype=np.float32)
+    best = np.empty_like(hand_bounds)
     ids = np.empty(DEPTH, dtype=np.int64)
     values = np.empty(DEPTH, dtype=np.float32)
     for b in range(hands):

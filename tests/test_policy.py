@@ -329,9 +329,9 @@ def test_argmax_is_the_first_highest_of_the_float32_logits(game_name, split_hidd
     picks, the first of equal ones, with the interaction term read in full or computed from
     the row vectors for the valid splits only (skipping those its bound rules out), and, for
     a scorer without one, with or without skipping the first rows that their bounds rule out
-    (visited best bound first): on scores drawn from a few values (many exact ties), on scores whose float32 and
-    float64 sums order some splits differently, and on an interaction term that outweighs
-    the row scores."""
+    (visited best bound first): on scores drawn from a few values (many exact ties), on
+    scores whose float32 and float64 sums order some splits differently, and on an
+    interaction term that outweighs the row scores."""
     from splitpoker.agents.split_kernels import (
         choose_splits,
         interacting_argmax,
