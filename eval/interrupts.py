@@ -118,10 +118,24 @@ def worker_pool(context: Any, processes: int) -> Iterator[Any]:
     try:
         yield pool
     except BaseException:
-        for process in list(getattr(pool, "_pool", ())):  # they ignore SIGTERM: the parent kills them
+        workers = list(getattr(pool, "_pool", ()))
+        for process in workers:  # they ignore SIGTERM: the parent kills them
             if process.exitcode is None:
                 process.kill()
+        for process in workers:
+            process.join()
+        _release_task_lock(pool)
         pool.terminate()
         raise
     pool.close()
     pool.join()
+
+
+def _release_task_lock(pool: Any) -> None:
+    """Free the task queue's read lock that a killed worker may have died holding (an idle worker
+    waits for its next task holding it), which ``terminate()`` takes and would wait for forever.
+    Every worker is dead here, so a held lock has no live owner; a free one stays free."""
+    lock = getattr(getattr(pool, "_inqueue", None), "_rlock", None)
+    if lock is not None:
+        with contextlib.suppress(ValueError):  # it was not held
+            lock.release()

@@ -404,3 +404,24 @@ def test_ctrl_c_before_the_first_checkpoint_leaves_no_folder(tmp_path, monkeypat
     stopped = train(tmp_path, config(tmp_path))
     assert stopped.interrupted and stopped.steps == 0
     assert not list((tmp_path / "runs").iterdir())
+
+
+_IDLE_POOL_INTERRUPTED = """
+import multiprocessing, time
+from splitpoker.eval.interrupts import worker_pool
+try:
+    with worker_pool(multiprocessing.get_context("spawn"), 2) as pool:
+        pool.map(abs, [1, 2])  # both workers idle now: one waits for a task holding the queue's read lock
+        time.sleep(0.5)
+        raise KeyboardInterrupt
+except KeyboardInterrupt:
+    print("stopped")
+"""
+
+
+def test_an_interrupted_pool_stops_when_its_workers_were_idle():
+    """Killing an idle worker leaves the task queue's read lock held; the pool must still stop."""
+    done = subprocess.run([sys.executable, "-c", _IDLE_POOL_INTERRUPTED], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "stopped"
