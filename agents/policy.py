@@ -270,6 +270,14 @@ class SplitScoreHead(nn.Module):
         logits = s0.index_select(1, self.rows_0) + s1.index_select(1, self.rows_1) + s2.index_select(1, self.rows_2)
         return logits if extra is None else logits + extra
 
+    def logits_at(self, s0: th.Tensor, s1: th.Tensor, s2: th.Tensor, extra: th.Tensor | None,
+                  actions: th.Tensor) -> th.Tensor:
+        """The logits ``(B, K)`` of each hand's ``K`` splits ``actions`` (int64 ``(B, K)``)
+        from :meth:`row_scores`, without the full width."""
+        logits = (s0.gather(1, self.rows_0[actions]) + s1.gather(1, self.rows_1[actions])
+                  + s2.gather(1, self.rows_2[actions]))
+        return logits if extra is None else logits + extra.gather(1, actions)
+
     def forward(self, latent: th.Tensor) -> th.Tensor:
         return self.logits_of(*self.row_scores(latent))
 
@@ -372,6 +380,19 @@ class SplitDistribution(MaskableCategoricalDistribution):
         log_p, self._entropy = _SplitStatistics.apply(s0, s1, s2, extra, self.head.tables(), self._mask(), chosen,
                                                       known)
         return log_p
+
+    def log_probs(self, actions: th.Tensor) -> th.Tensor:
+        """The log probabilities ``(B, K)`` of each hand's ``K`` splits ``actions``, from one
+        pass over the valid splits (:meth:`log_prob` of the first column) however large ``K``:
+        ``log p(a_k) = log p(a_0) + logit(a_k) - logit(a_0)``. ValueError when one is not a
+        valid split."""
+        actions = actions.long()
+        chosen = actions.detach().cpu().numpy()
+        _require_valid(self._mask()[np.arange(self.hands)[:, None], chosen], chosen)
+        if self.logits is not None:
+            return self._torch().distribution.logits.gather(1, actions)
+        logits = self.head.logits_at(*self.rows, actions)
+        return self.log_prob(actions[:, 0])[:, None] + logits - logits[:, :1]
 
     def entropy(self) -> th.Tensor:
         if self.logits is not None:
@@ -514,6 +535,26 @@ def action_logits(policy: MaskableActorCriticPolicy, obs: th.Tensor) -> th.Tenso
     """Unmasked logits ``(batch, n_actions)`` of a policy for a batch of observations."""
     features = policy.extract_features(obs, policy.pi_features_extractor)
     return policy.action_net(policy.mlp_extractor.forward_actor(features))
+
+
+def log_probs(distribution: MaskableCategoricalDistribution, actions: th.Tensor) -> th.Tensor:
+    """The log probabilities ``(B, K)`` of each hand's ``K`` valid splits ``actions`` under a
+    policy's masked distribution: a split scorer's in one pass over the valid splits
+    (:meth:`SplitDistribution.log_probs`), another's gathered from its normalised logits."""
+    if isinstance(distribution, SplitDistribution):
+        return distribution.log_probs(actions)
+    actions = actions.long()
+    masks = distribution.distribution.masks
+    if masks is not None:
+        _require_valid(masks.gather(1, actions).cpu().numpy(), actions.cpu().numpy())
+    return distribution.distribution.logits.gather(1, actions)
+
+
+def _require_valid(valid: np.ndarray, actions: np.ndarray) -> None:
+    """ValueError naming the first of ``actions`` (B, K) whose ``valid`` bit is off."""
+    if not valid.all():
+        b, k = np.argwhere(~valid)[0]
+        raise ValueError(f"action {actions[b, k]} of hand {b} is not a valid split")
 
 
 # --------------------------------------------------------------------------- agents

@@ -437,6 +437,36 @@ def test_split_distribution_equals_the_masked_categorical_with_its_gradients(gam
     assert th.equal(distribution.mode(), reference.mode())
 
 
+@pytest.mark.parametrize("game_name,kind,split_hidden", [("thirteen", "split_scorer", 0),
+                                                          ("thirteen", "split_scorer", 4), ("biji", "mlp", 0)])
+def test_log_probs_of_many_actions_equal_one_log_prob_per_column_with_their_gradients(game_name, kind,
+                                                                                      split_hidden, rng):
+    """:func:`log_probs` of K actions per hand (one pass of the kernels) and its gradients
+    equal K calls of ``log_prob``, one per column."""
+    game, _, policy = _policy(game_name, kind, arch={**ARCH, "split_hidden": split_hidden} if kind == "split_scorer"
+                              else None)
+    obs, masks = _batch(game, rng)
+    actions = th.as_tensor(np.stack([rng.choice(np.flatnonzero(m), 5, replace=False) for m in masks]))
+    weights = th.as_tensor(rng.random(actions.shape), dtype=th.float32)
+
+    def fitted(columns):
+        policy.zero_grad()
+        log_p = columns(policy.get_distribution(obs, masks))
+        (weights * log_p).sum().backward()
+        return log_p.detach(), {k: p.grad.clone() for k, p in policy.named_parameters() if p.grad is not None}
+
+    together, fast = fitted(lambda d: P.log_probs(d, actions))
+    apart, slow = fitted(lambda d: th.stack([d.log_prob(actions[:, k]) for k in range(actions.shape[1])], 1))
+    assert th.allclose(together, apart, atol=1e-5)
+    assert fast.keys() == slow.keys()
+    for name in slow:
+        assert th.allclose(fast[name], slow[name], atol=1e-5, rtol=1e-3), name
+    invalid = actions.clone()
+    invalid[2, 3] = int(np.flatnonzero(~masks[2])[0])
+    with pytest.raises(ValueError, match=f"action {int(invalid[2, 3])} of hand 2 is not a valid split"):
+        P.log_probs(policy.get_distribution(obs, masks), invalid)
+
+
 def test_split_distribution_samples_follow_its_probabilities():
     """The inverse-CDF samples of a hand land on valid splits with the policy's frequencies."""
     game, _, policy = _policy("biji")

@@ -165,9 +165,11 @@ class FictitiousPlayTrainer(Trainer):
         def log_epoch(stats: Any) -> None:
             self.emit(f"  epoch {int(stats['epoch'])}: loss {stats['loss']:.3f}, accuracy {stats['accuracy']:.1%}")
 
+        start = time.perf_counter()
         history = behaviour_clone(self.model.policy, data, self.game, fp.epochs, fp.batch_size, fp.learning_rate,
                                   seed=seed, on_epoch=log_epoch,
                                   temperature=fp.temperature if fp.target == "values" else None)
+        self.emit(f"  fitted in {time.perf_counter() - start:.1f} s")
         with self._during("save"):  # the round's points, its evaluation when due, then its checkpoint
             step = self.model.num_timesteps + fp.hands
             self.model.num_timesteps = self.boundary_step = step

@@ -33,6 +33,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from ..agents import load_agent
 from ..agents.base import check_choices
+from ..agents.policy import log_probs
 from ..agents.solver import SolverAgent
 from ..agents.specs import format_options, member_specs, parse_spec
 from ..envs.game import Game
@@ -284,11 +285,10 @@ def behaviour_clone(policy: MaskableActorCriticPolicy, data: LabelledHands, game
                     loss = -distribution.log_prob(labels).mean()
                 else:
                     assert data.top_actions is not None
-                    loss = th.zeros((), device=device)
-                    for k in np.flatnonzero((targets[idx] > 0).any(axis=0)):  # columns with some mass
-                        actions = th.as_tensor(data.top_actions[idx, k].astype(np.int64), device=device)
-                        weights = th.as_tensor(targets[idx, k], device=device)
-                        loss = loss - (weights * distribution.log_prob(actions)).mean()
+                    columns = np.flatnonzero((targets[idx] > 0).any(axis=0))  # those with some mass
+                    actions = th.as_tensor(data.top_actions[idx][:, columns].astype(np.int64), device=device)
+                    weights = th.as_tensor(targets[idx][:, columns], device=device)
+                    loss = -(weights * log_probs(distribution, actions)).sum(1).mean()
                 optimizer.zero_grad()
                 loss.backward()
                 th.nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)
