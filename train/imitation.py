@@ -257,7 +257,9 @@ def behaviour_clone(policy: MaskableActorCriticPolicy, data: LabelledHands, game
     """Fit the policy's masked distribution to the labels; returns per-epoch loss and accuracy
     (the share of hands whose most likely split is the label). The loss is the cross-entropy
     against the label, or, with a ``temperature``, against :func:`soft_targets` of the top-k
-    splits (``data`` must hold them): ``-sum_k p_k log pi(a_k)``."""
+    splits (``data`` must hold them): ``-sum_k p_k log pi(a_k)``, whose log probabilities
+    :func:`~splitpoker.agents.policy.log_probs` computes together (for a split scorer, one
+    pass over the valid splits a hand however large k)."""
     if len(data) == 0:
         raise ValueError("no labelled hands to imitate")
     targets = None
