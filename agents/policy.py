@@ -386,11 +386,11 @@ class SplitDistribution(MaskableCategoricalDistribution):
         pass over the valid splits (:meth:`log_prob` of the first column) however large ``K``:
         ``log p(a_k) = log p(a_0) + logit(a_k) - logit(a_0)``. ValueError when one is not a
         valid split."""
-        actions = actions.long()
-        chosen = actions.detach().cpu().numpy()
-        _require_valid(self._mask()[np.arange(self.hands)[:, None], chosen], chosen)
         if self.logits is not None:
-            return self._torch().distribution.logits.gather(1, actions)
+            return log_probs(self._torch(), actions)
+        actions = actions.long()
+        chosen = actions.detach().numpy()
+        _require_valid(self._mask()[np.arange(self.hands)[:, None], chosen], chosen)
         logits = self.head.logits_at(*self.rows, actions)
         return self.log_prob(actions[:, 0])[:, None] + logits - logits[:, :1]
 

@@ -287,9 +287,10 @@ def behaviour_clone(policy: MaskableActorCriticPolicy, data: LabelledHands, game
                     loss = -distribution.log_prob(labels).mean()
                 else:
                     assert data.top_actions is not None
-                    columns = np.flatnonzero((targets[idx] > 0).any(axis=0))  # those with some mass
+                    batch_targets = targets[idx]
+                    columns = np.flatnonzero((batch_targets > 0).any(axis=0))  # those with some mass
                     actions = th.as_tensor(data.top_actions[idx][:, columns].astype(np.int64), device=device)
-                    weights = th.as_tensor(targets[idx][:, columns], device=device)
+                    weights = th.as_tensor(batch_targets[:, columns], device=device)
                     loss = -(weights * log_probs(distribution, actions)).sum(1).mean()
                 optimizer.zero_grad()
                 loss.backward()
