@@ -23,7 +23,7 @@ import numpy as np
 
 from ..envs.table import SeatView
 
-__all__ = ["Agent", "SeatView", "check_choices"]
+__all__ = ["Agent", "SeatView", "check_choices", "check_table_size"]
 
 
 class Agent(abc.ABC):
@@ -47,6 +47,15 @@ class Agent(abc.ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
+
+
+def check_table_size(agent: Agent, num_players: int, views: Sequence[SeatView]) -> None:
+    """ValueError when a view's table has another number of seats than ``num_players``, the
+    number ``agent`` was built for (a view made from an environment's data without
+    ``"num_players"`` in its info, which reads 0, is taken to be the agent's table)."""
+    for view in views:
+        if view.num_players and view.num_players != num_players:
+            raise ValueError(f"{agent.name} was built for {num_players} players; the table has {view.num_players}")
 
 
 def check_choices(agent: Agent, views: Sequence[SeatView], actions: Any) -> np.ndarray:

@@ -16,6 +16,8 @@ def _solve(args: argparse.Namespace) -> None:
     game = game_from_args(args)
     if args.top < 1:
         raise ValueError(f"--top {args.top} must be at least 1")
+    if args.seed < 0:
+        raise ValueError(f"--seed {args.seed} must be an integer of at least 0")
     hand = parse_cards(args.cards)
     agent = SolverAgent(game, num_players=args.players, samples=args.samples, opponent=args.opponent,
                         seed=args.seed)

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..envs.game import Game
 from ..envs.table import SeatView
-from .base import Agent
+from .base import Agent, check_table_size
 from .specs import AgentSpec
 
 __all__ = ["HeuristicAgent", "heuristic_actions"]
@@ -27,6 +27,7 @@ __all__ = ["HeuristicAgent", "heuristic_actions"]
 def heuristic_actions(game: Game, hands: np.ndarray, num_players: int) -> np.ndarray:
     """The heuristic split of every hand of a batch: ``hands`` (H, hand size) card ids in slot
     order → (H,) split indices."""
+    num_players = game.check_players(num_players)
     hands = np.asarray(hands, dtype=np.intp)
     if hands.ndim != 2 or hands.shape[1] != game.hand_size:
         raise ValueError(f"hands of shape {hands.shape} are not a batch of {game.hand_size}-card {game.name} hands")
@@ -49,7 +50,8 @@ class HeuristicAgent(Agent):
     def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:
         if not views:
             return np.empty(0, dtype=np.int64)
-        return heuristic_actions(self.game, np.stack([v.slots for v in views]), views[0].num_players)
+        check_table_size(self, self.num_players, views)
+        return heuristic_actions(self.game, np.stack([v.slots for v in views]), self.num_players)
 
 
 def heuristic_agent(spec: AgentSpec, game: Game, num_players: int, seed: int | None) -> HeuristicAgent:

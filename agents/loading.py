@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ..envs.arrange_env import check_seed
 from ..envs.game import Game
 from ..envs.games import make_game
 from ..envs.table import SeatView
@@ -25,6 +26,7 @@ def load_agent(spec: str, game: str | Game = "thirteen", num_players: int = 4, s
     as ``preset`` and rule switches, or a :class:`~splitpoker.envs.game.Game`) at a table of
     ``num_players``, seeded by ``seed``."""
     parsed = parse_spec(spec)
+    check_seed(seed)
     if isinstance(game, Game):
         if env_kwargs:
             raise ValueError(f"pass rule switches through the Game, not beside it: {sorted(env_kwargs)}")

@@ -38,7 +38,7 @@ from ..envs.cards import format_cards, parse_cards
 from ..envs.game import Game
 from ..envs.games import make_game
 from ..envs.table import SeatView, Tables, as_generator, deal_around
-from .base import Agent, check_choices
+from .base import Agent, check_choices, check_table_size
 from .loading import load_agent
 from .specs import AgentSpec, parse_spec
 
@@ -231,6 +231,9 @@ class SolverAgent(Agent):
         if unknown:
             raise ValueError(f"unknown solver option {unknown[0]!r}; options: "
                              + "; ".join(f"{k}: {v}" for k, v in OPTIONS.items()))
+        if "inner_samples" in options and options.get("opponent") != "solver":
+            raise ValueError(f"solver option inner_samples={options['inner_samples']} needs opponent=solver "
+                             f"(the opponent model here is {options.get('opponent', 'greedy')})")
         if "seed" in options:
             try:
                 seed = int(options["seed"])
@@ -262,7 +265,7 @@ class SolverAgent(Agent):
         ``seed``: a Generator, or anything :func:`numpy.random.default_rng` takes; None
         uses the agent's own generator (advancing it)."""
         game = self.game
-        cards = parse_cards(hand) if isinstance(hand, str) else [int(c) for c in hand]
+        cards = parse_cards(hand) if isinstance(hand, str) else list(hand)
         slots = game.slots(cards).astype(np.int64)
         n = self.num_players
         seat = _check_seat(seat, n)
@@ -286,11 +289,9 @@ class SolverAgent(Agent):
 
     def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:
         """The best split of each view's hand for its seat."""
+        check_table_size(self, self.num_players, views)
         out = np.empty(len(views), dtype=np.int64)
         for i, view in enumerate(views):
-            if view.num_players != self.num_players:
-                raise ValueError(f"{self.name} was built for {self.num_players} players; the table has "
-                                 f"{view.num_players}")
             out[i] = self.solve(view.slots, seat=view.seat).action
         return check_choices(self, views, out)
 

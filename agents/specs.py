@@ -77,8 +77,10 @@ def bad_spec(spec: str, why: str) -> ValueError:
 
 def parse_spec(text: object) -> AgentSpec:
     """Read a spec string; ValueError naming it when it does not follow the grammar."""
-    if not isinstance(text, str) or not text.strip():
-        raise bad_spec(str(text), "empty")
+    if not isinstance(text, str):
+        raise ValueError(f"agent spec {text!r} is not a string (such as 'greedy' or 'solver:samples=64')")
+    if not text.strip():
+        raise bad_spec(text, "empty")
     spec = text.strip()
     kind, sep, argument = spec.partition(":")
     if kind in AGENT_KINDS:
@@ -107,13 +109,19 @@ def check_spec(spec: str) -> str:
 
 
 def parse_options(text: str) -> dict[str, str]:
-    """``"samples=256,opponent=greedy"`` → dict. An option value may itself hold ``:`` (a spec)."""
+    """``"samples=256,opponent=greedy"`` → dict. An option value may itself hold ``:`` (a spec).
+    ValueError for an empty option or one given twice."""
     out: dict[str, str] = {}
-    for item in filter(None, text.split(",")):
+    if not text.strip():
+        return out
+    for item in text.split(","):
         key, sep, value = item.partition("=")
         if not sep:
-            raise ValueError(f"cannot read agent option {item!r}; expected key=value")
-        out[key.strip()] = value.strip()
+            raise ValueError(f"cannot read agent option {item!r} in {text!r}; expected key=value")
+        key = key.strip()
+        if key in out:
+            raise ValueError(f"agent option {key!r} is given twice in {text!r}")
+        out[key] = value.strip()
     return out
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import gymnasium
 import numpy as np
@@ -167,7 +167,8 @@ class ArrangeEnv(AECEnv, EzPickle):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The seat's observation: its hand, seat, table size and rules, and its valid mask
-        (which stays the seat's real mask for the whole hand)."""
+        (which stays the seat's real mask for the whole hand). The arrays are the caller's
+        own copies: changing them changes nothing in the environment."""
         self._require_reset("observe")
         seat = self._seat(agent)
         observation = self._observations[seat]
@@ -178,7 +179,7 @@ class ArrangeEnv(AECEnv, EzPickle):
                 "observation": self._tables.observation(0, seat),
                 "action_mask": self._tables.mask(0, seat).view(np.int8),
             }
-        return observation
+        return {key: value.copy() for key, value in observation.items()}
 
     def check_action(self, agent: str, action: Any) -> int:
         """``action`` as the split index of ``agent``'s hand; ValueError naming the action,
@@ -352,7 +353,8 @@ class OrderEnforcingWrapper(_OrderEnforcing):  # type: ignore[misc,valid-type]
 class ParallelWrapper(aec_to_parallel_wrapper):
     """PettingZoo's AEC-to-parallel conversion, checking the ``actions`` dict first: one entry
     for every live agent and no other key is required (a ValueError names the missing or
-    unknown agent); a step before ``reset`` is ``gymnasium.error.ResetNeeded``."""
+    unknown agent), and every action is checked before any seat acts (an invalid one changes
+    nothing); a step before ``reset`` is ``gymnasium.error.ResetNeeded``."""
 
     def step(self, actions: Any) -> Any:
         name = self.metadata["name"]
@@ -370,6 +372,9 @@ class ParallelWrapper(aec_to_parallel_wrapper):
         missing = [a for a in live if a not in actions]
         if missing:
             raise ValueError(f"actions has no split for {missing[0]!r}; give one for each of {', '.join(live)}")
+        raw = cast(ArrangeEnv, self.aec_env.unwrapped)
+        for agent in live:
+            raw._check_action(agent, raw._seat(agent), actions[agent])
         return super().step(actions)
 
 

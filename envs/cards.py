@@ -145,6 +145,9 @@ def deck(jokers: bool = False) -> np.ndarray:
 def check_hand(cards: Sequence[int] | np.ndarray, size: int, *, jokers: bool, what: str = "hand") -> None:
     """Raise a ValueError naming the problem when ``cards`` is not a hand of ``size``
     distinct cards of the game's deck."""
+    for card in cards:
+        if isinstance(card, (bool, np.bool_)) or not isinstance(card, (int, np.integer)) or not 0 <= card < N_IDS:
+            raise ValueError(f"{what} holds {card!r}, which is not a card id (an integer 0..{N_IDS - 1})")
     if len(cards) != size:
         raise ValueError(f"{what} has {len(cards)} cards ({format_cards(cards)}); expected {size}")
     if not jokers:

@@ -10,6 +10,7 @@ is allowed.
 from __future__ import annotations
 
 import dataclasses
+import numbers
 from collections.abc import Mapping
 from typing import Any, ClassVar, TypeVar
 
@@ -78,9 +79,7 @@ class RuleSwitches:
                 raise ValueError(f"{cls.GAME} switch {f.name}={value!r} is not allowed; use true or false")
         elif kind is int:
             try:
-                if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
-                    raise ValueError
-                value = int(value)
+                value = _integer(value)
             except (TypeError, ValueError):
                 raise ValueError(f"{cls.GAME} switch {f.name}={value!r} is not allowed; use an integer") from None
             if allowed is not None and value not in allowed:
@@ -148,3 +147,15 @@ def parse_assignments(items: list[str] | None) -> dict[str, str]:
             raise ValueError(f"cannot read --set {item!r}; expected switch=value")
         out[name.strip()] = value.strip()
     return out
+
+
+def _integer(value: Any) -> int:
+    """``value`` as an int: an integer, a whole real number or the text of an integer;
+    ValueError for anything else (a fraction, a bool, text of a non-integer)."""
+    if isinstance(value, str):
+        return int(value)
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and float(value).is_integer():
+        return int(float(value))
+    raise ValueError(f"{value!r} is not an integer")

@@ -285,6 +285,8 @@ def as_generator(rng: Any) -> np.random.Generator:
     """``rng`` when it is a Generator, else a new one seeded by it; ValueError for a bad seed."""
     if isinstance(rng, np.random.Generator):
         return rng
+    if isinstance(rng, (bool, np.bool_)):
+        raise ValueError(f"seed {rng!r} is not a Generator, an integer or a sequence of integers")
     try:
         return np.random.default_rng(rng)
     except (TypeError, ValueError):
@@ -306,6 +308,7 @@ def deal(game: Game, num_players: int, rng: Any, batch: int = 1) -> Tables:
     Generator, or a seed for one), its first ``players × hand size`` cards dealt seat by
     seat in order."""
     n = game.check_players(num_players)
+    _check_batch(batch)
     generator = as_generator(rng)
     deck, size = game.deck(), game.hand_size
     slots = np.empty((batch, n, size), dtype=np.intp)
@@ -315,14 +318,22 @@ def deal(game: Game, num_players: int, rng: Any, batch: int = 1) -> Tables:
     return Tables(game, slots)
 
 
+def _check_batch(batch: Any) -> None:
+    if isinstance(batch, (bool, np.bool_)) or not isinstance(batch, (int, np.integer)) or batch < 0:
+        raise ValueError(f"batch {batch!r} is not a number of tables (an integer of at least 0)")
+
+
 def deal_around(game: Game, hand: np.ndarray, seat: int, num_players: int, batch: int, rng: Any) -> Tables:
     """``batch`` tables where ``seat`` holds ``hand`` (slot order) and the other seats' hands
     are dealt, independently per table, from the cards not in ``hand``."""
     n = game.check_players(num_players)
     if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
         raise ValueError(f"seat {seat!r} is not a seat of a {n}-player table (seats 0..{n - 1})")
+    _check_batch(batch)
     generator = as_generator(rng)
-    hand = np.asarray(hand, dtype=np.int64)
+    if isinstance(hand, str) or not isinstance(hand, (Sequence, np.ndarray)):
+        raise ValueError(f"hand {hand!r} is not a sequence of card ids")
+    hand = game.slots(list(hand)).astype(np.int64)
     unseen = np.setdiff1d(game.deck().astype(np.int64), hand)
     need = (n - 1) * game.hand_size
     if need > len(unseen):

@@ -16,11 +16,12 @@ _OPTION = re.compile(r"^[A-Za-z_]\w*=")
 
 def split_agent_specs(text: str) -> list[str]:
     """``"checkpoint:a.zip,solver:samples=256,opponent=greedy,greedy"`` → three specs: a piece
-    that reads ``key=value`` continues the options of the spec before it."""
+    that reads ``key=value`` continues the options of the spec before it. ValueError for an
+    empty spec (two commas in a row, or one at either end)."""
     specs: list[str] = []
     for piece in (p.strip() for p in text.split(",")):
         if not piece:
-            continue
+            raise ValueError(f"agent specs {text!r} hold an empty spec; separate specs with one comma")
         if _OPTION.match(piece) and specs and ":" in specs[-1]:
             specs[-1] += "," + piece
         else:
@@ -57,6 +58,8 @@ def _settings(args: argparse.Namespace) -> Any:
     if args.game:
         values["game"] = args.game
     if "game" not in values:
+        if args.config:
+            raise ValueError(f"{args.config} names no game; give game: thirteen or biji there, or the game here")
         raise ValueError("give the game (thirteen or biji) or --config FILE")
     for name in _FLAGS:
         value = getattr(args, name)

@@ -75,6 +75,15 @@ def lineup(num_agents: int, num_players: int) -> list[int]:
     return [i % num_agents for i in range(num_players)]
 
 
+def check_lineup(num_agents: int, num_players: int) -> None:
+    """ValueError unless every one of ``num_agents`` agents gets a seat at a table of ``num_players``."""
+    if num_agents < 1:
+        raise ValueError("give at least one agent")
+    if num_agents > num_players:
+        raise ValueError(f"{num_agents} agents for {num_players} seats; give at most {num_players} agents "
+                         "(each agent needs a seat)")
+
+
 def seating(num_agents: int, num_players: int, rotation: int) -> list[int]:
     """Agent index by seat in one rotation of the lineup."""
     order = lineup(num_agents, num_players)
@@ -154,8 +163,14 @@ def evaluate(game: Game, agents: Sequence[Agent], num_players: int, hands: int, 
              progress: bool = False, specs: Sequence[str] | None = None) -> list[AgentResult]:
     """A duplicate match of agent objects in this process: ``hands`` deal groups."""
     game.check_players(num_players)
-    if hands < 1:
-        raise ValueError(f"hands={hands} must be at least 1")
+    check_lineup(len(agents), num_players)
+    if isinstance(hands, bool) or not isinstance(hands, (int, np.integer)) or hands < 1:
+        raise ValueError(f"hands={hands!r} must be an integer of at least 1")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed={seed!r} must be a non-negative integer")
+    bad = [a for a in agents if not isinstance(a, Agent)]
+    if bad:
+        raise ValueError(f"{bad[0]!r} is not an agent; build agents with load_agent(spec, game)")
     decisions: list[Decision] = []
     groups = range(hands)
     if progress:

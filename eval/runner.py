@@ -24,7 +24,7 @@ from ..agents import load_agent
 from ..envs.games import make_game
 from .distributed import ray_chunks
 from .interrupts import Interrupted, handled, signal_of, worker_pool
-from .match import Decision, play_group, summarise
+from .match import Decision, check_lineup, play_group, summarise
 
 
 @dataclasses.dataclass
@@ -49,15 +49,25 @@ class EvalSettings:
     def __post_init__(self) -> None:
         game = make_game(self.game, self.preset, **self.switches)
         game.check_players(self.players)
+        if isinstance(self.agents, str) or not isinstance(self.agents, (list, tuple)):
+            raise ValueError(f"agents {self.agents!r} must be a list of agent specs")
         if not self.agents:
             raise ValueError("give at least one agent with --agents A,B,...")
+        check_lineup(len(self.agents), self.players)
         for name, value, least in (("hands", self.hands, 1), ("workers", self.workers, 1),
                                    ("regret_samples", self.regret_samples, 1), ("seed", self.seed, 0)):
+            if isinstance(value, np.integer):
+                value = int(value)
+                setattr(self, name, value)
             if not isinstance(value, int) or isinstance(value, bool) or value < least:
                 option = name.replace("_", "-")
                 raise ValueError(f"--{option} {value!r} must be an integer of at least {least}")
         if self.backend not in ("local", "ray"):
             raise ValueError(f"backend {self.backend!r} is not allowed; backends: local, ray")
+        if self.address is not None and self.backend != "ray":
+            raise ValueError(f"--address {self.address!r} needs --backend ray (the backend is {self.backend})")
+        if not isinstance(self.regret, bool):
+            raise ValueError(f"regret {self.regret!r} must be true or false")
         for spec in self.agents:  # fail fast, with the spec named, before any worker starts
             load_agent(spec, game, num_players=self.players, seed=self.seed)
         if self.regret:

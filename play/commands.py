@@ -75,7 +75,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "e.g. pretrained:thirteen_classic_4p")
     p.add_argument("--hands", type=int, default=8, help="hands in the match (default 8)")
     p.add_argument("--time-limit", type=float, default=None, metavar="S",
-                   help="seconds to arrange each hand; at zero it is arranged automatically (default: none)")
+                   help="seconds to arrange each hand, above 0; when the clock runs out the hand is "
+                        "arranged automatically (default: no clock)")
     p.add_argument("--seed", type=int, default=None, help="seed of the deals and the agents: the server's k-th match is dealt from (seed, k) "
                         "(default: random)")
     p.add_argument("--banker-hands", type=int, default=None, metavar="K",

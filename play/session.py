@@ -86,6 +86,8 @@ class PlaySettings:
         for name, value in (("hands", self.hands), ("hint_samples", self.hint_samples)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name}={value!r} is not a whole number of at least 1")
+        if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0):
+            raise ValueError(f"seed={self.seed!r} is not a whole number of at least 0")
         if self.banker_term is not None and (not isinstance(self.banker_term, int) or self.banker_term < 1):
             raise ValueError(f"banker_term={self.banker_term!r} is not a whole number of at least 1")
         if self.time_limit is not None and not (isinstance(self.time_limit, (int, float))

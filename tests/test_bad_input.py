@@ -51,6 +51,8 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (tmp / "afile").write_text("a file, not a folder\n")
     (tmp / "notazip.zip").write_text("hello\n")
     (tmp / "folder").mkdir()
+    (tmp / "maybe.yaml").write_text("game: biji\nagents: [greedy]\nregret: maybe\n")
+    (tmp / "nogame.yaml").write_text("agents: [greedy]\n")
     good = policy_file(tmp / "good.zip")
     data = good.read_bytes()
     (tmp / "truncated.zip").write_bytes(data[: len(data) // 2])
@@ -149,7 +151,12 @@ CLI_CASES: list[tuple[list[str], str]] = [
     (["score", "biji", "--hand", "As Ks"], "As Ks"),
     (["compare", "biji", "As Ks Qs", "As Kd Qd"], "share a card"),
     (["splits", "biji", "As Ks Qs Js Ts 9s 8s 7s 6s", "--decode", "99999"], "99999"),
-    (["solve", "biji", "As Ks Qs Js Ts 9s 8s 7s 6s", "--seed", "-1"], "seed -1"),
+    (["solve", "biji", "As Ks Qs Js Ts 9s 8s 7s 6s", "--seed", "-1"], "--seed -1 must be an integer of at least 0"),
+    (["eval", "biji", "--agents", "random,,greedy", "--no-regret"], "agent specs 'random,,greedy' hold an empty spec"),
+    (["eval", "biji", "--agents", "greedy,random", "--address", "auto"], "--address 'auto' needs --backend ray"),
+    (["eval", "biji", "--agents", "greedy,random,heuristic", "--players", "2"], "3 agents for 2 seats"),
+    (["eval", "--config", "{tmp}/maybe.yaml"], "regret 'maybe' must be true or false"),
+    (["eval", "--config", "{tmp}/nogame.yaml"], "nogame.yaml names no game"),
     (["solve", "biji", "As Ks", "--samples", "4"], "As Ks"),
     # argparse's own errors
     (["eval", "biji", "--hands", "ten"], "argument --hands: invalid int value: 'ten'"),
@@ -249,7 +256,16 @@ def _parallel(change: str) -> None:
         actions = [0, 1, 2, 3]  # type: ignore[assignment]
     elif change == "after the hand":
         env.step(actions)
+    elif change == "last seat invalid":
+        actions["player_3"] = int(np.flatnonzero(observations["player_3"]["action_mask"] == 0)[0])
     env.step(actions)
+
+
+def _deal_around(hand: Any, batch: Any = 2, rng: Any = 0) -> None:
+    from splitpoker.envs.games import make_game
+    from splitpoker.envs.table import deal_around
+
+    deal_around(make_game("biji"), hand, 0, 4, batch, rng)
 
 
 def _env(kind: str) -> Any:
@@ -284,6 +300,25 @@ def _greedy_act(info: dict[str, Any]) -> None:
     load_agent("greedy", "biji").act(observation["observation"], observation["action_mask"], info)
 
 
+def _evaluate(hands: Any = 1, agents: Any = None) -> None:
+    from splitpoker.agents import load_agent
+    from splitpoker.envs.games import make_game
+    from splitpoker.eval.match import evaluate
+
+    game = make_game("biji")
+    evaluate(game, agents or [load_agent("greedy", game)], 4, hands=hands, seed=0)
+
+
+def _heuristic_act(changes: dict[str, Any], drop: str = "") -> int:
+    from splitpoker.agents import load_agent
+
+    env = _env("env")
+    env.reset(seed=1)
+    observation, *_ = env.last()
+    info = {k: v for k, v in {**env.infos["player_0"], **changes}.items() if k != drop}
+    return load_agent("heuristic", "biji").act(observation["observation"], observation["action_mask"], info)
+
+
 HAND = r"\(hand [2-9TJQKA][cdhs]"
 #: (what, call taking the tmp folder, exception type, message regex)
 API_CASES: list[tuple[str, Any, type[BaseException], str]] = [
@@ -300,6 +335,37 @@ API_CASES: list[tuple[str, Any, type[BaseException], str]] = [
      r"actions name an unknown agent 'player_9'; live agents: player_0"),
     ("parallel_env list of actions", lambda t: _parallel("not a dict"), ValueError, r"actions must be a dict"),
     ("parallel_env step after the hand", lambda t: _parallel("after the hand"), ValueError, r"the hand is over"),
+    ("parallel_env last seat's split invalid", lambda t: _parallel("last seat invalid"), ValueError,
+     r"action \d+ of player_3 is not a valid split"),
+    ("a card id out of range in a hand", lambda t: _env("raw_env").reset(
+        options={"hands": [[-1, *range(2, 10)], *(list(range(10 + 9 * s, 19 + 9 * s)) for s in range(3))]}),
+     ValueError, r"options\['hands'\]\[0\] .*: hand holds -1, which is not a card id \(an integer 0\.\.53\)"),
+    ("deal_around a hand holding a card twice", lambda t: _deal_around([2, 2, 3, 4, 5, 6, 7, 8, 9]), ValueError,
+     r"hand holds 2c twice"),
+    ("deal_around a hand of text", lambda t: _deal_around("As Kd"), ValueError, r"hand 'As Kd' is not a sequence"),
+    ("deal_around a negative batch", lambda t: _deal_around(list(range(2, 11)), batch=-2), ValueError,
+     r"batch -2 is not a number of tables"),
+    ("deal_around seeded by a bool", lambda t: _deal_around(list(range(2, 11)), rng=True), ValueError,
+     r"seed True is not a Generator"),
+    ("solve a hand holding a float", lambda t: __import__("splitpoker.agents", fromlist=["load_agent"]).load_agent(
+        "solver:samples=2", "biji").solve([2.7, *range(3, 11)]), ValueError, r"hand holds 2\.7, which is not a card id"),
+    ("heuristic at a table of another size", lambda t: _heuristic_act({"num_players": 2}), ValueError,
+     r"heuristic was built for 4 players; the table has 2"),
+    ("an integer switch given a numpy fraction", lambda t: __import__("splitpoker.envs.biji.rules", fromlist=["x"])
+     .BijiRules.preset("classic", xi_sweep=np.float32(2.5)), ValueError,
+     r"biji switch xi_sweep=np\.float32\(2\.5\) is not allowed; use an integer"),
+    ("play with a negative seed", lambda t: __import__("splitpoker.play.session", fromlist=["x"]).PlaySettings(
+        seed=-1).check(), ValueError, r"seed=-1 is not a whole number of at least 0"),
+    ("more agents than seats", lambda t: __import__("splitpoker.eval.runner", fromlist=["x"]).EvalSettings(
+        "biji", ["greedy", "random", "heuristic"], players=2), ValueError, r"3 agents for 2 seats"),
+    ("agents as one string", lambda t: __import__("splitpoker.eval.runner", fromlist=["x"]).EvalSettings(
+        "biji", "greedy"), ValueError, r"agents 'greedy' must be a list of agent specs"),
+    ("evaluate with a fraction of a hand", lambda t: _evaluate(hands=2.5), ValueError,
+     r"hands=2\.5 must be an integer of at least 1"),
+    ("evaluate with a spec instead of an agent", lambda t: _evaluate(agents=["greedy"]), ValueError,
+     r"'greedy' is not an agent; build agents with load_agent"),
+    ("load_agent with a negative seed", lambda t: __import__("splitpoker.agents", fromlist=["x"]).load_agent(
+        "greedy", "biji", seed=-1), ValueError, r"seed -1 must be None or a non-negative integer"),
     ("None as a hand", lambda t: _env("env").reset(options={"hands": [None] * 4}), ValueError,
      r"options\['hands'\]\[0\] is None, not a hand"),
     ("a number as a hand", lambda t: _env("env").reset(options={"hands": [5] * 4}), ValueError,
@@ -355,3 +421,34 @@ def test_rules_mismatch_warns_naming_both(tmp_path: Path) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         load_agent(f"checkpoint:{tmp_path}/p.zip", "biji")  # the same rules: no warning
+
+
+def test_a_rejected_parallel_step_changes_nothing() -> None:
+    from splitpoker.envs import biji_v0
+
+    env = biji_v0.parallel_env()
+    observations, _ = env.reset(seed=1)
+    actions = {a: int(np.flatnonzero(o["action_mask"])[0]) for a, o in observations.items()}
+    with pytest.raises(ValueError, match="player_3 is out of range"):
+        env.step({**actions, "player_3": 99999})
+    _, rewards, terminations, _, _ = env.step(actions)
+    assert all(terminations.values()) and sum(rewards.values()) == 0
+
+
+def test_an_observation_is_the_callers_copy() -> None:
+    from splitpoker.envs import biji_v0
+
+    env = biji_v0.raw_env()
+    env.reset(seed=1)
+    observation = env.observe("player_0")
+    invalid = int(np.flatnonzero(observation["action_mask"] == 0)[0])
+    observation["action_mask"][invalid] = 1
+    observation["observation"][:] = 0
+    again = env.observe("player_0")
+    assert again["action_mask"][invalid] == 0 and again["observation"].any()
+    with pytest.raises(ValueError, match=f"action {invalid} of player_0 is not a valid split"):
+        env.step(invalid)
+
+
+def test_the_heuristic_reads_its_own_table_size_when_the_info_has_none() -> None:
+    assert _heuristic_act({}) == _heuristic_act({}, drop="num_players")

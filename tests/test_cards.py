@@ -192,3 +192,6 @@ def test_check_hand() -> None:
         check_hand(parse_cards("As Kd"), 3, jokers=False)
     with pytest.raises(ValueError, match="joker RJ"):
         check_hand(parse_cards("As RJ Qc"), 3, jokers=False)
+    for bad in (-1, 54, 2.0, True, "As"):
+        with pytest.raises(ValueError, match=f"holds {bad!r}, which is not a card id"):
+            check_hand([bad, 10, 20], 3, jokers=True)
