@@ -9,7 +9,7 @@ import numpy as np
 
 from ..envs.game import Game
 from ..envs.strength import gather_rows, split_of_rows
-from ..envs.table import SeatView
+from ..envs.table import SeatView, as_generator
 from .base import Agent
 from .specs import AgentSpec
 
@@ -22,10 +22,10 @@ class RandomAgent(Agent):
     name = "random"
 
     def __init__(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
+        self.rng = as_generator(seed)
 
     def seed(self, seed: int | None) -> None:
-        self.rng = np.random.default_rng(seed)
+        self.rng = as_generator(seed)
 
     def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:
         out = np.empty(len(views), dtype=np.int64)

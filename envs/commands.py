@@ -116,6 +116,8 @@ def _score(args: argparse.Namespace) -> None:
     for seat, rows in enumerate(arrangements):
         described = "  |  ".join(f"{format_cards(r)} ({t})" for r, t in zip(rows, game.describe_rows(rows)))
         line = f"seat {seat}: {described}  ->  {document['payoffs'][seat]:+g}"
+        if document.get("fouled", [False] * len(arrangements))[seat]:
+            line += f"  (the arrangement {game.invalid_reason})"
         bonus = document["bonuses"][seat] if "bonuses" in document else None
         if bonus and bonus["xi"]:  # Biji's 喜: the count, the bonuses by name and what they paid
             names = ", ".join(f"{name} {count}" for name, count in bonus["xi"].items())

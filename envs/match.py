@@ -124,6 +124,8 @@ class Match:
         self.num_players = game.check_players(num_players)
         self.hands = _positive("hands", hands)
         self.banker_term = game.banker_term if banker_term is None else _positive("banker_term", banker_term)
+        if banker_term is not None and game.banker() is None:
+            raise ValueError(f"banker_term={banker_term!r}: these {game.name} rules have no banker")
         self.rng = as_generator(rng)
         self.totals = np.zeros(self.num_players)
         self.history: list[HandRecord] = []

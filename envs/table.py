@@ -286,11 +286,11 @@ def as_generator(rng: Any) -> np.random.Generator:
     if isinstance(rng, np.random.Generator):
         return rng
     if isinstance(rng, (bool, np.bool_)):
-        raise ValueError(f"seed {rng!r} is not a Generator, an integer or a sequence of integers")
+        raise ValueError(f"seed {rng!r} is not a Generator, a non-negative integer or a sequence of them")
     try:
         return np.random.default_rng(rng)
     except (TypeError, ValueError):
-        raise ValueError(f"seed {rng!r} is not a Generator, an integer or a sequence of integers") from None
+        raise ValueError(f"seed {rng!r} is not a Generator, a non-negative integer or a sequence of them") from None
 
 
 def derived_seed(*keys: int) -> int:

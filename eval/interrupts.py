@@ -75,14 +75,28 @@ def _signals_to(handler: Any) -> Iterator[None]:
 def unmasked() -> Iterator[None]:
     """Ctrl-C or SIGTERM in the block leaves it as a ``KeyboardInterrupt``, also where it
     arrived while a compiled function was being called: the call then reports it as a
-    ``SystemError`` ("returned a result with an exception set") caused by the interrupt, and
-    the interrupt itself is raised instead."""
+    ``SystemError`` ("returned a result with an exception set") caused by the interrupt
+    (directly, or through another such error or one raised while handling it), and the
+    interrupt itself is raised instead."""
     try:
         yield
     except SystemError as error:
-        if not isinstance(error.__cause__, KeyboardInterrupt):
+        stop = _interrupt_behind(error)
+        if stop is None:
             raise
-        raise error.__cause__ from None
+        raise stop from None
+
+
+def _interrupt_behind(error: BaseException) -> KeyboardInterrupt | None:
+    """The interrupt that ``error`` was caused by or raised while handling, if any."""
+    seen: set[int] = set()
+    link: BaseException | None = error
+    while link is not None and id(link) not in seen:
+        if isinstance(link, KeyboardInterrupt):
+            return link
+        seen.add(id(link))
+        link = link.__cause__ or link.__context__
+    return None
 
 
 @contextlib.contextmanager

@@ -90,6 +90,9 @@ class PlaySettings:
             raise ValueError(f"seed={self.seed!r} is not a whole number of at least 0")
         if self.banker_term is not None and (not isinstance(self.banker_term, int) or self.banker_term < 1):
             raise ValueError(f"banker_term={self.banker_term!r} is not a whole number of at least 1")
+        if self.banker_term is not None and game.banker() is None:
+            raise ValueError(f"banker_term={self.banker_term!r}: these {game.name} rules have no banker "
+                             "(--banker-hands applies under rules with one)")
         if self.time_limit is not None and not (isinstance(self.time_limit, (int, float))
                                                 and 0 < self.time_limit <= 24 * 3600):
             raise ValueError(f"time_limit={self.time_limit!r} is not a number of seconds above 0 (at most a day)")

@@ -158,6 +158,10 @@ CLI_CASES: list[tuple[list[str], str]] = [
     (["eval", "--config", "{tmp}/maybe.yaml"], "regret 'maybe' must be true or false"),
     (["eval", "--config", "{tmp}/nogame.yaml"], "nogame.yaml names no game"),
     (["solve", "biji", "As Ks", "--samples", "4"], "As Ks"),
+    (TRAIN + ["--set", "n_envs=true"], "n_envs: true or false is not a number (got True)"),
+    (TRAIN + ["--set", "policy.net_arch=[8,true]"], "policy.net_arch: true or false is not a number"),
+    (["bench", "--quick", "--only", "biji.,bogus"], "no figure name starts with 'bogus'"),
+    (["bench", "--only", ","], "--only ',' holds an empty prefix"),
     # argparse's own errors
     (["eval", "biji", "--hands", "ten"], "argument --hands: invalid int value: 'ten'"),
     (["nosuchcommand"], "invalid choice: 'nosuchcommand'"),

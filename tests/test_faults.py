@@ -228,6 +228,17 @@ def test_handled_raises_the_interrupt_behind_a_compiled_call_and_nothing_else():
     assert stop.value.signum == signal.SIGTERM and stop.value.__cause__ is None
     with pytest.raises(SystemError, match="a bug"), handled():
         raise SystemError("a bug") from ValueError("cause")
+    with pytest.raises(Interrupted) as stop, handled():  # a compiled call inside a compiled call
+        try:
+            raise SystemError("inner: returned a result with an exception set") from Interrupted(signal.SIGINT)
+        except SystemError as inner:
+            raise SystemError("outer: returned a result with an exception set") from inner
+    assert stop.value.signum == signal.SIGINT
+    with pytest.raises(Interrupted), handled():  # raised while the interrupt was being handled
+        try:
+            raise Interrupted(signal.SIGTERM)
+        except Interrupted:
+            raise SystemError("returned a result with an exception set")  # noqa: B904
 
 
 def test_ctrl_c_in_an_imitation_round_resumes_exactly(tmp_path, monkeypatch, imitation_reference):

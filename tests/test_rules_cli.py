@@ -112,6 +112,8 @@ def test_score_thirteen_fouled_and_special(capsys: pytest.CaptureFixture[str]) -
     document = run_json(capsys, "score", "thirteen", "--hand", dragon, "--hand", fouled)
     assert document["payoffs"] == [13, -13]
     assert document["fouled"] == [False, True] and document["specials"] == [13, 0]
+    code, out, _ = run(capsys, "score", "thirteen", "--hand", dragon, "--hand", fouled)
+    assert code == 0 and [line.endswith("(the arrangement fouls)") for line in out.splitlines()] == [False, True]
 
 
 def test_score_biji_json(capsys: pytest.CaptureFixture[str]) -> None:

@@ -17,10 +17,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, get_args
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from ..agents.specs import check_spec, parse_options
 from ..envs.games import check_game, game_class, game_names, make_rules
@@ -31,6 +39,24 @@ POLICY_KINDS = ("mlp", "split_scorer")
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_for_a_number(cls, value: Any, info: ValidationInfo) -> Any:
+        """A number is never given as true or false (pydantic would read them as 1 and 0)."""
+        values = value if isinstance(value, list) else [value]
+        if any(isinstance(v, bool) for v in values) and info.field_name is not None \
+                and _numeric(cls.model_fields[info.field_name].annotation):
+            raise ValueError("true or false is not a number")
+        return value
+
+
+def _numeric(annotation: Any) -> bool:
+    """Whether a field's type takes numbers and not bools: int or float, optional or in a list."""
+    if annotation in (int, float):
+        return True
+    args = get_args(annotation)
+    return bool(args) and bool not in args and any(_numeric(a) for a in args)
 
 
 def _check_agent_spec(spec: str) -> str:
