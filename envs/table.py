@@ -285,12 +285,13 @@ def as_generator(rng: Any) -> np.random.Generator:
     """``rng`` when it is a Generator, else a new one seeded by it; ValueError for a bad seed."""
     if isinstance(rng, np.random.Generator):
         return rng
+    bad = ValueError(f"seed {rng!r} is not a Generator, a non-negative integer or a sequence of them")
     if isinstance(rng, (bool, np.bool_)):
-        raise ValueError(f"seed {rng!r} is not a Generator, a non-negative integer or a sequence of them")
+        raise bad
     try:
         return np.random.default_rng(rng)
     except (TypeError, ValueError):
-        raise ValueError(f"seed {rng!r} is not a Generator, a non-negative integer or a sequence of them") from None
+        raise bad from None
 
 
 def derived_seed(*keys: int) -> int:
