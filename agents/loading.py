@@ -10,10 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from ..envs.arrange_env import check_seed
 from ..envs.game import Game
 from ..envs.games import make_game
-from ..envs.table import SeatView
+from ..envs.table import SeatView, check_seed
 from .base import Agent
 from .specs import AGENT_KINDS, bad_spec, parse_spec
 

@@ -39,7 +39,7 @@ from .games import game_class, make_game
 from .observation import observation_labels
 from .registration import register_envs
 from .render import render_table
-from .table import Tables, deal, from_hands
+from .table import Tables, check_seed, deal, from_hands
 
 RENDER_MODES = ("ansi", "human")
 #: keyword arguments of every environment besides the rule switches
@@ -376,14 +376,6 @@ class ParallelWrapper(aec_to_parallel_wrapper):
         for agent in live:
             raw._check_action(agent, raw._seat(agent), actions[agent])
         return super().step(actions)
-
-
-def check_seed(seed: Any) -> None:
-    """ValueError unless ``seed`` is None or a non-negative integer."""
-    if seed is None:
-        return
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed {seed!r} must be None or a non-negative integer")
 
 
 def make_env_fns(raw: type[ArrangeEnv]) -> tuple[Callable[..., AECEnv], Callable[..., Any]]:

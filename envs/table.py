@@ -294,6 +294,14 @@ def as_generator(rng: Any) -> np.random.Generator:
         raise bad from None
 
 
+def check_seed(seed: Any) -> None:
+    """ValueError unless ``seed`` is None or a non-negative integer."""
+    if seed is None:
+        return
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed {seed!r} must be None or a non-negative integer")
+
+
 def derived_seed(*keys: int) -> int:
     """A 64-bit seed derived from integer ``keys`` (a run's seed, a step, a chunk, ...): the
     same keys give the same seed, different keys independent ones.
