@@ -85,6 +85,8 @@ def _eval(args: argparse.Namespace) -> int:
     settings = _settings(args)
     out = Path(settings.out) if settings.out else default_out(settings)
     check_writable_folder(out, "--out")
+    if (out / "summary.json").exists():  # an earlier report is never written over
+        raise ValueError(f"--out {str(out)!r} already holds a report (summary.json); choose another folder")
     summary, decisions = run(settings, progress=not args.json)
     write_report(summary, decisions, out, plots=not args.no_plots)
     status = 0
@@ -127,7 +129,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=int, help="worker processes or Ray tasks in flight (default 1)")
     p.add_argument("--backend", choices=("local", "ray"), help="local processes (default) or Ray tasks")
     p.add_argument("--address", help="Ray cluster address (default: start a local Ray instance)")
-    p.add_argument("--out", help="report folder (default runs/eval/<game>__<players>p__<seed>__<time>)")
+    p.add_argument("--out", help="report folder, one that holds no report yet (default "
+                   "runs/eval/<game>__<players>p__<seed>__<time>)")
     p.add_argument("--regret-samples", dest="regret_samples", type=int,
                    help="samples of the regret solver (default 64)")
     p.add_argument("--regret-opponent", dest="regret_opponent", metavar="SPEC",

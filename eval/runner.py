@@ -191,5 +191,12 @@ def _play(settings: EvalSettings, source: Iterator[list[Decision]], decisions: l
 
 
 def default_out(settings: EvalSettings) -> Path:
+    """``runs/eval/<game>__<players>p__<seed>__<time>``, with ``_2``, ``_3``, ... added when a
+    match started in the same second already has that folder."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    return Path("runs") / "eval" / f"{settings.game}__{settings.players}p__{settings.seed}__{stamp}"
+    base = Path("runs") / "eval" / f"{settings.game}__{settings.players}p__{settings.seed}__{stamp}"
+    out, n = base, 1
+    while out.exists():
+        n += 1
+        out = base.with_name(f"{base.name}_{n}")
+    return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -102,6 +103,10 @@ def test_eval_command_writes_the_report(tmp_path, capsys):
     assert summary["agents"][0]["mean"] > 0 > summary["agents"][1]["mean"]
     assert (out / "summary.md").read_text().startswith("# biji evaluation")
     assert len((out / "decisions.csv").read_text().splitlines()) == 1 + 6 * 3 * 3
+    before = (out / "summary.json").read_bytes()
+    code = main(["eval", "biji", "--agents", "greedy,random", "--hands", "2", "--no-regret", "--out", str(out)])
+    assert code == 2 and "already holds a report" in capsys.readouterr().err
+    assert (out / "summary.json").read_bytes() == before
 
 
 @pytest.mark.parametrize("argv,needle", [
@@ -178,3 +183,16 @@ def test_decision_time_leaves_out_the_tables_masks_and_observations():
     spent = tables.preparing_s
     assert views[3].mask is not None and tables.preparing_s == spent  # computed with the first, in one batch
     assert views[1].observation is not None and tables.preparing_s > spent
+
+
+def test_the_default_report_folder_is_a_new_one(tmp_path, monkeypatch):
+    from splitpoker.eval import runner
+    from splitpoker.eval.runner import EvalSettings, default_out
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(runner.time, "strftime", lambda fmt: "20260101-000000")
+    settings = EvalSettings(game="biji", agents=["greedy"], hands=1, regret=False)
+    first = default_out(settings)
+    assert first == Path("runs/eval/biji__4p__0__20260101-000000")
+    first.mkdir(parents=True)
+    assert default_out(settings) == Path("runs/eval/biji__4p__0__20260101-000000_2")

@@ -389,10 +389,10 @@ def _workers(pid: int) -> list[str]:
 @pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_interrupted_eval_says_partial_and_exits_130_or_143(tmp_path, signum):
-    out_dir = tmp_path / "report"
-    argv = _command("eval", "biji", "--agents", "greedy,random", "--hands", "20000", "--workers", "2", "--no-plots",
-                    "--no-regret", "--out", str(out_dir))
     for wait in (5.0, 15.0, 40.0):  # a loaded machine may not have finished a deal group yet
+        out_dir = tmp_path / f"report_{wait:g}"
+        argv = _command("eval", "biji", "--agents", "greedy,random", "--hands", "20000", "--workers", "2",
+                        "--no-plots", "--no-regret", "--out", str(out_dir))
         status, out, err = _stop(argv, _workers_started(wait), signum, tmp_path)
         assert status == 128 + signum, err
         assert "Traceback" not in err
