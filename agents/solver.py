@@ -37,7 +37,7 @@ import numpy as np
 from ..envs.cards import format_cards, parse_cards
 from ..envs.game import Game
 from ..envs.games import make_game
-from ..envs.table import SeatView, Tables, as_generator, deal_around
+from ..envs.table import SeatView, Tables, as_generator, check_seat, deal_around
 from .base import Agent, check_choices, check_table_size
 from .loading import load_agent
 from .specs import AgentSpec, parse_spec
@@ -133,13 +133,13 @@ def split_evs(game: Game, hand: Sequence[int] | np.ndarray, opponent_arrangement
     arrangements in increasing seat order, card ids row by row (first row first). Returns
     ``(valid, evs)``: the valid split indices (ascending) and their mean payoffs, equal to
     the mean of ``game.score(table).payoffs[seat]`` over the samples."""
-    slots = game.slots([int(c) for c in hand])
+    slots = game.slots(list(hand))
     opp = np.asarray(opponent_arrangements, dtype=np.int64)
     if opp.ndim != 3 or opp.shape[2] != game.hand_size or opp.shape[0] < 1:
         raise ValueError(f"opponent arrangements of shape {opp.shape} are not (samples, players - 1, "
                          f"{game.hand_size}) card ids")
     n = game.check_players(opp.shape[1] + 1)
-    seat = _check_seat(seat, n)
+    seat = check_seat(seat, n)
     _check_disjoint(game, slots, opp)
     sizes = game.split_index.row_sizes
     bounds = np.cumsum((0,) + sizes)
@@ -149,12 +149,6 @@ def split_evs(game: Game, hand: Sequence[int] | np.ndarray, opponent_arrangement
     opp_seats = tuple(s for s in range(n) if s != seat)
     valid, totals = game.split_totals(slots, seat, n, opp_seats, opp)
     return valid, totals / opp.shape[0]
-
-
-def _check_seat(seat: Any, n: int) -> int:
-    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
-        raise ValueError(f"seat {seat!r} is not a seat of a {n}-player table (seats 0..{n - 1})")
-    return int(seat)
 
 
 def _check_disjoint(game: Game, slots: np.ndarray, opp: np.ndarray) -> None:
@@ -266,12 +260,12 @@ class SolverAgent(Agent):
         uses the agent's own generator (advancing it)."""
         game = self.game
         cards = parse_cards(hand) if isinstance(hand, str) else list(hand)
-        slots = game.slots(cards).astype(np.int64)
         n = self.num_players
-        seat = _check_seat(seat, n)
+        seat = check_seat(seat, n)
         rng = self.rng if seed is None else as_generator(seed)
         opp_seats = tuple(s for s in range(n) if s != seat)
-        tables = deal_around(game, slots, seat, n, self.samples, rng)
+        tables = deal_around(game, cards, seat, n, self.samples, rng)  # checks the hand
+        slots = tables.slots[0, seat].astype(np.int64)
         actions = _opponent_actions(self._opponent_model(rng), tables, opp_seats)
         hands = tables.slots[:, list(opp_seats)]
         valid, totals = game.split_totals(slots, seat, n, opp_seats, game.arranged(hands, actions))

@@ -186,19 +186,22 @@ class ArrangeEnv(AECEnv, EzPickle):
         the seat and its hand when it is not an integer in range (the validity of the split
         is checked by ``step``)."""
         assert self._tables is not None
-        seat = self._seat(agent)
-        hand = format_cards(self._tables.slots[0, seat])
+        tables, seat = self._tables, self._seat(agent)
+
+        def hand() -> str:  # for the messages only: a valid action costs no card formatting
+            return format_cards(tables.slots[0, seat])
+
         if action is None:
-            raise ValueError(f"{agent} has not acted yet; it needs a split index of its hand {hand}, not None")
+            raise ValueError(f"{agent} has not acted yet; it needs a split index of its hand {hand()}, not None")
         try:
             if isinstance(action, (bool, np.bool_)):
                 raise TypeError
             index = operator.index(action)
         except TypeError:
-            raise ValueError(f"action {action!r} of {agent} is not an integer split index (hand {hand})") from None
+            raise ValueError(f"action {action!r} of {agent} is not an integer split index (hand {hand()})") from None
         n_actions = self.game.n_actions
         if not 0 <= index < n_actions:
-            raise ValueError(f"action {index} of {agent} is out of range 0..{n_actions - 1} (hand {hand})")
+            raise ValueError(f"action {index} of {agent} is out of range 0..{n_actions - 1} (hand {hand()})")
         return index
 
     def _check_action(self, agent: str, seat: int, action: Any) -> int:

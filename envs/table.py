@@ -327,6 +327,14 @@ def deal(game: Game, num_players: int, rng: Any, batch: int = 1) -> Tables:
     return Tables(game, slots)
 
 
+def check_seat(seat: Any, num_players: int) -> int:
+    """``seat`` as an int when it is a seat of a ``num_players``-seat table; else ValueError."""
+    if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < num_players:
+        raise ValueError(f"seat {seat!r} is not a seat of a {num_players}-player table "
+                         f"(seats 0..{num_players - 1})")
+    return int(seat)
+
+
 def _check_batch(batch: Any) -> None:
     if isinstance(batch, (bool, np.bool_)) or not isinstance(batch, (int, np.integer)) or batch < 0:
         raise ValueError(f"batch {batch!r} is not a number of tables (an integer of at least 0)")
@@ -336,8 +344,7 @@ def deal_around(game: Game, hand: np.ndarray, seat: int, num_players: int, batch
     """``batch`` tables where ``seat`` holds ``hand`` (slot order) and the other seats' hands
     are dealt, independently per table, from the cards not in ``hand``."""
     n = game.check_players(num_players)
-    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
-        raise ValueError(f"seat {seat!r} is not a seat of a {n}-player table (seats 0..{n - 1})")
+    check_seat(seat, n)
     _check_batch(batch)
     generator = as_generator(rng)
     if isinstance(hand, str) or not isinstance(hand, (Sequence, np.ndarray)):

@@ -353,6 +353,9 @@ API_CASES: list[tuple[str, Any, type[BaseException], str]] = [
      r"seed True is not a Generator"),
     ("solve a hand holding a float", lambda t: __import__("splitpoker.agents", fromlist=["load_agent"]).load_agent(
         "solver:samples=2", "biji").solve([2.7, *range(3, 11)]), ValueError, r"hand holds 2\.7, which is not a card id"),
+    ("split_evs of a hand holding a float", lambda t: __import__("splitpoker.agents.solver", fromlist=["x"]).split_evs(
+        __import__("splitpoker.envs.games", fromlist=["x"]).make_game("biji"), [2.7, *range(3, 11)],
+        np.array([[list(range(20, 29))]])), ValueError, r"hand holds 2\.7, which is not a card id"),
     ("heuristic at a table of another size", lambda t: _heuristic_act({"num_players": 2}), ValueError,
      r"heuristic was built for 4 players; the table has 2"),
     ("an integer switch given a numpy fraction", lambda t: __import__("splitpoker.envs.biji.rules", fromlist=["x"])

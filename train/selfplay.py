@@ -44,7 +44,7 @@ from ..agents import load_agent
 from ..agents.base import Agent, check_choices
 from ..envs.cards import format_cards
 from ..envs.game import Game
-from ..envs.table import SeatView, Tables, deal, from_hands
+from ..envs.table import SeatView, Tables, check_seat, deal, from_hands
 from .config import SelfPlayConfig
 
 
@@ -207,10 +207,7 @@ class SelfPlayEnv(gymnasium.Env):
             tables = from_hands(self.game, options["hands"], n, what="options['hands']")
         else:
             tables = deal(self.game, n, self.np_random)
-        seat = options.get("seat", self._episode % n)
-        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
-            raise ValueError(f"seat {seat!r} is not a seat of a {n}-player table")
-        self._seat = int(seat)
+        self._seat = check_seat(options.get("seat", self._episode % n), n)
         self._episode += 1
         if "opponents" in options:
             self._opponents = list(options["opponents"])
