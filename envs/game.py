@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .cards import deck, format_cards
+from .dominance import DominanceRows, split_classes
 from .splits import SplitIndex
 from .strength import gather_rows, split_values, subset_strengths
 from .switches import RuleSwitches
@@ -170,6 +171,28 @@ class Game(abc.ABC):
         :meth:`row_strengths` call per row size, gathered into every split."""
         return self.valid_rows(*split_values(np.asarray(slots, dtype=np.intp), self.split_index,
                                              self.row_strengths))
+
+    @abc.abstractmethod
+    def dominance_rows(self, slots: np.ndarray) -> DominanceRows:
+        """The dominance keys of hands ``(N, hand size)`` (slot order), per subset of each row
+        position (each game's ``dominance`` module; :mod:`splitpoker.envs.dominance`)."""
+
+    def split_classes(self, slots: np.ndarray) -> np.ndarray:
+        """Every split of hands ``(N, hand size)`` classified in one compiled pass: int8
+        ``(N, n_actions)``, 0 invalid, 1 valid but dominated, 2 a candidate (undominated)."""
+        slots = np.asarray(slots, dtype=np.intp)
+        if len(slots) == 0:
+            return np.zeros((0, self.n_actions), dtype=np.int8)
+        return split_classes(self.dominance_rows(slots), self.split_index)
+
+    def candidate_masks(self, slots: np.ndarray) -> np.ndarray:
+        """The candidates (undominated valid splits) of hands ``(N, hand size)``: bool
+        ``(N, n_actions)``."""
+        return self.split_classes(slots) == 2
+
+    def candidate_mask(self, slots: np.ndarray) -> np.ndarray:
+        """The candidates of one hand (slot order): bool ``(n_actions,)``."""
+        return self.candidate_masks(np.asarray(slots)[None])[0]
 
     def strongest_rows(self, hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per hand of a batch ``(H, hand size)``: the subset id of the strongest last row

@@ -8,10 +8,11 @@ from typing import Any
 
 import numpy as np
 
+from ..dominance import DominanceRows
 from ..game import Game, Score
 from ..reference import reference_rows
 from ..splits import BIJI
-from . import expected, heuristic
+from . import dominance, expected, heuristic
 from . import rules as engine
 
 
@@ -48,6 +49,9 @@ class BijiGame(Game):
 
     def valid_rows(self, first: Any, middle: Any, last: Any) -> Any:
         return engine.increasing_pots(first, middle, last)
+
+    def dominance_rows(self, slots: np.ndarray) -> DominanceRows:
+        return dominance.dominance_rows(slots, self.rules)
 
     def heuristic_actions(self, hands: np.ndarray, num_players: int) -> np.ndarray:
         return heuristic.best_splits(hands, self.rules, reference_rows(self), num_players)

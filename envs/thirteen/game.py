@@ -10,10 +10,11 @@ from typing import Any
 
 import numpy as np
 
+from ..dominance import DominanceRows
 from ..game import Game, Score
 from ..reference import reference_rows
 from ..splits import THIRTEEN
-from . import expected, heuristic
+from . import dominance, expected, heuristic
 from . import rules as engine
 
 
@@ -67,6 +68,9 @@ class ThirteenGame(Game):
         from . import kernels  # compiled with numba: loaded on first use, so the game stays pure
 
         return kernels.strongest_rows(hands, self.rules)
+
+    def dominance_rows(self, slots: np.ndarray) -> DominanceRows:
+        return dominance.dominance_rows(slots, self.rules)
 
     def compares_rows(self, hands: np.ndarray) -> np.ndarray:
         return engine.special_hands(hands, self.rules)[1] == 0

@@ -107,6 +107,35 @@ def strongest_rows(hands: np.ndarray, rules: ThirteenRules) -> tuple[np.ndarray,
 
 
 @njit(cache=True)
+def _subset_strengths(hands: np.ndarray, ranks_of: np.ndarray, suits_of: np.ndarray, subsets3: np.ndarray,
+                      subsets5: np.ndarray, plain3: np.ndarray, top3: np.ndarray, plain5: np.ndarray,
+                      flush5: np.ndarray, top5: np.ndarray, suit_values: np.ndarray, suit_first: bool,
+                      tiebreak: bool, k5: np.int64, s3: np.ndarray, r3: np.ndarray, s5: np.ndarray,
+                      r5: np.ndarray) -> None:  # pragma: no cover - compiled
+    """Per hand: the strengths and rank-only strengths of every 3- and 5-card subset."""
+    for h in range(hands.shape[0]):
+        r = ranks_of[hands[h]]
+        s = suits_of[hands[h]]
+        _row_strengths(r, s, subsets3, plain3, plain3, top3, suit_values, suit_first, tiebreak, k5, s3[h], r3[h])
+        _row_strengths(r, s, subsets5, plain5, flush5, top5, suit_values, suit_first, tiebreak, k5, s5[h], r5[h])
+
+
+def subset_strengths(hands: np.ndarray, rules: ThirteenRules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per 13-card hand ``(H, 13)`` in slot order: the strengths (as ``rules.row_strengths``)
+    and the rank-only strengths of its 286 three-card and 1,287 five-card subsets:
+    ``(strengths3, rank_only3, strengths5, rank_only5)``."""
+    tables = rank_tables(rules.wheel)
+    hands = np.ascontiguousarray(hands, dtype=np.int64)
+    n = len(hands)
+    s3, r3 = np.empty((n, len(_SUBSETS3)), np.int64), np.empty((n, len(_SUBSETS3)), np.int64)
+    s5, r5 = np.empty((n, len(_SUBSETS5)), np.int64), np.empty((n, len(_SUBSETS5)), np.int64)
+    _subset_strengths(hands, _RANK64, _SUIT64, _SUBSETS3, _SUBSETS5, tables["plain3"], tables["top3"],
+                      tables["plain5"], tables["flush5"], tables["top5"], rules.suit_values.astype(np.int64),
+                      rules.flush_compare == "suit_first", bool(rules.suit_tiebreak), np.int64(K5), s3, r3, s5, r5)
+    return s3, r3, s5, r5
+
+
+@njit(cache=True)
 def _odds(strengths: np.ndarray, kinds: np.ndarray, values: np.ndarray, weaker: np.ndarray, first: np.ndarray,
           distinct: np.int64, shift: np.int64, tails: np.ndarray, royalties: np.ndarray,
           out: np.ndarray) -> None:  # pragma: no cover - compiled

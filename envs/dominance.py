@@ -1,0 +1,114 @@
+"""The undominated splits of a hand: the candidates every decision needs to consider.
+
+A split is *dominated* when another valid split of the same hand is at least as good in
+every quantity the payoff is monotone in: its *dominance key*, the three rows' strengths
+plus one 0/1 flag for each arrangement-dependent bonus that is not monotone in the rows'
+strengths (each game says which, in its ``dominance`` module and its RULES.md). Against any
+arrangement of the other seats, a dominated split then scores no more than a split that
+dominates it, so a best response never needs one, and restricting every seat to the
+*candidates* (the undominated valid splits) keeps every equilibrium.
+
+Of several valid splits with equal keys (equal payoffs against anything), the one of the
+lowest index is the candidate: split ``y`` *beats* split ``x`` when ``key(y) >= key(x)``
+component by component (flags as sets: ``y`` holds every flag ``x`` holds) and either the
+keys differ or ``y < x``. The candidates are the valid splits no valid split beats.
+
+The sweep (:func:`split_classes`) runs over the last row's subsets from the strongest
+down, keeping the frontier found so far as a Fenwick tree of the best first-row strength
+per middle-row strength rank (one tree per flag pattern), so that each valid split is
+checked in ``O(log n)``; splits whose last rows are equal are checked against each other
+pairwise. It reads each game's per-subset strengths (:class:`DominanceRows`), so it computes
+the valid mask in the same pass. The sweep is compiled with numba (:mod:`.frontier`, loaded
+on first use); this module is pure: standard library and NumPy.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import cache
+
+import numpy as np
+
+from .splits import SplitIndex
+
+#: codes of :func:`split_classes`: an invalid split, a valid dominated one, a candidate
+INVALID, DOMINATED, CANDIDATE = 0, 1, 2
+#: at most this many bonus flags in a key (one Fenwick tree per pattern of them)
+MAX_FLAGS = 3
+
+
+@dataclasses.dataclass(frozen=True)
+class DominanceRows:
+    """Per hand of a batch and per subset of the hand for each row position (first, middle,
+    last): ``keys`` the strength the payoff is monotone in (int64 ``(H, subsets)`` each),
+    ``checks`` the values the validity rule compares (``first <= middle <= last``, or ``<``
+    when ``strict``), ``flags`` per subset a bit set of bonus flags (uint8, or None for no
+    flags: a split's flags are those of its three rows together), ``n_flags`` how many
+    bits they use, and ``reduce``: False where these rules have no monotone key, so that
+    every valid split stays a candidate."""
+
+    keys: tuple[np.ndarray, np.ndarray, np.ndarray]
+    checks: tuple[np.ndarray, np.ndarray, np.ndarray]
+    strict: bool
+    flags: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    n_flags: int = 0
+    reduce: bool = True
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.n_flags <= MAX_FLAGS:
+            raise ValueError(f"a dominance key has at most {MAX_FLAGS} flags, got {self.n_flags}")
+
+
+@cache
+def _tables(index: SplitIndex) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The splits grouped by their last row's subset: ``(n_last_subsets, splits per last
+    row)`` arrays of the split index and of its first and middle rows' subset ids; and the
+    last row's subset of every split."""
+    table = index.table.astype(np.int64)
+    last = table[:, 2]
+    order = np.argsort(last, kind="stable")
+    per = index.n_actions // (int(last.max()) + 1)
+    split_of = order.reshape(-1, per)
+    if not (last[split_of] == np.arange(len(split_of))[:, None]).all():
+        raise AssertionError(f"{index!r}: the splits do not share each last row equally")
+    compact = np.int32  # a third of the memory the sweep reads per split
+    return (np.ascontiguousarray(split_of, dtype=compact), np.ascontiguousarray(table[split_of, 0], dtype=compact),
+            np.ascontiguousarray(table[split_of, 1], dtype=compact), np.ascontiguousarray(last))
+
+
+def split_classes(rows: DominanceRows, index: SplitIndex) -> np.ndarray:
+    """Every split of every hand of a batch classified: int8 ``(H, n_actions)`` of
+    :data:`INVALID`, :data:`DOMINATED` or :data:`CANDIDATE`."""
+    split_of, first_of, middle_of, _ = _tables(index)
+    keys = [np.ascontiguousarray(k, dtype=np.int64) for k in rows.keys]
+    checks = [np.ascontiguousarray(c, dtype=np.int64) for c in rows.checks]
+    n = len(keys[0])
+    if rows.flags is None:
+        flags = [np.zeros((n, k.shape[1]), dtype=np.uint8) for k in keys]
+    else:
+        flags = [np.ascontiguousarray(f, dtype=np.uint8) for f in rows.flags]
+    from .frontier import sweep  # compiled with numba: loaded on first use, so this module stays pure
+
+    out = np.empty((n, index.n_actions), dtype=np.int8)
+    sweep(*keys, *checks, rows.strict, *flags, np.int64(1 << rows.n_flags), rows.reduce,
+          split_of, first_of, middle_of, out)
+    return out
+
+
+def candidate_indices(classes: np.ndarray) -> list[np.ndarray]:
+    """The candidates of each hand of :func:`split_classes`' output, ascending."""
+    return [np.flatnonzero(row == CANDIDATE) for row in np.atleast_2d(classes)]
+
+
+def dominance_keys(rows: DominanceRows, index: SplitIndex, hand: int = 0) -> np.ndarray:
+    """The dominance key of every split of one hand of the batch: int64 ``(n_actions, 4)``,
+    the three rows' key strengths and the flag bits (for tests and inspection)."""
+    columns = [np.ascontiguousarray(index.table[:, k], dtype=np.int64) for k in range(3)]
+    out = np.empty((index.n_actions, 4), dtype=np.int64)
+    flags = np.zeros(index.n_actions, dtype=np.int64)
+    for k in range(3):
+        out[:, k] = rows.keys[k][hand][columns[k]]
+        if rows.flags is not None:
+            flags |= rows.flags[k][hand][columns[k]].astype(np.int64)
+    out[:, 3] = flags
+    return out
