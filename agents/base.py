@@ -21,9 +21,11 @@ from typing import Any
 
 import numpy as np
 
+from ..envs.dominance import promote
+from ..envs.game import Game
 from ..envs.table import SeatView
 
-__all__ = ["Agent", "SeatView", "check_choices", "check_table_size"]
+__all__ = ["Agent", "SeatView", "check_choices", "check_table_size", "within_masks"]
 
 
 class Agent(abc.ABC):
@@ -80,3 +82,25 @@ def check_choices(agent: Agent, views: Sequence[SeatView], actions: Any) -> np.n
         raise ValueError(f"agent {agent.name!r} chose {chosen[i]!r}, not a valid split of seat {views[i].seat}'s "
                          f"hand {' '.join(views[i].hand)}")
     return chosen
+
+
+def within_masks(game: Game, views: Sequence[SeatView], actions: np.ndarray) -> np.ndarray:
+    """``actions`` (valid splits an agent chose from the hands alone), each replaced, where
+    its view's mask leaves it out (a mask of candidates, ``mask="undominated"``), by the
+    candidate that beats it (:func:`splitpoker.envs.dominance.promote`): a split that scores
+    at least as much against anything. Views whose mask is every valid split cost nothing."""
+    actions = np.asarray(actions, dtype=np.int64)
+    outside = [i for i, (view, a) in enumerate(zip(views, actions.tolist()))
+               if view.mask_kind != "valid" and _leaves_out(view.mask, a)]
+    if not outside:
+        return actions
+    actions = actions.copy()
+    rows = game.dominance_rows(np.stack([views[i].slots for i in outside]))
+    for j, i in enumerate(outside):
+        actions[i] = promote(rows, game.split_index, j, int(actions[i]), np.flatnonzero(views[i].mask))
+    return actions
+
+
+def _leaves_out(mask: np.ndarray, action: int) -> bool:
+    """Whether a given mask leaves the split out (an agent called without a mask has none)."""
+    return mask.ndim == 1 and 0 <= action < len(mask) and not mask[action]

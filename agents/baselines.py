@@ -10,7 +10,7 @@ import numpy as np
 from ..envs.game import Game
 from ..envs.strength import gather_rows, split_of_rows
 from ..envs.table import SeatView, as_generator
-from .base import Agent
+from .base import Agent, within_masks
 from .specs import AgentSpec
 
 __all__ = ["RandomAgent", "GreedyAgent", "greedy_actions", "greedy_index"]
@@ -67,7 +67,9 @@ def greedy_index(game: Game, slots: np.ndarray) -> int:
 
 
 class GreedyAgent(Agent):
-    """Deterministic: the strongest last row (Thirteen back, Biji pot 3), then the strongest middle."""
+    """Deterministic: the strongest last row (Thirteen back, Biji pot 3), then the strongest
+    middle; where a view's mask holds only the candidates and leaves that split out, the
+    candidate that beats it."""
 
     name = "greedy"
 
@@ -77,7 +79,7 @@ class GreedyAgent(Agent):
     def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:
         if not views:
             return np.empty(0, dtype=np.int64)
-        return greedy_actions(self.game, np.stack([v.slots for v in views]))
+        return within_masks(self.game, views, greedy_actions(self.game, np.stack([v.slots for v in views])))
 
 
 def random_agent(spec: AgentSpec, game: Game, num_players: int, seed: int | None) -> RandomAgent:

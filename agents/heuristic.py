@@ -18,7 +18,7 @@ import numpy as np
 
 from ..envs.game import Game
 from ..envs.table import SeatView
-from .base import Agent, check_table_size
+from .base import Agent, check_table_size, within_masks
 from .specs import AgentSpec
 
 __all__ = ["HeuristicAgent", "heuristic_actions"]
@@ -37,7 +37,8 @@ def heuristic_actions(game: Game, hands: np.ndarray, num_players: int) -> np.nda
 
 
 class HeuristicAgent(Agent):
-    """Deterministic: the valid split of the highest heuristic value."""
+    """Deterministic: the valid split of the highest heuristic value (where a view's mask
+    holds only the candidates and leaves it out, the candidate that beats it)."""
 
     name = "heuristic"
 
@@ -51,7 +52,8 @@ class HeuristicAgent(Agent):
         if not views:
             return np.empty(0, dtype=np.int64)
         check_table_size(self, self.num_players, views)
-        return heuristic_actions(self.game, np.stack([v.slots for v in views]), self.num_players)
+        return within_masks(self.game, views,
+                            heuristic_actions(self.game, np.stack([v.slots for v in views]), self.num_players))
 
 
 def heuristic_agent(spec: AgentSpec, game: Game, num_players: int, seed: int | None) -> HeuristicAgent:

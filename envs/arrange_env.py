@@ -39,11 +39,11 @@ from .games import game_class, make_game
 from .observation import observation_labels
 from .registration import register_envs
 from .render import render_table
-from .table import Tables, check_seed, deal, from_hands
+from .table import Tables, check_mask, check_seed, deal, from_hands
 
 RENDER_MODES = ("ansi", "human")
 #: keyword arguments of every environment besides the rule switches
-ENV_KEYWORDS = ("num_players", "preset", "render_mode")
+ENV_KEYWORDS = ("num_players", "preset", "render_mode", "mask")
 #: the keys of ``reset(options=...)``
 RESET_OPTIONS = ("hands",)
 #: keys of ``reset(options=...)`` that are ignored: PettingZoo's ``api_test`` and
@@ -63,8 +63,9 @@ class ArrangeEnv(AECEnv, EzPickle):
     }
 
     def __init__(self, num_players: int = 4, preset: str = "classic", render_mode: str | None = None,
-                 **switches: Any) -> None:
-        EzPickle.__init__(self, num_players=num_players, preset=preset, render_mode=render_mode, **switches)
+                 mask: str = "valid", **switches: Any) -> None:
+        EzPickle.__init__(self, num_players=num_players, preset=preset, render_mode=render_mode, mask=mask,
+                          **switches)
         super().__init__()
         if not self.game_name:
             raise TypeError("ArrangeEnv is a base class; use thirteen_v0 or biji_v0")
@@ -77,6 +78,8 @@ class ArrangeEnv(AECEnv, EzPickle):
             raise ValueError(f"render_mode={render_mode!r} is not supported; use None, "
                              f"{', '.join(map(repr, RENDER_MODES))}")
         self.preset = preset
+        #: what the action mask marks: every valid split, or the undominated ones (the candidates)
+        self.mask_kind = check_mask(mask)
         self.game: Game = make_game(self.game_name, preset, **switches)
         self.num_players = self.game.check_players(num_players)
         self.render_mode = render_mode
@@ -132,9 +135,9 @@ class ArrangeEnv(AECEnv, EzPickle):
             self._rng = np.random.default_rng()
         given = options.get("hands") if options else None
         if given is not None:
-            tables = from_hands(self.game, given, self.num_players, what="options['hands']")
+            tables = from_hands(self.game, given, self.num_players, what="options['hands']", mask=self.mask_kind)
         else:
-            tables = deal(self.game, self.num_players, self._rng)
+            tables = deal(self.game, self.num_players, self._rng, mask=self.mask_kind)
         self._tables = tables
         n = self.num_players
         self._actions: list[int | None] = [None] * n
@@ -150,7 +153,8 @@ class ArrangeEnv(AECEnv, EzPickle):
         self._skip_agent_selection = None
 
     def _mask(self, seat: int) -> np.ndarray:
-        """The seat's valid mask; the first one asked for prepares every seat's at once."""
+        """The seat's mask (its valid splits or its candidates); the first one asked for
+        prepares every seat's at once."""
         assert self._tables is not None
         self._tables.prepare([(0, s) for s in range(self.num_players)], observations=False)
         return self._tables.mask(0, seat)
@@ -166,8 +170,9 @@ class ArrangeEnv(AECEnv, EzPickle):
         return seat
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """The seat's observation: its hand, seat, table size and rules, and its valid mask
-        (which stays the seat's real mask for the whole hand). The arrays are the caller's
+        """The seat's observation: its hand, seat, table size and rules, and its mask (the
+        valid splits, or the candidates under ``mask="undominated"``; it stays the seat's
+        real mask for the whole hand). The arrays are the caller's
         own copies: changing them changes nothing in the environment."""
         self._require_reset("observe")
         seat = self._seat(agent)
@@ -210,6 +215,9 @@ class ArrangeEnv(AECEnv, EzPickle):
             assert self._tables is not None
             rows = self.game.arrangement(self._tables.slots[0, seat], index)
             shown = " | ".join(format_cards(row) for row in rows)
+            if self._tables.valid_mask(0, seat)[index]:
+                raise ValueError(f"action {index} of {agent} is dominated: {shown} is valid, but another split "
+                                 "has every row at least as strong (mask='undominated'; see the action_mask)")
             raise ValueError(f"action {index} of {agent} is not a valid split: {shown} {self.game.invalid_reason} "
                              "(see the action_mask)")
         return index

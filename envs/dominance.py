@@ -87,7 +87,9 @@ def split_classes(rows: DominanceRows, index: SplitIndex) -> np.ndarray:
         flags = [np.zeros((n, k.shape[1]), dtype=np.uint8) for k in keys]
     else:
         flags = [np.ascontiguousarray(f, dtype=np.uint8) for f in rows.flags]
-    from .frontier import sweep  # compiled with numba: loaded on first use, so this module stays pure
+    from .frontier import (
+        sweep,  # compiled with numba: loaded on first use, so this module stays pure
+    )
 
     out = np.empty((n, index.n_actions), dtype=np.int8)
     sweep(*keys, *checks, rows.strict, *flags, np.int64(1 << rows.n_flags), rows.reduce,
@@ -100,15 +102,39 @@ def candidate_indices(classes: np.ndarray) -> list[np.ndarray]:
     return [np.flatnonzero(row == CANDIDATE) for row in np.atleast_2d(classes)]
 
 
-def dominance_keys(rows: DominanceRows, index: SplitIndex, hand: int = 0) -> np.ndarray:
-    """The dominance key of every split of one hand of the batch: int64 ``(n_actions, 4)``,
-    the three rows' key strengths and the flag bits (for tests and inspection)."""
-    columns = [np.ascontiguousarray(index.table[:, k], dtype=np.int64) for k in range(3)]
-    out = np.empty((index.n_actions, 4), dtype=np.int64)
-    flags = np.zeros(index.n_actions, dtype=np.int64)
+def dominance_keys(rows: DominanceRows, index: SplitIndex, hand: int = 0, splits: np.ndarray | None = None) -> np.ndarray:
+    """The dominance keys of splits of one hand of the batch (all by default): int64
+    ``(splits, 4)``, the three rows' key strengths and the flag bits."""
+    table = index.table if splits is None else index.table[np.asarray(splits, dtype=np.intp)]
+    out = np.empty((len(table), 4), dtype=np.int64)
+    flags = np.zeros(len(table), dtype=np.int64)
     for k in range(3):
-        out[:, k] = rows.keys[k][hand][columns[k]]
+        column = table[:, k].astype(np.intp)
+        out[:, k] = rows.keys[k][hand][column]
         if rows.flags is not None:
-            flags |= rows.flags[k][hand][columns[k]].astype(np.int64)
+            flags |= rows.flags[k][hand][column].astype(np.int64)
     out[:, 3] = flags
     return out
+
+
+def beats(keys: np.ndarray, splits: np.ndarray, key: np.ndarray, split: int) -> np.ndarray:
+    """Which of the splits ``splits`` (keys ``(N, 4)``) beat the split ``split`` of key
+    ``key`` (the definition in the module docstring): bool ``(N,)``."""
+    at_least = (keys[:, :3] >= key[:3]).all(axis=1) & ((keys[:, 3] & key[3]) == key[3])
+    equal = (keys == key).all(axis=1)
+    return at_least & (~equal | (splits < split)) & (splits != split)
+
+
+def promote(rows: DominanceRows, index: SplitIndex, hand: int, split: int, candidates: np.ndarray) -> int:
+    """The lowest-index candidate (of the ascending ``candidates``) that beats ``split``, a
+    valid split of hand ``hand`` of the batch: a split that scores at least as much against
+    any arrangement of the other seats; ``split`` itself when it is a candidate."""
+    candidates = np.asarray(candidates, dtype=np.int64)
+    if split in candidates or not rows.reduce:
+        return int(split)
+    keys = dominance_keys(rows, index, hand, candidates)
+    key = dominance_keys(rows, index, hand, np.array([split]))[0]
+    winners = np.flatnonzero(beats(keys, candidates, key, split))
+    if not len(winners):
+        raise ValueError(f"split {split} is neither a candidate nor beaten by one: not a valid split of the hand")
+    return int(candidates[winners[0]])

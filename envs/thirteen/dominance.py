@@ -20,7 +20,6 @@ import numpy as np
 from ..dominance import DominanceRows
 from .rules import HandType, ThirteenRules, value_table
 
-
 #: the types a row of each position can have (a 3-card front is high card, a pair or trips)
 ROW_TYPES = (np.array([HandType.HIGH_CARD, HandType.PAIR, HandType.TRIPS]), np.arange(len(HandType)),
              np.arange(len(HandType)))

@@ -30,7 +30,7 @@ change the scoring (its rows are not compared).
 ```python
 from splitpoker.envs import thirteen_v0
 
-thirteen_v0.env(num_players=4, preset="classic", render_mode=None, **switches)
+thirteen_v0.env(num_players=4, preset="classic", render_mode=None, mask="valid", **switches)
 ```
 
 Through PettingZoo's registry: `pettingzoo.make("aec", "splitpoker/thirteen_v0", **kwargs)` (or
@@ -50,6 +50,17 @@ switch or value is a `ValueError` naming it.
 
 `render_mode`: `None`, `"ansi"` (``render()`` returns the table as text) or `"human"`
 (prints it).
+
+`mask`: `"valid"` (default: the action mask marks every valid split) or `"undominated"`
+(it marks the *candidates*: the valid splits that no other valid split dominates, by
+having every row at least as strong and every arrangement-dependent bonus the first has;
+envs/thirteen/RULES.md section 12). The action stays the split index. What it means for research: a best
+response never needs a dominated split, since against any arrangement of the other seats it
+scores no more than a split that dominates it; so every equilibrium of the game restricted
+to the candidates is an equilibrium of the full game, and a learner chooses among
+about 100 (median 96, at most about 2,000, on random classic hands) splits a hand instead of 72,072. A valid but dominated split is then outside the
+mask: `env()` treats it as illegal, `raw_env` and `parallel_env` raise a `ValueError`
+saying it is dominated.
 
 `reset(seed=None, options=None)`: a seed makes the deals reproducible (a NumPy
 generator of the environment's own; the global random state is never touched; the first
