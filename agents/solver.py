@@ -9,7 +9,11 @@ One decision, for the hand of one seat at a table of ``n`` players:
 2. arrange the opponents' hands with an opponent model: any agent spec (``greedy`` by
    default, run in one batch; ``solver`` a level-2 solver; ``checkpoint:PATH`` …);
 3. compute, for every valid split, the mean of ``Game.score(...).payoffs[seat]`` over the
-   sampled tables, exactly, under the game's full scoring;
+   sampled tables, exactly, under the game's full scoring; with ``splits=candidates`` for
+   the candidates only (the valid splits no other split dominates:
+   :mod:`splitpoker.envs.dominance`; about 100 of Thirteen's 22,000 valid splits): a
+   dominated split scores no more than a candidate on every sampled table, so the best
+   value is the same, though of equal splits another may be played;
 4. play the split of highest expected payoff (ties: the lowest index).
 
 Steps 1 and 2 run on the table core (:func:`splitpoker.envs.table.deal_around`, the
@@ -50,7 +54,11 @@ OPTIONS = {
     "opponent": "agent spec of the opponents' play (default greedy; 'solver' is a level-2 solver)",
     "seed": "seed of the solver's random generator, an integer (default: the seed given to load_agent)",
     "inner_samples": "samples of the opponents' solver when opponent=solver, an integer of at least 1 (default 16)",
+    "splits": "the splits measured: valid (default: every valid split) or candidates (the undominated ones, "
+              "among which the best always is)",
 }
+#: the values of the ``splits`` option
+SPLITS = ("valid", "candidates")
 DEFAULT_SAMPLES = 256
 DEFAULT_INNER_SAMPLES = 16
 #: opponent models built afresh (and seeded) for every decision; others are built once
@@ -66,9 +74,12 @@ class SolveResult:
     """The answer of one decision, with the sampled tables it was measured on.
 
     ``evs`` has one entry per split of the game (72,072 or 1,680): the expected payoff of
-    the split, NaN for invalid splits. ``opponent_hands[s, j]`` is the hand (slot order) of
-    the seat ``opponent_seats[j]`` in sample ``s`` and ``opponent_actions[s, j]`` its split
-    index, so :meth:`table` rebuilds every scored table.
+    each split measured (``valid``: the candidates, or every valid split), NaN for the
+    others: invalid splits, and valid ones that were not evaluated because another split
+    dominates them (:meth:`ev_of` measures any valid split on the same tables).
+    ``opponent_hands[s, j]`` is the hand (slot order) of the seat ``opponent_seats[j]`` in
+    sample ``s`` and ``opponent_actions[s, j]`` its split index, so :meth:`table` rebuilds
+    every scored table.
     """
 
     action: int
@@ -81,6 +92,19 @@ class SolveResult:
     opponent_seats: tuple[int, ...]
     opponent_hands: np.ndarray
     opponent_actions: np.ndarray
+    #: what ``valid`` holds: ``"candidates"`` or ``"valid"`` (every valid split)
+    measured: str = "valid"
+    #: the expected payoffs of more splits on the same tables (see :meth:`ev_of`)
+    _measure: Any = dataclasses.field(default=None, repr=False, compare=False)
+
+    def ev_of(self, split: int) -> float:
+        """The expected payoff of any valid split on the same sampled tables: from
+        :attr:`evs` when it was measured, else measured now."""
+        value = float(self.evs[split])
+        if np.isnan(value) and self._measure is not None:
+            value = float(self._measure(np.array([split]))[0])
+            self.evs[split] = value
+        return value
 
     @property
     def samples(self) -> int:
@@ -93,7 +117,9 @@ class SolveResult:
         return self.evs
 
     def ranking(self, top: int | None = None) -> list[tuple[int, float]]:
-        """Valid splits as ``(index, ev)``, best first (ties: lowest index)."""
+        """The measured splits as ``(index, ev)``, best first (ties: lowest index): the
+        candidates, or every valid split; a dominated split ranks no higher than the
+        candidate that dominates it."""
         values = self.evs[self.valid]
         order = np.lexsort((self.valid, -values))[:top]
         return [(int(self.valid[i]), float(values[i])) for i in order]
@@ -198,7 +224,10 @@ class SolverAgent(Agent):
 
     def __init__(self, game: Game, num_players: int = 4, samples: int | str = DEFAULT_SAMPLES,
                  opponent: str | Agent = "greedy", seed: Any = None,
-                 inner_samples: int | str = DEFAULT_INNER_SAMPLES) -> None:
+                 inner_samples: int | str = DEFAULT_INNER_SAMPLES, splits: str = "valid") -> None:
+        if splits not in SPLITS:
+            raise ValueError(f"solver option splits={splits} is not allowed; use {' or '.join(SPLITS)}")
+        self.splits = splits
         self.game = game
         self.num_players = game.check_players(num_players)
         self.samples = _positive_int("samples", samples)
@@ -216,7 +245,8 @@ class SolverAgent(Agent):
             self._seeded = kind in _SEEDED_KINDS
             agent = load_agent(self._opponent_spec(), game, num_players=self.num_players, seed=0)
             self._opponent_agent = None if kind in _RESEEDED_KINDS else agent
-        self.name = f"solver(samples={self.samples},opponent={self.opponent})"
+        self.name = f"solver(samples={self.samples},opponent={self.opponent}" + \
+            (",splits=candidates)" if splits == "candidates" else ")")
 
     @classmethod
     def from_options(cls, game: Game, num_players: int, options: Mapping[str, str], seed: Any = None) -> SolverAgent:
@@ -235,7 +265,8 @@ class SolverAgent(Agent):
                 raise ValueError(f"solver option seed={options['seed']} is not an integer") from None
         return cls(game, num_players, samples=options.get("samples", DEFAULT_SAMPLES),
                    opponent=options.get("opponent", "greedy"), seed=seed,
-                   inner_samples=options.get("inner_samples", DEFAULT_INNER_SAMPLES))
+                   inner_samples=options.get("inner_samples", DEFAULT_INNER_SAMPLES),
+                   splits=options.get("splits", "valid"))
 
     def _opponent_spec(self) -> str:
         if self.opponent == "solver":
@@ -254,7 +285,8 @@ class SolverAgent(Agent):
         return load_agent(self._opponent_spec(), self.game, num_players=self.num_players, seed=seed)
 
     def solve(self, hand: Sequence[int] | np.ndarray | str, seed: Any = None, *, seat: int = 0) -> SolveResult:
-        """Measure every valid split of ``hand`` (card ids, or card text) for ``seat``.
+        """Measure the candidates (or every valid split) of ``hand`` (card ids, or card
+        text) for ``seat``.
 
         ``seed``: a Generator, or anything :func:`numpy.random.default_rng` takes; None
         uses the agent's own generator (advancing it)."""
@@ -268,14 +300,20 @@ class SolverAgent(Agent):
         slots = tables.slots[0, seat].astype(np.int64)
         actions = _opponent_actions(self._opponent_model(rng), tables, opp_seats)
         hands = tables.slots[:, list(opp_seats)]
-        valid, totals = game.split_totals(slots, seat, n, opp_seats, game.arranged(hands, actions))
+        arranged = game.arranged(hands, actions)
+        candidates = np.flatnonzero(game.candidate_mask(slots)) if self.splits == "candidates" else None
+        valid, totals = game.split_totals(slots, seat, n, opp_seats, arranged, candidates)
         values = totals / self.samples
         best = int(np.argmax(values))
         evs = np.full(game.n_actions, np.nan)
         evs[valid] = values
+
+        def measure(splits: np.ndarray) -> np.ndarray:
+            return game.split_totals(slots, seat, n, opp_seats, arranged, np.sort(splits))[1] / self.samples
+
         return SolveResult(action=int(valid[best]), ev=float(values[best]), evs=evs, valid=valid, hand=slots,
                            seat=seat, num_players=n, opponent_seats=opp_seats, opponent_hands=hands,
-                           opponent_actions=actions)
+                           opponent_actions=actions, measured=self.splits, _measure=measure)
 
     def seed(self, seed: Any) -> None:
         """Restart the agent's generator (evaluation reseeds agents per deal)."""

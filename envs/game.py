@@ -225,9 +225,10 @@ class Game(abc.ABC):
 
     @abc.abstractmethod
     def split_totals(self, slots: np.ndarray, seat: int, num_players: int, opponent_seats: tuple[int, ...],
-                     opponents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The solver's exact expected-value path: the valid splits of ``slots`` (ascending)
-        and, for each, the sum over the sampled tables of ``score(table).payoffs[seat]``.
+                     opponents: np.ndarray, splits: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The solver's exact expected-value path: the valid splits of ``slots`` (ascending;
+        or ``splits``, valid split indices in ascending order, such as the candidates) and,
+        for each, the sum over the sampled tables of ``score(table).payoffs[seat]``.
         ``opponents`` (samples, players - 1, hand size) are the other seats' arrangements,
         card ids row by row, each row sorted."""
 

@@ -22,7 +22,8 @@ from ..envs.table import Tables, deal, derived_seed
 from .stats import mean_ci
 
 #: a function returning (best EV, EVs indexed by split) for a seat's hand, or None without regret
-RegretOracle = Callable[[np.ndarray, int, int], tuple[int, np.ndarray]]
+#: the regret oracle of a seat's hand: the best split and the expected payoff of any split
+RegretOracle = Callable[[np.ndarray, int, int], tuple[int, Callable[[int], float]]]
 
 
 @dataclasses.dataclass
@@ -127,8 +128,8 @@ def play_group(game: Game, agents: Sequence[Agent], num_players: int, seed: int,
                                 times[seat] * 1e3, bool(outcomes.fouled[0, seat]), int(outcomes.special[0, seat]),
                                 int(outcomes.xi[0, seat]), tuple(float(x) for x in outcomes.rows_won[0, seat]))
             if oracle[seat] is not None:
-                best, evs = oracle[seat]
-                decision.regret = float(evs[best] - evs[actions[seat]])
+                best, ev_of = oracle[seat]
+                decision.regret = float(ev_of(best) - ev_of(int(actions[seat])))
                 decision.agreement = float(actions[seat] == best)
             decisions.append(decision)
     return decisions

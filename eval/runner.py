@@ -14,7 +14,7 @@ import signal
 import sys
 import time
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -89,9 +89,9 @@ def _oracle(settings: EvalSettings, game: Any) -> Any:
         return None
     solver = load_agent(settings.regret_spec, game, num_players=settings.players, seed=settings.seed)
 
-    def regret(hand: np.ndarray, seat: int, group: int) -> tuple[int, np.ndarray]:
+    def regret(hand: np.ndarray, seat: int, group: int) -> tuple[int, Callable[[int], float]]:
         result = solver.solve(hand, seat=seat, seed=[settings.seed, group, seat, 7919])  # type: ignore[attr-defined]
-        return result.action, result.all_evs(game.n_actions)
+        return result.action, result.ev_of
 
     return regret
 

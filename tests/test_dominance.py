@@ -265,3 +265,35 @@ def test_env_undominated_mask(module) -> None:
         raw.step(dominated)
     with pytest.raises(ValueError, match="mask='x' is not a kind of action mask"):
         module.env(mask="x")
+
+
+# ---------------------------------------------------------------------- the solver over the candidates
+
+@pytest.mark.parametrize("game_name,preset", [("thirteen", "classic"), ("thirteen", "shisanshui"),
+                                              ("thirteen", "western"), ("biji", "classic")])
+def test_solver_over_candidates_finds_the_same_value(game_name: str, preset: str) -> None:
+    """``splits=candidates`` measures the candidates only, on the same sampled tables as
+    ``splits=valid``: the same best value, a split of that value, and any other split's value
+    on demand (:meth:`SolveResult.ev_of`)."""
+    from splitpoker.agents import load_agent
+
+    game = make_game(game_name, preset)
+    fast = load_agent("solver:samples=32,splits=candidates", game, num_players=2 if preset == "western" else 4)
+    full = load_agent("solver:samples=32", game, num_players=2 if preset == "western" else 4)
+    rng = np.random.default_rng(2)
+    for _ in range(3):
+        hand = rng.permutation(game.deck())[:game.hand_size]
+        a, b = fast.solve(hand, seed=8), full.solve(hand, seed=8)
+        assert a.measured == "candidates" and np.array_equal(a.valid, np.flatnonzero(game.candidate_mask(a.hand)))
+        assert a.ev == pytest.approx(b.ev, abs=1e-12)
+        assert b.evs[a.action] == pytest.approx(b.ev, abs=1e-12)
+        dominated = int(np.flatnonzero(np.isnan(a.evs) & ~np.isnan(b.evs))[0])
+        assert a.ev_of(dominated) == pytest.approx(b.evs[dominated], abs=1e-12)
+        assert [i for i, _ in a.ranking(3)] == [i for i, _ in b.ranking() if i in a.valid][:3]
+
+
+def test_solver_splits_option_is_checked() -> None:
+    from splitpoker.agents import load_agent
+
+    with pytest.raises(ValueError, match="splits=some is not allowed; use valid or candidates"):
+        load_agent("solver:splits=some", make_game("biji"), num_players=4)

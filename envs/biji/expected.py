@@ -19,8 +19,9 @@ from .rules import BijiRules, group_strengths, hand_xi, increasing_pots, xi_payo
 
 
 def split_totals(per: np.ndarray, slots: np.ndarray, n: int, opp: np.ndarray,
-                 rules: BijiRules) -> tuple[np.ndarray, np.ndarray]:
-    """Valid splits of the hand and their payoffs summed over the sampled tables: ``per``
+                 rules: BijiRules, splits: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Valid splits of the hand (or the valid ``splits``, ascending, such as the candidates)
+    and their payoffs summed over the sampled tables: ``per``
     holds the strengths of the hand's 84 groups, ``opp`` (samples, players - 1, 9) the other
     seats' arrangements (card ids pot by pot, pots sorted). Every seat meets every other in
     each pot, so the seat's place at the table does not matter."""
@@ -32,7 +33,10 @@ def split_totals(per: np.ndarray, slots: np.ndarray, n: int, opp: np.ndarray,
         raise ValueError(f"sample {s} opponent {j}: pots {' | '.join(format_cards(g) for g in opp[s, j].reshape(3, 3))} "
                          "are not strictly increasing")
     f_all, m_all, b_all = split_columns(BIJI)
-    valid = np.flatnonzero(increasing_pots(per[f_all], per[m_all], per[b_all]))
+    if splits is None:
+        valid = np.flatnonzero(increasing_pots(per[f_all], per[m_all], per[b_all]))
+    else:
+        valid = np.asarray(splits, dtype=np.intp)
     ids = (f_all[valid], m_all[valid], b_all[valid])
     # opponents stronger than each opponent's pot, among the opponents
     above_them = (strengths[:, None, :, :] > strengths[:, :, None, :]).sum(axis=2)

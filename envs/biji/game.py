@@ -63,8 +63,9 @@ class BijiGame(Game):
         return engine.parse_arrangement(text, self.rules)
 
     def split_totals(self, slots: np.ndarray, seat: int, num_players: int, opponent_seats: tuple[int, ...],
-                     opponents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return expected.split_totals(self.subset_strengths(slots)[3], slots, num_players, opponents, self.rules)
+                     opponents: np.ndarray, splits: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        return expected.split_totals(self.subset_strengths(slots)[3], slots, num_players, opponents, self.rules,
+                                     splits)
 
     def payoff_items(self, score: Score) -> list[dict[str, Any]]:
         """Per seat and pot: what its place paid or won; per 喜 bonus held: what every other

@@ -41,10 +41,12 @@ _CHUNK = 8192
 
 
 def split_totals(per: dict[int, np.ndarray], slots: np.ndarray, seat: int, n: int, opp_seats: tuple[int, ...],
-                 opp: np.ndarray, rules: ThirteenRules) -> tuple[np.ndarray, np.ndarray]:
-    """Valid splits of the hand and their payoffs to ``seat`` summed over the sampled tables:
-    ``per`` holds the strengths of the hand's 3- and 5-card subsets, ``opp`` (samples,
-    players - 1, 13) the other seats' arrangements (card ids row by row, rows sorted)."""
+                 opp: np.ndarray, rules: ThirteenRules,
+                 splits: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Valid splits of the hand (or the valid ``splits``, ascending, such as the candidates)
+    and their payoffs to ``seat`` summed over the sampled tables: ``per`` holds the
+    strengths of the hand's 3- and 5-card subsets, ``opp`` (samples, players - 1, 13) the
+    other seats' arrangements (card ids row by row, rows sorted)."""
     samples, n_opp, _ = opp.shape
     two_four = rules.scoring == "two_four"
     scoop = rules.scoop == "double"
@@ -62,8 +64,11 @@ def split_totals(per: dict[int, np.ndarray], slots: np.ndarray, seat: int, n: in
     compared = np.array([(seat, s) in pair_set or (s, seat) in pair_set for s in opp_seats])
 
     f_all, m_all, b_all = split_columns(THIRTEEN)
-    ro3, ro5 = rank_only(per[3]), rank_only(per[5])
-    valid = np.flatnonzero(no_foul(ro3[f_all], ro5[m_all], ro5[b_all]))
+    if splits is None:
+        ro3, ro5 = rank_only(per[3]), rank_only(per[5])
+        valid = np.flatnonzero(no_foul(ro3[f_all], ro5[m_all], ro5[b_all]))
+    else:
+        valid = np.asarray(splits, dtype=np.intp)
     ids = (f_all[valid], m_all[valid], b_all[valid])
     row_subsets = (per[3], per[5], per[5])
     hero_values = [royal[k, strength_type(row_subsets[k])] for k in range(3)]

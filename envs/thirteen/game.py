@@ -85,9 +85,9 @@ class ThirteenGame(Game):
         return engine.parse_arrangement(text)
 
     def split_totals(self, slots: np.ndarray, seat: int, num_players: int, opponent_seats: tuple[int, ...],
-                     opponents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                     opponents: np.ndarray, splits: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         return expected.split_totals(self.subset_strengths(slots), slots, seat, num_players, opponent_seats,
-                                     opponents, self.rules)
+                                     opponents, self.rules, splits)
 
     def payoff_items(self, score: Score) -> list[dict[str, Any]]:
         """Per compared pair and row: the row's base point and its royalty (the row value
