@@ -79,10 +79,12 @@ def _per_call_ms(calls: list[Callable[[], Any]]) -> float:
     return (time.process_time() - start) / len(calls) * 1e3
 
 
-def _decision_calls(game: Game, agent: Agent, num_players: int, count: int) -> list[Callable[[], Any]]:
-    """One call of ``agent.act`` per random hand (seat 0), inputs prepared beforehand."""
+def _decision_calls(game: Game, agent: Agent, num_players: int, count: int,
+                    mask: str = "valid") -> list[Callable[[], Any]]:
+    """One call of ``agent.act`` per random hand (seat 0), inputs prepared beforehand (the
+    action mask of ``mask``: every valid split, or the candidates)."""
     calls = []
-    tables = deal(game, num_players, np.random.default_rng(3), batch=count)
+    tables = deal(game, num_players, np.random.default_rng(3), batch=count, mask=mask)
     for b in range(count):
         view = tables.view(b, 0)
         obs, mask, info = view.observation, view.action_mask, view.info()
@@ -94,17 +96,21 @@ def _spec_ms(game: Game, spec: str, num_players: int, count: int) -> float:
     return agent_ms(game, load_agent(spec, game, num_players=num_players, seed=0), num_players, count)
 
 
-def agent_ms(game: Game, agent: Agent, num_players: int, count: int) -> float:
-    """Milliseconds per decision of ``agent.act`` over ``count`` random hands."""
-    return _per_call_ms(_decision_calls(game, agent, num_players, count))
+def agent_ms(game: Game, agent: Agent, num_players: int, count: int, mask: str = "valid") -> float:
+    """Milliseconds per decision of ``agent.act`` over ``count`` random hands (given the
+    action mask of ``mask``)."""
+    return _per_call_ms(_decision_calls(game, agent, num_players, count, mask))
 
 
-def relative_time(game: Game, agent: Agent, reference: Agent, num_players: int, count: int, block: int = 10) -> float:
+def relative_time(game: Game, agent: Agent, reference: Agent, num_players: int, count: int, block: int = 10,
+                  mask: str = "valid") -> float:
     """``agent``'s time per decision over ``reference``'s, on the same ``count`` random hands:
     the two take turns, ``block`` calls each, so that both are timed in the same state of
     the machine (its speed drifts between runs and within one), and the ratio is read off
-    one run rather than off two figures measured minutes apart."""
-    mine, theirs = _decision_calls(game, agent, num_players, count), _decision_calls(game, reference, num_players, count)
+    one run rather than off two figures measured minutes apart. ``agent`` is given the
+    action masks of ``mask`` (the reference every valid split)."""
+    mine = _decision_calls(game, agent, num_players, count, mask)
+    theirs = _decision_calls(game, reference, num_players, count)
     spent = [0.0, 0.0]
     for start in range(0, count, block):
         for side, calls in enumerate((mine, theirs)):
@@ -124,6 +130,8 @@ def _figures(quick: bool) -> list[Figure]:
         slots = [t[0] for t in tables]
         figures.append(Figure(f"{name}.mask_ms", "ms", "valid-split mask of one random hand",
                         lambda g=game, s=slots: _per_call_ms([lambda h=h: g.valid_mask(h) for h in s])))
+        figures.append(Figure(f"{name}.candidates_ms", "ms", "candidates (undominated valid splits) of one random hand",
+                        lambda g=game, s=slots: _per_call_ms([lambda h=h: g.candidate_mask(h) for h in s])))
         from ..agents.baselines import greedy_index
 
         arrangements = [[game.arrangement(h, greedy_index(game, h)) for h in t] for t in tables]
@@ -131,6 +139,9 @@ def _figures(quick: bool) -> list[Figure]:
                         lambda g=game, a=arrangements: _per_call_ms([lambda t=t: g.score(t) for t in a])))
         figures.append(Figure(f"{name}.env_hands_per_s", "hands/s", f"{players}-player hands through the AEC API, "
                         "random legal actions", lambda n=name, p=players: _env_rate(n, p, 0.5 if quick else 2.0)))
+        figures.append(Figure(f"{name}.env_undominated_hands_per_s", "hands/s",
+                        f"{players}-player hands through the AEC API with mask='undominated', random candidates",
+                        lambda n=name, p=players: _env_rate(n, p, 0.5 if quick else 2.0, mask="undominated")))
         figures.append(Figure(f"{name}.greedy_ms", "ms", "greedy decision",
                         lambda g=game, p=players: _spec_ms(g, "greedy", p, n_calls)))
         figures.append(Figure(f"{name}.heuristic_ms", "ms", "heuristic decision",
@@ -143,11 +154,15 @@ def _figures(quick: bool) -> list[Figure]:
             figures.append(Figure(label, "ms", f"solver decision, {players} players, {samples} samples, greedy opponents",
                             lambda g=game, p=players, k=samples, c=solver_calls: _spec_ms(
                                 g, f"solver:samples={k}", p, c)))
+        figures.append(Figure(f"{name}.solver_candidates_ms", "ms",
+                        f"solver decision over the candidates only, {players} players, 256 samples, greedy opponents",
+                        lambda g=game, p=players, c=solver_calls: _spec_ms(
+                            g, "solver:samples=256,splits=candidates", p, c)))
     return figures
 
 
-def _env_rate(game: str, players: int, seconds: float) -> float:
-    return hands_per_second(game, players, seconds)
+def _env_rate(game: str, players: int, seconds: float, **kwargs: Any) -> float:
+    return hands_per_second(game, players, seconds, **kwargs)
 
 
 def random_valid_action(mask: np.ndarray, rng: np.random.Generator) -> int:

@@ -297,3 +297,33 @@ def test_solver_splits_option_is_checked() -> None:
 
     with pytest.raises(ValueError, match="splits=some is not allowed; use valid or candidates"):
         load_agent("solver:splits=some", make_game("biji"), num_players=4)
+
+
+# ---------------------------------------------------------------------- learned policies over the candidates
+
+@pytest.mark.parametrize("name,preset,players", [("thirteen_classic_4p", "classic", 4),
+                                                 ("thirteen_western_2p", "western", 2)])
+def test_policy_decides_sparse_masks_as_the_dense_kernels(name: str, preset: str, players: int) -> None:
+    """A shipped policy given the candidates as its mask: the sparse path (the subsets the
+    candidates use, nothing else) chooses what the dense kernels choose over the same mask,
+    the most likely split and the draws of fixed uniforms, and every choice is a candidate."""
+    import splitpoker.agents.split_inference as inference
+    from splitpoker.agents import load_agent
+
+    game = make_game("thirteen", preset)
+    agent = load_agent(f"pretrained:{name}", game, num_players=players, seed=0)
+    tables = deal(game, players, np.random.default_rng(5), batch=24, mask="undominated")
+    views = tables.views(seats=[0])
+    observations, masks = np.stack([v.observation for v in views]), np.stack([v.mask for v in views])
+    assert (masks.sum(axis=1) <= masks.shape[1] * inference.SPARSE_SHARE).mean() > 0.9
+    uniforms = np.random.default_rng(1).random(len(views))
+    sparse = [inference.choices(agent.policy, observations, masks, u) for u in (None, uniforms)]
+    share = inference.SPARSE_SHARE
+    try:
+        inference.SPARSE_SHARE = 0.0
+        dense = [inference.choices(agent.policy, observations, masks, u) for u in (None, uniforms)]
+    finally:
+        inference.SPARSE_SHARE = share
+    for got, expected in zip(sparse, dense):
+        assert np.array_equal(got, expected)
+        assert masks[np.arange(len(got)), got].all()

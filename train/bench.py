@@ -92,6 +92,14 @@ def policy_per_greedy(name: str, count: int) -> float:
     return relative_time(game, agent, load_agent("greedy", game, num_players=players, seed=0), players, count)
 
 
+def policy_candidates_per_greedy(name: str, count: int) -> float:
+    """The decision time of the policy of a game's full config, given the candidates as its
+    action mask (``mask="undominated"``), over greedy's, taking turns on the same hands."""
+    game, agent, players = config_policy(name)
+    return relative_time(game, agent, load_agent("greedy", game, num_players=players, seed=0), players, count,
+                         mask="undominated")
+
+
 def training_figures(quick: bool) -> list[Figure]:
     """``<game>.train_hands_per_s``, ``<game>.policy_ms`` and ``<game>.policy_per_greedy`` of
     every registered game whose full config is present."""
@@ -107,6 +115,10 @@ def training_figures(quick: bool) -> list[Figure]:
         figures.append(Figure(f"{name}.policy_per_greedy", "x",
                               f"policy decision of {path.name} over greedy's, taking turns on the same hands",
                               lambda n=name: policy_per_greedy(n, calls)))
+        figures.append(Figure(f"{name}.policy_candidates_per_greedy", "x",
+                              f"policy decision of {path.name} over the candidates (mask='undominated') over "
+                              "greedy's, taking turns on the same hands",
+                              lambda n=name: policy_candidates_per_greedy(n, calls)))
         figures.append(Figure(
             f"{name}.train_hands_per_s", "hands/s",
             f"self-play MaskablePPO of {path.name} (imitation off), its own processes and threads",
