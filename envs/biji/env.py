@@ -55,7 +55,7 @@ envs/biji/RULES.md section 12). The action stays the split index. What it means 
 response never needs a dominated split, since against any arrangement of the other seats it
 scores no more than a split that dominates it; so every equilibrium of the game restricted
 to the candidates is an equilibrium of the full game, and a learner chooses among
-about 3 (median 3, mean 5, at most about 30) splits a hand instead of 1,680. A valid but dominated split is then outside the
+about 4 (median 4, mean 6, at most about 100) splits a hand instead of 1,680. A valid but dominated split is then outside the
 mask: `env()` treats it as illegal, `raw_env` and `parallel_env` raise a `ValueError`
 saying it is dominated.
 

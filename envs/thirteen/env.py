@@ -58,7 +58,7 @@ envs/thirteen/RULES.md section 12). The action stays the split index. What it me
 response never needs a dominated split, since against any arrangement of the other seats it
 scores no more than a split that dominates it; so every equilibrium of the game restricted
 to the candidates is an equilibrium of the full game, and a learner chooses among
-about 100 (median 96, at most about 2,000, on random classic hands) splits a hand instead of 72,072. A valid but dominated split is then outside the
+about 100 (median 76, mean 126, at most about 1,700 on random classic hands) splits a hand instead of 72,072. A valid but dominated split is then outside the
 mask: `env()` treats it as illegal, `raw_env` and `parallel_env` raise a `ValueError`
 saying it is dominated.
 
