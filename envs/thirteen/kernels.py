@@ -71,26 +71,70 @@ def _strongest5(hands: np.ndarray, ranks_of: np.ndarray, suits_of: np.ndarray, s
                 suit_values: np.ndarray, suit_first: bool, tiebreak: bool,
                 k5: np.int64) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
     """Per hand: the id of the strongest 5-card subset (first of equals), then of the strongest
-    5-card subset disjoint from it. Strengths as in ``rules.row_strengths``."""
+    5-card subset disjoint from it. Strengths as in ``rules.row_strengths``.
+
+    The subsets are visited in id order (:func:`itertools.combinations` order) by five nested
+    loops that carry each prefix's rank key and suit, so a subset costs one step of each; the
+    suit parts of a strength (the flush's suit, the top card's suit) are read only for a
+    subset whose type and ranks could reach the strongest found so far."""
     n_hands = hands.shape[0]
     back = np.empty(n_hands, np.int64)
     middle = np.empty(n_hands, np.int64)
-    strengths = np.empty(subsets.shape[0], np.int64)
-    rank_only = np.empty(subsets.shape[0], np.int64)
+    few = np.empty((disjoint.shape[1], 5), np.int64)
+    strengths = np.empty(disjoint.shape[1], np.int64)
+    rank_only = np.empty(disjoint.shape[1], np.int64)
+    lowest = np.int64(-1) << np.int64(62)
     for h in range(n_hands):
         r = ranks_of[hands[h]]
         s = suits_of[hands[h]]
-        _row_strengths(r, s, subsets, plain5, flush5, top5, suit_values, suit_first, tiebreak, k5,
-                       strengths, rank_only)
-        best = np.int64(np.argmax(strengths))
-        back[h] = best
+        best = lowest
+        best_coarse = lowest
+        best_id = np.int64(-1)
+        u = np.int64(0)
+        for a in range(9):
+            ka = r[a]
+            for b in range(a + 1, 10):
+                kb = ka * 13 + r[b]
+                fb = s[b] == s[a]
+                for c in range(b + 1, 11):
+                    kc = kb * 13 + r[c]
+                    fc = fb and s[c] == s[a]
+                    for d in range(c + 1, 12):
+                        kd = kc * 13 + r[d]
+                        fd = fc and s[d] == s[a]
+                        for e in range(d + 1, 13):
+                            key = kd * 13 + r[e]
+                            is_flush = fd and s[e] == s[a]
+                            value = flush5[key] if is_flush else plain5[key]
+                            kind = value // k5
+                            flush_suit = suit_values[s[a]] if (suit_first and is_flush) else 0
+                            # the strength without its top suit: a lower one cannot win
+                            coarse = (kind * 4 + flush_suit) * k5 + value - kind * k5
+                            if coarse >= best_coarse:
+                                top_suit = 0
+                                if tiebreak:
+                                    high = top5[key]
+                                    top_suit = -1
+                                    for slot in (a, b, c, d, e):
+                                        if r[slot] == high and suit_values[s[slot]] > top_suit:
+                                            top_suit = suit_values[s[slot]]
+                                strength = coarse * 4 + top_suit
+                                if strength > best:
+                                    best = strength
+                                    best_coarse = coarse
+                                    best_id = u
+                            u += 1
+        back[h] = best_id
+        for t in range(disjoint.shape[1]):
+            for c in range(5):
+                few[t, c] = subsets[disjoint[best_id, t], c]
+        _row_strengths(r, s, few, plain5, flush5, top5, suit_values, suit_first, tiebreak, k5, strengths, rank_only)
         best_mid = -1
         best_value = np.int64(-1)
         for t in range(disjoint.shape[1]):
-            u = disjoint[best, t]
-            if strengths[u] > best_value:
-                best_value = strengths[u]
-                best_mid = u
+            if strengths[t] > best_value:
+                best_value = strengths[t]
+                best_mid = disjoint[best_id, t]
         middle[h] = best_mid
     return back, middle
 
