@@ -82,6 +82,37 @@ class _Views:
         self.out = _array(head.out.weight)[0] if head.split_hidden else None
         self.tables = head.tables()
         self.row_masks = head.row_masks
+        # the sparse path's layers (:func:`_sparse_choice`): each size's embedding layer, and
+        # per size the row positions of that size with their columns of the split table
+        self.embeds = {k: (_array(extractor.embed_layers[str(k)].weight), _array(extractor.embed_layers[str(k)].bias))
+                       for k in extractor.sizes}
+        self.sparse_columns = []
+        for k in extractor.sizes:
+            rows = [r for r in range(3) if self.row_sizes[r] == k]
+            self.sparse_columns.append((np.array(rows, dtype=np.int64),
+                                        np.ascontiguousarray(np.stack([self.tables[r] for r in rows]))))
+
+    def heads(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The three row heads stacked: score weights ``(3, e)`` and biases ``(3,)``, the
+        interaction term's vector weights ``(3, v, e)`` and biases ``(3, v)`` (``v = 0``
+        without one). Stacked again whenever a parameter changed in place (an optimiser
+        step: torch counts each tensor's in-place changes)."""
+        versions = [p._version for p in self.parameters]
+        if getattr(self, "_heads_versions", None) != versions:
+            self._heads, self._heads_versions = self._stack_heads(), versions
+        return self._heads
+
+    def _stack_heads(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        embed_dim = self.scalars[0][0].shape[1]
+        if self.out is None:
+            vector_weight = np.zeros((3, 0, embed_dim), dtype=np.float32)
+            vector_bias = np.zeros((3, 0), dtype=np.float32)
+        else:
+            vector_weight = np.stack([w for w, _ in self.vectors])
+            vector_bias = np.stack([b if len(b) else np.zeros(len(self.out), dtype=np.float32)
+                                    for _, b in self.vectors])
+        return (np.concatenate([w for w, _ in self.scalars]), np.concatenate([b for _, b in self.scalars]),
+                vector_weight, vector_bias)
 
     def current(self) -> bool:
         """Whether every parameter is still where the views look."""
@@ -163,36 +194,28 @@ SPARSE_ACTIONS = 8192
 
 
 def _sparse_choice(views: _Views, observation: np.ndarray, splits: np.ndarray, uniform: float | None) -> int:
-    """One hand's decision over few allowed ``splits`` (ascending): the embeddings and row
-    scores of the subsets those splits use only, and their logits as the dense kernels
-    compute them (float64 sums of the float32 row scores and interaction term): the first
-    of the highest, or the inverse CDF of ``uniform`` over the splits in index order."""
-    from .subset_kernels import slot_ids, subset_layer
+    """One hand's decision over few allowed ``splits`` (ascending): the hidden vectors,
+    embeddings and row scores of just the subsets those splits use (each once, one compiled
+    call per subset size: :func:`.subset_kernels.sparse_row_scores`), and their
+    logits as the dense kernels add them (float64 sums of the float32 row scores and
+    interaction term): the first of the highest, or the inverse CDF of ``uniform`` over the
+    splits in index order."""
+    from .subset_kernels import slot_ids, sparse_row_scores
 
     n = views.n_slots
     obs = np.ascontiguousarray(observation, dtype=np.float32)[None]
     slots = obs[:, : n * SLOT_FEATURES].reshape(1, n, SLOT_FEATURES)
     context = obs[:, n * SLOT_FEATURES:]
     ranks, suits = slot_ids(slots)
-    columns = [table[splits].astype(np.intp) for table in views.tables]
-    needed = {k: np.unique(np.concatenate([columns[r] for r in range(3) if views.row_sizes[r] == k]))
-              for k, *_ in views.sizes}
-    embedded = {}
-    for k, subsets, weight, bias, context_weight, embed_weight, embed_bias in views.sizes:
-        table = np.ascontiguousarray(np.asarray(subsets)[needed[k]])
-        hidden = subset_layer(slots, context, weight, bias, context_weight, table, ranks, suits)
-        embedded[k] = _linear(hidden.reshape(-1, hidden.shape[-1]), embed_weight, embed_bias, relu=True)
-    logits = np.zeros(len(splits))
-    parts = []
-    for r in range(3):
-        k = views.row_sizes[r]
-        at = np.searchsorted(needed[k], columns[r])
-        scores = _small_linear(embedded[k], *views.scalars[r])[:, 0]
-        logits += scores[at].astype(np.float64)
-        if views.out is not None:
-            parts.append(_small_linear(embedded[k], *views.vectors[r])[at])
+    heads = views.heads()
+    scores = np.empty((3, len(splits)), dtype=np.float32)
+    vectors = np.empty((3, len(splits), heads[2].shape[1]), dtype=np.float32)
+    for (k, subsets, weight, bias, context_weight, _, _), (rows, columns) in zip(views.sizes, views.sparse_columns):
+        sparse_row_scores(slots, context, weight, bias, context_weight, subsets, ranks, suits, columns, splits, rows,
+                          *views.embeds[k], *heads, scores, vectors)
+    logits = scores[0].astype(np.float64) + scores[1] + scores[2]
     if views.out is not None:
-        logits += (np.maximum(parts[0] + parts[1] + parts[2], 0) @ views.out).astype(np.float64)
+        logits += np.maximum(vectors[0] + vectors[1] + vectors[2], 0) @ views.out
     if uniform is None:
         return int(splits[int(np.argmax(logits))])
     weights = np.exp(logits - logits.max())
@@ -217,11 +240,11 @@ def choices(policy: SplitScorerPolicy, observations: np.ndarray, masks: np.ndarr
 
     views = _views(policy)
     chosen = np.empty(len(observations), dtype=np.int64)
-    counts = np.count_nonzero(masks, axis=1)
-    sparse = (counts > 0) & (counts <= masks.shape[1] * SPARSE_SHARE) & (masks.shape[1] > SPARSE_ACTIONS)
+    allowed = [np.flatnonzero(row) for row in masks] if masks.shape[1] > SPARSE_ACTIONS else []
+    limit = masks.shape[1] * SPARSE_SHARE
+    sparse = np.array([0 < len(a) <= limit for a in allowed] if allowed else [False] * len(masks), dtype=bool)
     for b in np.flatnonzero(sparse):
-        chosen[b] = _sparse_choice(views, observations[b], np.flatnonzero(masks[b]),
-                                   None if uniforms is None else float(uniforms[b]))
+        chosen[b] = _sparse_choice(views, observations[b], allowed[b], None if uniforms is None else float(uniforms[b]))
     if sparse.all():
         return chosen
     dense = np.flatnonzero(~sparse)

@@ -312,3 +312,78 @@ def subset_hidden_gradients(grad: np.ndarray, hidden: np.ndarray, subsets: np.nd
                     for c in range(h):
                         g_weight[j, c] += value * g[c]
     return g_projected, g_weight, g_base
+
+
+@njit(cache=True, fastmath=True)
+def embedded_heads(hidden: np.ndarray, embed_weight: np.ndarray, embed_bias: np.ndarray, rows: np.ndarray,
+                   scalar_weight: np.ndarray, scalar_bias: np.ndarray, vector_weight: np.ndarray,
+                   vector_bias: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """For a few subsets of one hand, hidden vectors ``(m, h)`` through the embedding layer
+    (``relu(embed_weight @ x + embed_bias)``, ``(e, h)`` and ``(e,)``), then through the head
+    of each row position of ``rows``: its score (``scalar_weight`` ``(3, e)``,
+    ``scalar_bias`` ``(3,)``) and, when ``vector_weight`` ``(3, v, e)`` has ``v > 0``
+    columns, its vector of the interaction term (``vector_bias`` ``(3, v)``). Returns the
+    scores ``(len(rows), m)`` and the vectors ``(len(rows), m, v)``, float32."""
+    m, h = hidden.shape[0], hidden.shape[1]
+    e = embed_weight.shape[0]
+    v = vector_weight.shape[1]
+    scores = np.empty((len(rows), m), dtype=np.float32)
+    vectors = np.empty((len(rows), m, v), dtype=np.float32)
+    x = np.empty(e, dtype=np.float32)
+    for i in range(m):
+        for j in range(e):
+            total = embed_bias[j]
+            for c in range(h):
+                total += embed_weight[j, c] * hidden[i, c]
+            x[j] = max(total, np.float32(0.0))
+        for p in range(len(rows)):
+            r = rows[p]
+            total = scalar_bias[r]
+            for j in range(e):
+                total += scalar_weight[r, j] * x[j]
+            scores[p, i] = total
+            for w in range(v):
+                total = vector_bias[r, w]
+                for j in range(e):
+                    total += vector_weight[r, w, j] * x[j]
+                vectors[p, i, w] = total
+    return scores, vectors
+
+
+@njit(cache=True)
+def sparse_row_scores(slots: np.ndarray, context: np.ndarray, weight: np.ndarray, bias: np.ndarray,
+                      context_weight: np.ndarray, subsets: np.ndarray, ranks: np.ndarray, suits: np.ndarray,
+                      columns: np.ndarray, splits: np.ndarray, rows: np.ndarray, embed_weight: np.ndarray,
+                      embed_bias: np.ndarray, scalar_weight: np.ndarray, scalar_bias: np.ndarray,
+                      vector_weight: np.ndarray, vector_bias: np.ndarray, scores: np.ndarray,
+                      vectors: np.ndarray) -> None:  # pragma: no cover - compiled
+    """The row scores (and interaction vectors) of a few splits of one hand, for the row
+    positions ``rows`` whose subsets are of this layer's size: ``columns[p]`` is the split
+    table's column of position ``rows[p]``, ``splits`` the split indices. Each subset those
+    splits use is computed once, in subset order (:func:`subset_layer`, then
+    :func:`embedded_heads`), and its score written to ``scores[rows[p], j]`` (and its vector
+    to ``vectors[rows[p], j]``) for every split ``j`` that uses it."""
+    n_subsets = subsets.shape[0]
+    place = np.full(n_subsets, -1, dtype=np.int64)
+    for p in range(rows.shape[0]):
+        for j in range(splits.shape[0]):
+            place[columns[p, splits[j]]] = 0
+    count = 0
+    for u in range(n_subsets):
+        if place[u] >= 0:
+            place[u] = count
+            count += 1
+    table = np.empty((count, subsets.shape[1]), dtype=subsets.dtype)
+    for u in range(n_subsets):
+        if place[u] >= 0:
+            table[place[u]] = subsets[u]
+    hidden = subset_layer(slots, context, weight, bias, context_weight, table, ranks, suits)[0]
+    got, vec = embedded_heads(hidden, embed_weight, embed_bias, rows, scalar_weight, scalar_bias, vector_weight,
+                              vector_bias)
+    for p in range(rows.shape[0]):
+        r = rows[p]
+        for j in range(splits.shape[0]):
+            i = place[columns[p, splits[j]]]
+            scores[r, j] = got[p, i]
+            for w in range(vec.shape[2]):
+                vectors[r, j, w] = vec[p, i, w]
