@@ -518,3 +518,32 @@ def test_best_response_gain_is_logged_and_matches_exploit(tmp_path):
     exploit = best_response_gain("biji", f"checkpoint:{result.checkpoint}", samples=4, hands=2, players=4, seed=2024)
     assert (exploit.gain, list(exploit.ci95)) == (final["gain"], final["ci95"])
     assert "best-response gain" in (result.run_dir / "eval" / "final.md").read_text()
+
+
+@pytest.mark.parametrize("vec_env", ["batched", "dummy"])
+def test_selfplay_over_the_candidates(tmp_path, vec_env):
+    """``selfplay.mask: undominated``: every learner mask is its hand's candidates, every
+    seat's choice is one, and a tiny run trains and writes its checkpoint."""
+    from splitpoker.train.policies import run_meta
+    from splitpoker.train.ppo import make_vec_env
+
+    data = tiny(tmp_path, "thirteen", selfplay={"mask": "undominated"}, vec_env=vec_env)
+    config = load_config_dict(data)
+    game = make_game("thirteen")
+    pool = OpponentPool(game, 3, run_meta(config, game, 0), config.selfplay, seed=0)
+    env = make_vec_env(config, game, pool)
+    env.seed(0)
+    env.reset()
+    masks = np.stack(env.env_method("action_masks"))
+    if vec_env == "batched":
+        tables, seats = env._tables, env._seats
+        for b in range(2):
+            assert np.array_equal(masks[b], game.candidate_mask(tables.slots[b, seats[b]]))
+            assert tables.mask_kind == "undominated"
+    assert (masks.sum(axis=1) < 2_000).all()
+    env.step(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
+    env.close()
+    result = run(tmp_path, data)
+    assert result.steps == 128 and (result.run_dir / "checkpoints" / "final.zip").is_file()
+    with pytest.raises(ValueError, match="mask"):
+        load_config_dict(tiny(tmp_path, "thirteen", selfplay={"mask": "all"}))

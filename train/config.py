@@ -133,6 +133,9 @@ class SelfPlayConfig(_Section):
     baseline_share: float = Field(0.25, ge=0, le=1, description="share of opponent seats given to baselines")
     baselines: list[str] = Field(default_factory=lambda: ["greedy", "random"])
     snapshot_play: Literal["sample", "argmax"] = Field("sample", description="how a snapshot picks its split")
+    mask: Literal["valid", "undominated"] = Field(
+        "valid", description="the action mask of every seat: every valid split, or the candidates (the undominated "
+        "valid splits; the learner and its opponents then choose among them only)")
 
     @field_validator("baselines")
     @classmethod

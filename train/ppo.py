@@ -137,14 +137,16 @@ def _subproc_env(config_data: dict[str, Any], index: int) -> SelfPlayEnv:
     game = make_game(config.game, **config.game_kwargs())
     pool = OpponentPool(game, config.num_players, run_meta(config, game, 0), config.selfplay,
                         seed=config.seed + 1000 * (index + 1))
-    return SelfPlayEnv(game, config.num_players, pool, config.reward_scale, seat_offset=index)
+    return SelfPlayEnv(game, config.num_players, pool, config.reward_scale, seat_offset=index,
+                       mask=config.selfplay.mask)
 
 
 def make_vec_env(config: TrainConfig, game: Game, pool: OpponentPool) -> VecEnv:
     """The learner's vectorised envs: batched over the table core (sharing ``pool``), one
     env each in this process (sharing ``pool``), or one process each."""
     if config.vec_env == "batched":
-        return SelfPlayVecEnv(game, config.num_players, pool, config.n_envs, config.reward_scale)
+        return SelfPlayVecEnv(game, config.num_players, pool, config.n_envs, config.reward_scale,
+                              mask=config.selfplay.mask)
     if config.vec_env == "subproc":
         from functools import partial
 
@@ -152,7 +154,7 @@ def make_vec_env(config: TrainConfig, game: Game, pool: OpponentPool) -> VecEnv:
         with spawning_deaf():  # Ctrl-C reaches the trainer only; closing the envs stops the workers
             return SubprocVecEnv([partial(_subproc_env, data, i) for i in range(config.n_envs)],
                                  start_method="spawn")
-    envs = [SelfPlayEnv(game, config.num_players, pool, config.reward_scale, seat_offset=i)
+    envs = [SelfPlayEnv(game, config.num_players, pool, config.reward_scale, seat_offset=i, mask=config.selfplay.mask)
             for i in range(config.n_envs)]
     return DummyVecEnv([(lambda env=env: env) for env in envs])
 

@@ -13,7 +13,8 @@ Observation        :func:`~splitpoker.envs.observation.encode_observation` of th
                    seat (float32, flat)
 Action             ``Discrete(n_actions)``: the split index (section 11 of the games' RULES.md); an invalid
                    split is a ``ValueError``
-Mask               ``action_masks()``: the valid splits of the learner's hand (bool)
+Mask               ``action_masks()``: the valid splits of the learner's hand (bool), or its
+                   candidates under ``mask="undominated"`` (``selfplay.mask``)
 Reward             the learner's payoff times ``reward_scale``; ``terminated=True``
 Info (step)        ``payoff`` (unscaled), ``payoffs`` (every seat), ``seat``, ``opponents``
 =================  ==========================================================================
@@ -44,7 +45,7 @@ from ..agents import load_agent
 from ..agents.base import Agent, check_choices
 from ..envs.cards import format_cards
 from ..envs.game import Game
-from ..envs.table import SeatView, Tables, check_seat, deal, from_hands
+from ..envs.table import SeatView, Tables, check_mask, check_seat, deal, from_hands
 from .config import SelfPlayConfig
 
 
@@ -166,10 +167,11 @@ class SelfPlayEnv(gymnasium.Env):
     metadata = {"render_modes": []}
 
     def __init__(self, game: Game, num_players: int, pool: OpponentPool | None, reward_scale: float = 1.0,
-                 seat_offset: int = 0) -> None:
+                 seat_offset: int = 0, mask: str = "valid") -> None:
         super().__init__()
         from ..agents.policy import spaces_of
 
+        self.mask = check_mask(mask)
         self.game = game
         self.num_players = game.check_players(num_players)
         self.pool = pool
@@ -204,9 +206,9 @@ class SelfPlayEnv(gymnasium.Env):
             raise ValueError(f"unknown reset option {unknown[0]!r}; options: hands, seat, opponents")
         n = self.num_players
         if "hands" in options:
-            tables = from_hands(self.game, options["hands"], n, what="options['hands']")
+            tables = from_hands(self.game, options["hands"], n, what="options['hands']", mask=self.mask)
         else:
-            tables = deal(self.game, n, self.np_random)
+            tables = deal(self.game, n, self.np_random, mask=self.mask)
         self._seat = check_seat(options.get("seat", self._episode % n), n)
         self._episode += 1
         if "opponents" in options:
@@ -224,7 +226,7 @@ class SelfPlayEnv(gymnasium.Env):
         return self._obs, view.info()
 
     def action_masks(self) -> np.ndarray:
-        """The valid splits of the learner's hand."""
+        """The valid splits of the learner's hand (its candidates under ``mask="undominated"``)."""
         return self._mask
 
     def _opponent_actions(self, actions: np.ndarray) -> None:
@@ -264,11 +266,12 @@ class SelfPlayVecEnv(VecEnv):
     render_mode = None
 
     def __init__(self, game: Game, num_players: int, pool: OpponentPool, n_envs: int,
-                 reward_scale: float = 1.0) -> None:
+                 reward_scale: float = 1.0, mask: str = "valid") -> None:
         from ..agents.policy import spaces_of
 
         observation_space, action_space = spaces_of(game)
         super().__init__(n_envs, observation_space, action_space)
+        self.mask = check_mask(mask)
         self.game = game
         self.num_players = game.check_players(num_players)
         self.pool = pool
@@ -285,7 +288,7 @@ class SelfPlayVecEnv(VecEnv):
     # ------------------------------------------------------------------ hands
     def _deal(self) -> np.ndarray:
         n, b = self.num_players, self.num_envs
-        self._tables = deal(self.game, n, self.rng, batch=b)
+        self._tables = deal(self.game, n, self.rng, batch=b, mask=self.mask)
         self._seats = (self._hands + np.arange(b)) % n
         self._hands += 1
         self._opponents = [self.pool.draw(n - 1) for _ in range(b)]
