@@ -30,7 +30,8 @@ def split_agent_specs(text: str) -> list[str]:
 
 
 _FLAGS = {"agents": None, "hands": None, "players": None, "preset": None, "seed": None, "workers": None,
-          "backend": None, "address": None, "out": None, "regret_samples": None, "regret_opponent": None}
+          "backend": None, "address": None, "out": None, "regret_samples": None, "regret_opponent": None,
+          "mask": None}
 
 
 def _settings(args: argparse.Namespace) -> Any:
@@ -136,6 +137,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--regret-opponent", dest="regret_opponent", metavar="SPEC",
                    help="opponent model of the regret solver (default greedy)")
     p.add_argument("--no-regret", action="store_true", help="skip solver regret")
+    p.add_argument("--mask", choices=("valid", "undominated"),
+                   help="the agents' action masks: every valid split (default), or the candidates, the valid "
+                        "splits no other split dominates")
     p.add_argument("--no-plots", action="store_true", help="do not draw PNG plots")
     p.add_argument("--json", action="store_true", help="print summary.json")
     p.set_defaults(run=_eval)

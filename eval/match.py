@@ -91,16 +91,18 @@ def seating(num_agents: int, num_players: int, rotation: int) -> list[int]:
     return [order[(seat + rotation) % num_players] for seat in range(num_players)]
 
 
-def deal_group(game: Game, num_players: int, seed: int, group: int) -> Tables:
-    """The table of deal group ``group``: dealt from a fresh Generator seeded by ``(seed, group)``."""
-    return deal(game, num_players, np.random.default_rng([seed, group]))
+def deal_group(game: Game, num_players: int, seed: int, group: int, mask: str = "valid") -> Tables:
+    """The table of deal group ``group``: dealt from a fresh Generator seeded by ``(seed, group)``
+    (the seats' masks: ``mask``, every valid split or the candidates)."""
+    return deal(game, num_players, np.random.default_rng([seed, group]), mask=mask)
 
 
 def play_group(game: Game, agents: Sequence[Agent], num_players: int, seed: int, group: int,
-               regret: RegretOracle | None = None) -> list[Decision]:
+               regret: RegretOracle | None = None, mask: str = "valid") -> list[Decision]:
     """Play deal group ``group``: the same deal under every rotation of the lineup. In each
-    rotation every agent decides all of its seats in one batch."""
-    tables = deal_group(game, num_players, seed, group)
+    rotation every agent decides all of its seats in one batch, from the seats' masks of
+    ``mask`` (every valid split, or the candidates)."""
+    tables = deal_group(game, num_players, seed, group, mask)
     hands = tables.slots[0]
     oracle = [regret(hand, seat, group) if regret else None for seat, hand in enumerate(hands)]
     decisions = []

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..agents import load_agent
 from ..envs.games import make_game
+from ..envs.table import check_mask
 from .distributed import ray_chunks
 from .interrupts import Interrupted, handled, signal_of, worker_pool
 from .match import Decision, check_lineup, play_group, summarise
@@ -44,6 +45,8 @@ class EvalSettings:
     regret: bool = True
     regret_samples: int = 64
     regret_opponent: str = "greedy"
+    #: the seats' action masks: every valid split, or the candidates (the undominated ones)
+    mask: str = "valid"
     out: str | None = None
 
     def __post_init__(self) -> None:
@@ -66,6 +69,7 @@ class EvalSettings:
             raise ValueError(f"backend {self.backend!r} is not allowed; backends: local, ray")
         if self.address is not None and self.backend != "ray":
             raise ValueError(f"--address {self.address!r} needs --backend ray (the backend is {self.backend})")
+        check_mask(self.mask)
         if not isinstance(self.regret, bool):
             raise ValueError(f"regret {self.regret!r} must be true or false")
         for spec in self.agents:  # fail fast, with the spec named, before any worker starts
@@ -109,7 +113,7 @@ def play_chunk(settings_dict: dict[str, Any], groups: Sequence[int]) -> list[Dec
     oracle = _oracle(settings, game)
     out: list[Decision] = []
     for group in groups:
-        out += play_group(game, agents, settings.players, settings.seed, group, oracle)
+        out += play_group(game, agents, settings.players, settings.seed, group, oracle, settings.mask)
     return out
 
 

@@ -327,3 +327,20 @@ def test_policy_decides_sparse_masks_as_the_dense_kernels(name: str, preset: str
     for got, expected in zip(sparse, dense):
         assert np.array_equal(got, expected)
         assert masks[np.arange(len(got)), got].all()
+
+
+def test_evaluation_over_the_candidates() -> None:
+    """``EvalSettings(mask="undominated")``: every seat of every deal plays a candidate; a bad
+    mask is refused before any deal."""
+    from splitpoker.eval.match import deal_group
+    from splitpoker.eval.runner import EvalSettings, run
+
+    settings = EvalSettings(game="thirteen", agents=["greedy", "random", "heuristic"], hands=3, players=3, seed=2,
+                            regret=False, mask="undominated")
+    _, decisions = run(settings, progress=False)
+    game = make_game("thirteen")
+    for d in decisions:
+        hand = deal_group(game, 3, 2, d.group).slots[0, d.seat]
+        assert game.candidate_mask(hand)[d.action]
+    with pytest.raises(ValueError, match="mask='some' is not a kind of action mask"):
+        EvalSettings(game="biji", agents=["greedy"], mask="some")
