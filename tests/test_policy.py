@@ -240,10 +240,10 @@ def test_format_1_policies_read_the_new_seat_features_with_zero_weights():
 
 
 # --------------------------------------------------------------------------- the fast paths
-def _batch(game, rng, hands: int = 6):
+def _batch(game, rng, hands: int = 6, mask: str = "valid"):
     from splitpoker.envs.table import deal
 
-    tables = deal(game, 4, rng, batch=(hands + 3) // 4)
+    tables = deal(game, 4, rng, batch=(hands + 3) // 4, mask=mask)
     views = tables.views()[:hands]
     obs = th.as_tensor(np.stack([v.observation for v in views]))
     masks = np.stack([v.mask for v in views])
@@ -407,14 +407,17 @@ def test_subset_shapes_kernel_matches_the_feature_definition(game_name, count, r
         assert np.array_equal(subset_shapes(ranks, suits, subsets[order]), shapes[:, order])
 
 
-@pytest.mark.parametrize("game_name,split_hidden", [("thirteen", 0), ("thirteen", 4), ("biji", 8)])
-def test_split_distribution_equals_the_masked_categorical_with_its_gradients(game_name, split_hidden, rng):
+@pytest.mark.parametrize("game_name,split_hidden,mask", [("thirteen", 0, "valid"), ("thirteen", 4, "valid"),
+                                                         ("biji", 8, "valid"), ("thirteen", 4, "undominated"),
+                                                         ("biji", 8, "undominated")])
+def test_split_distribution_equals_the_masked_categorical_with_its_gradients(game_name, split_hidden, mask, rng):
     """Log probabilities, entropies and their gradients from the row-score kernels equal
-    sb3-contrib's masked categorical over the head's full logits."""
+    sb3-contrib's masked categorical over the head's full logits, over every valid split
+    and over the candidates alone."""
     from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
 
     game, _, policy = _policy(game_name, arch={**ARCH, "split_hidden": split_hidden})
-    obs, masks = _batch(game, rng)
+    obs, masks = _batch(game, rng, mask=mask)
     actions = th.as_tensor([int(rng.choice(np.flatnonzero(m))) for m in masks])
 
     def gradients(log_prob, entropy):
