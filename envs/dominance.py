@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 from functools import cache
+from typing import Any
 
 import numpy as np
 
@@ -87,10 +88,9 @@ def split_classes(rows: DominanceRows, index: SplitIndex) -> np.ndarray:
         flags = [np.zeros((n, k.shape[1]), dtype=np.uint8) for k in keys]
     else:
         flags = [np.ascontiguousarray(f, dtype=np.uint8) for f in rows.flags]
-    from .frontier import (
-        sweep,  # compiled with numba: loaded on first use, so this module stays pure
-    )
+    from . import frontier  # compiled with numba: loaded on first use, so this module stays pure
 
+    sweep: Any = frontier.sweep
     out = np.empty((n, index.n_actions), dtype=np.int8)
     sweep(*keys, *checks, rows.strict, *flags, np.int64(1 << rows.n_flags), rows.reduce,
           split_of, first_of, middle_of, out)

@@ -29,7 +29,8 @@ def row_keys(rules: ThirteenRules) -> tuple[bool, tuple[bool, bool, bool]]:
     """Whether the payoff is monotone in the rows' strengths under ``rules``, and for each
     row position whether it is paid at all."""
     values = value_table(rules)
-    return monotone_values(values), tuple(bool(v) for v in values.any(axis=1))  # type: ignore[return-value]
+    paid = [bool(v) for v in np.asarray(values.any(axis=1)).tolist()]
+    return monotone_values(values), (paid[0], paid[1], paid[2])
 
 
 def monotone_values(values: np.ndarray) -> bool:
@@ -47,4 +48,4 @@ def dominance_rows(hands: np.ndarray, rules: ThirteenRules) -> DominanceRows:
     s3, r3, s5, r5 = subset_strengths(hands, rules)
     monotone, paid = row_keys(rules)
     keys = tuple(k if row_paid else np.zeros_like(k) for k, row_paid in zip((s3, s5, s5), paid))
-    return DominanceRows(keys=keys, checks=(r3, r5, r5), strict=False, reduce=monotone)  # type: ignore[arg-type]
+    return DominanceRows(keys=(keys[0], keys[1], keys[2]), checks=(r3, r5, r5), strict=False, reduce=monotone)
