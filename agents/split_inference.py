@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 #: an empty bias: a layer without one
 NO_BIAS = np.zeros(0, dtype=np.float32)
+#: the interaction term's output weights of a scorer without one
+NO_OUT = np.zeros(0, dtype=np.float32)
 
 
 def _array(parameter: th.Tensor) -> np.ndarray:
@@ -200,7 +202,7 @@ def _sparse_choice(views: _Views, observation: np.ndarray, splits: np.ndarray, u
     logits as the dense kernels add them (float64 sums of the float32 row scores and
     interaction term): the first of the highest, or the inverse CDF of ``uniform`` over the
     splits in index order."""
-    from .subset_kernels import slot_ids, sparse_row_scores
+    from .subset_kernels import slot_ids, sparse_pick, sparse_row_scores
 
     n = views.n_slots
     obs = np.ascontiguousarray(observation, dtype=np.float32)[None]
@@ -213,14 +215,8 @@ def _sparse_choice(views: _Views, observation: np.ndarray, splits: np.ndarray, u
     for (k, subsets, weight, bias, context_weight, _, _), (rows, columns) in zip(views.sizes, views.sparse_columns):
         sparse_row_scores(slots, context, weight, bias, context_weight, subsets, ranks, suits, columns, splits, rows,
                           *views.embeds[k], *heads, scores, vectors)
-    logits = scores[0].astype(np.float64) + scores[1] + scores[2]
-    if views.out is not None:
-        logits += np.maximum(vectors[0] + vectors[1] + vectors[2], 0) @ views.out
-    if uniform is None:
-        return int(splits[int(np.argmax(logits))])
-    weights = np.exp(logits - logits.max())
-    running = np.cumsum(weights)
-    return int(splits[min(int(np.searchsorted(running, uniform * running[-1], side="right")), len(splits) - 1)])
+    return int(splits[sparse_pick(scores, vectors, NO_OUT if views.out is None else views.out,
+                                  -1.0 if uniform is None else uniform)])
 
 
 #: hands decided together: a Thirteen hand's hidden and embedding arrays are about 500 KB, so

@@ -387,3 +387,40 @@ def sparse_row_scores(slots: np.ndarray, context: np.ndarray, weight: np.ndarray
             scores[r, j] = got[p, i]
             for w in range(vec.shape[2]):
                 vectors[r, j, w] = vec[p, i, w]
+
+
+@njit(cache=True)
+def sparse_pick(scores: np.ndarray, vectors: np.ndarray, out: np.ndarray, uniform: float) -> int:  # pragma: no cover
+    """The position among a hand's few splits of the one chosen from their row scores
+    ``(3, m)`` and, when ``out`` (the interaction term's output weights ``(v,)``) is not
+    empty, their vectors ``(3, m, v)``: each logit the float64 sum the dense kernels form,
+    then the first of the highest (``uniform < 0``) or the inverse CDF of ``uniform`` over
+    the splits in order."""
+    m = scores.shape[1]
+    logits = np.empty(m)
+    for j in range(m):
+        value = np.float64(scores[0, j]) + scores[1, j] + scores[2, j]
+        if out.shape[0]:
+            term = np.float32(0.0)
+            for w in range(out.shape[0]):
+                x = vectors[0, j, w] + vectors[1, j, w] + vectors[2, j, w]
+                if x > 0.0:
+                    term += out[w] * x
+            value += term
+        logits[j] = value
+    best = 0
+    for j in range(1, m):
+        if logits[j] > logits[best]:
+            best = j
+    if uniform < 0.0:
+        return best
+    total = 0.0
+    running = np.empty(m)
+    for j in range(m):
+        total += np.exp(logits[j] - logits[best])
+        running[j] = total
+    target = uniform * total
+    for j in range(m):
+        if running[j] > target:
+            return j
+    return m - 1

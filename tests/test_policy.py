@@ -575,3 +575,39 @@ def test_numpy_decisions_follow_parameter_updates(rng):
     policy.load_state_dict(copy.deepcopy(_policy("thirteen")[2].state_dict()), assign=True)
     assert same_as_torch(policy)
     assert same_as_torch(copy.deepcopy(policy))
+
+
+@pytest.mark.parametrize("split_hidden", [0, 4])
+def test_sparse_decisions_equal_the_dense_kernels_over_the_candidates(split_hidden, rng):
+    """Masks of candidates are decided by the sparse path (the subsets the candidates use):
+    the same most likely split and the same draws as the dense kernels over the same masks,
+    with and without an interaction term; after an optimiser step the sparse path follows
+    the new weights."""
+    import splitpoker.agents.split_inference as inference
+
+    game, _, policy = _policy("thirteen", arch={**ARCH, "split_hidden": split_hidden})
+    obs, masks = _batch(game, rng, hands=12, mask="undominated")
+    obs = obs.numpy()
+    assert (masks.sum(axis=1) <= masks.shape[1] * inference.SPARSE_SHARE).all()
+    uniforms = rng.random(len(obs))
+
+    def both() -> list[np.ndarray]:
+        sparse = [inference.choices(policy, obs, masks, u) for u in (None, uniforms)]
+        share, inference.SPARSE_SHARE = inference.SPARSE_SHARE, 0.0
+        try:
+            dense = [inference.choices(policy, obs, masks, u) for u in (None, uniforms)]
+        finally:
+            inference.SPARSE_SHARE = share
+        for got, expected in zip(sparse, dense):
+            assert np.array_equal(got, expected)
+            assert masks[np.arange(len(got)), got].all()
+        return sparse
+
+    before = both()
+    optimiser = th.optim.SGD(policy.parameters(), lr=5.0)
+    logits = P.action_logits(policy, th.as_tensor(obs))
+    optimiser.zero_grad()
+    (logits[:, before[0]] ** 2).sum().backward()
+    optimiser.step()
+    after = both()
+    assert not np.array_equal(before[0], after[0])
