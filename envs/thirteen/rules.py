@@ -402,6 +402,14 @@ def _three_straight_flush_masks() -> np.ndarray:
     return np.unique(full)
 
 
+def _member(values: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """``np.isin(values, table)`` for a sorted table of distinct values, by binary search:
+    ``isin`` sorts the table again at every call, which costs milliseconds for the tables
+    above however few the values."""
+    at = np.minimum(np.searchsorted(table, values), len(table) - 1)
+    return table[at] == values
+
+
 @cache
 def _straight_flush_rows(wheel: str) -> np.ndarray:
     """Card ids ``(N, 5)`` of every straight flush under ``wheel`` (sorted rows)."""
@@ -447,13 +455,13 @@ def special_flags(hands: np.ndarray, entries: Sequence[SpecialEntry], wheel: str
         "dragon": lambda e: dragon() & ~one_suit,
         "six_pairs": lambda e: (counts // 2).sum(axis=1) == 6,
         "three_flushes": lambda e: three_flushes(),
-        "three_straights": lambda e: np.isin(counts @ _BASE5, _three_straight_keys()),
+        "three_straights": lambda e: _member(counts @ _BASE5, _three_straight_keys()),
         "four_trips": lambda e: (counts // 3).sum(axis=1) == 4,
         "one_colour": lambda e: np.isin(suits, (0, 3)).all(axis=1) | np.isin(suits, (1, 2)).all(axis=1),
         "ranks": lambda e: in_range(e),
         "three_fours": lambda e: (counts // 4).sum(axis=1) == 3,
-        "three_straight_flushes": lambda e: three_flushes() & np.isin((np.int64(1) << hands).sum(axis=1),
-                                                                      _three_straight_flush_masks()),
+        "three_straight_flushes": lambda e: three_flushes() & _member((np.int64(1) << hands).sum(axis=1),
+                                                                       _three_straight_flush_masks()),
         "holds_straight_flush": lambda e: _holds_straight_flush(hands, wheel).any(axis=1),
         "holds_four_of_a_kind": lambda e: (counts == 4).any(axis=1),
         "holds_trips": lambda e: (counts >= 3).any(axis=1),
