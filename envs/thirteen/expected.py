@@ -136,9 +136,14 @@ def _joint_terms(rules: ThirteenRules, n: int, seat: int, opp_seats: tuple[int, 
     live = block(good)
     tie_block = block(np.broadcast_to(tie, good.shape)) if tie.any() else None
     wins, losses = [], []
+    # the bit sets of the subsets the splits use only (all of them when every valid split is
+    # measured; a few hundred for the candidates), indexed through ``ids`` renumbered
+    used = [np.unique(ids[k], return_inverse=True) for k in range(3)] if len(vx) < len(row_subsets[1]) else None
+    if used is not None:
+        ids = tuple(inverse for _, inverse in used)
     for k in range(3):
         theirs = block(strengths[..., k])
-        mine = row_subsets[k][:, None]
+        mine = (row_subsets[k] if used is None else row_subsets[k][used[k][0]])[:, None]
         won, lost = mine > theirs, mine < theirs
         if tie_block is not None:
             equal = mine == theirs
