@@ -93,7 +93,7 @@ def split_classes(rows: DominanceRows, index: SplitIndex) -> np.ndarray:
     sweep: Any = frontier.sweep
     out = np.empty((n, index.n_actions), dtype=np.int8)
     sweep(*keys, *checks, rows.strict, *flags, np.int64(1 << rows.n_flags), rows.reduce,
-          split_of, first_of, middle_of, out)
+          split_of, first_of, middle_of, rows.keys[1] is rows.keys[2], out)
     return out
 
 

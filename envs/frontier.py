@@ -13,13 +13,14 @@ from numba import njit
 @njit(cache=True)
 def sweep(k1: np.ndarray, k2: np.ndarray, k3: np.ndarray, c1: np.ndarray, c2: np.ndarray, c3: np.ndarray,
           strict: bool, f1: np.ndarray, f2: np.ndarray, f3: np.ndarray, n_patterns: np.int64, reduce: bool,
-          split_of: np.ndarray, first_of: np.ndarray, middle_of: np.ndarray,
+          split_of: np.ndarray, first_of: np.ndarray, middle_of: np.ndarray, shared: bool,
           out: np.ndarray) -> None:  # pragma: no cover - compiled
     """Classify every split of every hand into ``out`` (hands, n_actions): 0 invalid, 1
     valid and beaten, 2 a candidate. ``k*``, ``c*``, ``f*``: per hand and subset of the
     first, middle and last row, the key, the validity value and the flag bits.
     ``split_of``, ``first_of``, ``middle_of`` (last-row subsets, splits per last row): the
-    split index and its first and middle rows' subsets, grouped by the last row."""
+    split index and its first and middle rows' subsets, grouped by the last row; ``shared``:
+    the middle and last rows' keys are one array (Thirteen's 5-card rows), sorted once."""
     n_hands = k1.shape[0]
     n_last, per = split_of.shape
     n_middle = k2.shape[1]
@@ -48,7 +49,7 @@ def sweep(k1: np.ndarray, k2: np.ndarray, k3: np.ndarray, c1: np.ndarray, c2: np
                 previous = k2[h, u]
             rank[u] = r
         best[:, :] = lowest
-        last_order = np.argsort(-k3[h], kind="mergesort")
+        last_order = middle_order if shared else np.argsort(-k3[h], kind="mergesort")
         start = 0
         while start < n_last:
             stop = start + 1
