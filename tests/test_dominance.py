@@ -344,3 +344,20 @@ def test_evaluation_over_the_candidates() -> None:
         assert game.candidate_mask(hand)[d.action]
     with pytest.raises(ValueError, match="mask='some' is not a kind of action mask"):
         EvalSettings(game="biji", agents=["greedy"], mask="some")
+
+
+def test_solver_opponents_over_their_candidates() -> None:
+    """``opponent_mask=undominated``: the opponent model decides over its candidates (every
+    sampled opponent split is one); a bad value is refused."""
+    from splitpoker.agents import load_agent
+
+    game = make_game("thirteen")
+    solver = load_agent("solver:samples=8,opponent=random,opponent_mask=undominated,splits=candidates", game,
+                        num_players=3, seed=1)
+    result = solver.solve(deal(game, 3, np.random.default_rng(4)).slots[0, 0], seed=2)
+    for s in range(result.samples):
+        for j in range(2):
+            assert game.candidate_mask(result.opponent_hands[s, j])[result.opponent_actions[s, j]]
+    assert "opponent_mask=undominated" in solver.name
+    with pytest.raises(ValueError, match="opponent_mask=some is not allowed"):
+        load_agent("solver:opponent_mask=some", game, num_players=3)
