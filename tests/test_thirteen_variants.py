@@ -723,3 +723,25 @@ def test_added_presets_zero_sum_and_reference(preset: str, deck: list[int], n: i
     assert not any(f and v for f, v in zip(score.fouled, score.specials))
     want = ref.score([tuple(ref.parse(T.format_cards(row)) for row in hand) for hand in table], ref.rules(preset))
     assert [float(p) for p in score.payoffs] == want["payoffs"]
+
+
+@pytest.mark.parametrize(("preset", "first", "second", "expected"), [
+    # 全黑一張紅 (the top tier of 百變) against six pairs (the second): the higher tier wins
+    ("baibian", "3c 4c 6c | 5s 7s 8c Tc Ah | 9s Js Qs Ks As", "Ac Ad Kc | Kd Qc Qd Jc Jd | 9c 9d 2h 2s 5h", [3, -3]),
+    # 紹興: the top tier against a straight flush (the fourth tier)
+    ("shaoxing", "3c 4c 6c | 5s 7s 8c Tc Ah | 9s Js Qs Ks As", "2h 3h 4h 5h 6h 9c Jd Kd 8s 7c 7d Qd 2d", [3, -3]),
+    # classic: a dragon (13) against six pairs (3)
+    ("classic", "2d 3c 4d 5d 6d 7c 8d 9h Th Jh Qs Ks Ah", "Ac Ad Kc | Kd Qc Qd Jc Jd | 9c 9d 2h 2s 5h", [3, -3]),
+    # 紹興, equal tiers (two straight flushes): the stronger cards win, paid special_pays
+    ("shaoxing", "2h 3h 4h 5h 6h 9c Jc Kc 8s 7c 7d Qd Ad", "9s Ts Js Qs Ks 2c 3c 4s 8c 8h 7s Qc 2s", [-3, 3]),
+])
+def test_special_pays_sets_the_payment_not_the_ranking(preset: str, first: str, second: str,
+                                                       expected: list[int]) -> None:
+    """``special_pays`` is what every special is paid; specials still rank by their values
+    (tiers) in the table, so the higher one wins, as without the switch."""
+    assert special_table_payoffs(preset, first, second, special_pays=3) == expected
+    listed = special_table_payoffs(preset, first, second)
+    assert np.sign(listed).tolist() == np.sign(expected).tolist()
+    score = T.score_table([T.parse_arrangement(h if "|" in h else arranged_text(T.parse_cards(h), preset))
+                           for h in (first, second)], ThirteenRules.preset(preset, special_pays=3))
+    assert score.specials == [3, 3]

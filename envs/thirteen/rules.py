@@ -488,16 +488,24 @@ def _chosen_specials(hands: np.ndarray, rules: ThirteenRules) -> np.ndarray:
 
 def special_hands(hands: np.ndarray, rules: ThirteenRules) -> tuple[list[str], np.ndarray]:
     """The special hand each 13-card hand of a batch qualifies for under ``rules.specials``
-    and its value: the first of the table's list (the highest value), ``""`` and 0 where
-    none qualifies."""
+    and its value in the table: the first of the table's list (the highest value), ``""``
+    and 0 where none qualifies. The value ranks the specials against each other; what one
+    is paid is :func:`special_payments` of it (``special_pays`` when set)."""
     entries = rules.special_table.hands
     hands = np.asarray(hands, dtype=np.int64)
     if not entries or len(hands) == 0:
         return [""] * len(hands), np.zeros(len(hands), dtype=np.int64)
     chosen = _chosen_specials(hands, rules)
-    paid = np.array([rules.special_pays or e.value for e in entries])
-    values = np.where(chosen >= 0, paid[chosen], 0)
+    listed = np.array([e.value for e in entries])
+    values = np.where(chosen >= 0, listed[chosen], 0)
     return [entries[i].name if i >= 0 else "" for i in chosen.tolist()], values
+
+
+def special_payments(values: Any, rules: ThirteenRules) -> Any:
+    """What specials of table values ``values`` (0: none) are paid (vectorised): their value,
+    or ``special_pays`` units each when that is set. The value still ranks them."""
+    values = np.asarray(values)
+    return np.where(values != 0, rules.special_pays, 0) if rules.special_pays else values
 
 
 def _card_keys(hands: np.ndarray, test: str, rules: ThirteenRules) -> np.ndarray:
@@ -531,8 +539,8 @@ def special_keys(hands: np.ndarray, rules: ThirteenRules) -> np.ndarray:
 
 
 def special_hand(hand: Sequence[int], rules: ThirteenRules) -> tuple[str, int]:
-    """The special hand 报到 the 13 cards qualify for under ``rules.specials`` and its value:
-    the highest-valued one, or ``("", 0)``."""
+    """The special hand 报到 the 13 cards qualify for under ``rules.specials`` and its value
+    in the table: the highest-valued one, or ``("", 0)``."""
     names, values = special_hands(np.asarray(hand, dtype=np.int64)[None], rules)
     return names[0], int(values[0])
 
@@ -620,18 +628,20 @@ def table_strengths(table: np.ndarray, rules: ThirteenRules) -> np.ndarray:
 def special_pair_total(first: Any, second: Any, first_is_banker: bool, rules: ThirteenRules,
                        first_key: Any = 0, second_key: Any = 0) -> Any:
     """Points to the first seat of a compared pair from the two seats' special-hand values
-    (0: none), vectorised: the higher special is paid its value; equal specials tie, or,
+    in the table (0: none), vectorised: the higher special wins and is paid
+    (:func:`special_payments`: its value, or ``special_pays``); equal specials tie, or,
     under a table whose ``equal`` rule is ``stronger_cards``, the one with the higher
     :func:`special_keys` key is paid; under a table whose ``both`` rule is ``banker_pays``
-    (``specials=banker``), when both seats hold one, the player (not the banker) is paid the
-    value of its own special. 0 where neither seat holds a special (the rows decide)."""
+    (``specials=banker``), when both seats hold one, the player (not the banker) is paid for
+    its own special. 0 where neither seat holds a special (the rows decide)."""
     vi, vj = np.asarray(first), np.asarray(second)
-    total = np.where(vi > vj, vi, np.where(vj > vi, -vj, 0))
+    pi, pj = special_payments(vi, rules), special_payments(vj, rules)
+    total = np.where(vi > vj, pi, np.where(vj > vi, -pj, 0))
     if rules.special_table.equal == "stronger_cards":
         ki, kj = np.asarray(first_key), np.asarray(second_key)
-        total = np.where(vi == vj, np.where(ki > kj, vi, np.where(kj > ki, -vj, 0)), total)
+        total = np.where(vi == vj, np.where(ki > kj, pi, np.where(kj > ki, -pj, 0)), total)
     if rules.special_table.both == "banker_pays":
-        total = np.where((vi != 0) & (vj != 0), -vj if first_is_banker else vi, total)
+        total = np.where((vi != 0) & (vj != 0), -pj if first_is_banker else pi, total)
     return np.where((vi != 0) | (vj != 0), total, 0)
 
 
@@ -753,7 +763,7 @@ def score_table(arrangements: Sequence[Sequence[Sequence[int]]], rules: Thirteen
         payoffs[j] -= total
         out_pairs.append({**details[(i, j)], "total": total})
     return ThirteenScore(payoffs=payoffs, fouled=[f and not v for f, v in zip(fouled, special_value)],
-                         specials=special_value, special_names=special_names,
+                         specials=special_payments(special_values, rules).tolist(), special_names=special_names,
                          strengths=strengths, pairs=out_pairs)
 
 
@@ -769,5 +779,5 @@ def parse_arrangement(text: str | Sequence[Any]) -> list[list[int]]:
 __all__ += ["parse_arrangement", "rank_only_strengths", "K5", "ROW_SIZES", "ROW_NAMES", "HAND_SIZE", "PLAYERS", "SPECIAL_VALUES",
             "strength_type", "is_valid", "check_arrangement", "arrangement_strengths", "compared_pairs",
             "royalty_table", "value_table", "tie_sign", "COUNTED_ROWS", "hand_slots", "valid_strengths", "no_foul", "special_hands", "special_flags",
-            "table_strengths", "special_pair_total", "pack_strength", "special_keys", "SPECIAL_TABLES", "ROYALTY_TABLES",
+            "table_strengths", "special_pair_total", "special_payments", "pack_strength", "special_keys", "SPECIAL_TABLES", "ROYALTY_TABLES",
             "SPECIAL_TESTS"]

@@ -630,10 +630,16 @@ def specials_held(hand13: Sequence[Card], r: Rules) -> list[str]:
 
 
 def special(hand13: Sequence[Card], r: Rules) -> int:
-    """Value of the hand's special under ``specials`` (highest if several), 0 if none."""
+    """Value of the hand's special in the ``specials`` table (highest if several), 0 if none.
+    The value says which special is the larger; what it is paid is :func:`paid`."""
     table = SPECIAL_VALUES[r["specials"]]
-    value = max((table[name] for name in specials_held(hand13, r)), default=0)
-    return r.get("special_pays", 0) or value if value else 0
+    return max((table[name] for name in specials_held(hand13, r)), default=0)
+
+
+def paid(value: int, r: Rules) -> int:
+    """What a special of table value ``value`` is paid: ``special_pays`` units when that is
+    set (one fixed payment for every special), else its value; 0 for no special."""
+    return (r.get("special_pays", 0) or value) if value else 0
 
 
 # ---------------------------------------------------------------------------- scoring (3.4)
@@ -692,15 +698,16 @@ def two_four_total(results: list[int]) -> int:
 
 
 def special_total(seat_a: int, seat_b: int, value_a: int, value_b: int, r: Rules) -> int:
-    """Points ``a`` gets from ``b`` when at least one of them holds a special (3.5)."""
+    """Points ``a`` gets from ``b`` when at least one of them holds a special (3.5): the
+    larger special (by its table value) wins and is paid :func:`paid`."""
     if value_a != value_b:
-        return value_a if value_a > value_b else -value_b
+        return paid(value_a, r) if value_a > value_b else -paid(value_b, r)
     # equal values (both hold one): 0, except the `banker` table where the banker pays
     if r["specials"] == "banker" and value_a > 0:
         if seat_a == r["banker_seat"]:
-            return -value_b
+            return -paid(value_b, r)
         if seat_b == r["banker_seat"]:
-            return value_a
+            return paid(value_a, r)
     return 0
 
 
@@ -738,7 +745,7 @@ def score(hands: Sequence[Hand], r: Rules) -> dict[str, list[Any]]:
                          if table[name] == specials[a] and name in CARD_KINDS}
                 if kinds:  # both hold the same tier: compare their best such cards
                     best = [best_cards(c, kinds, r) for c in cards]
-                    totals[(a, b)] = compare(best[0], best[1], r) * specials[a]
+                    totals[(a, b)] = compare(best[0], best[1], r) * paid(specials[a], r)
             continue
         results = row_results(hands[a], hands[b], fouled[a], fouled[b], r)
         if r.get("tie_winner", "none") == "banker" and not (fouled[a] or fouled[b]):
@@ -768,4 +775,4 @@ def score(hands: Sequence[Hand], r: Rules) -> dict[str, list[Any]]:
     for (a, b), points in totals.items():
         payoffs[a] += points
         payoffs[b] -= points
-    return dict(payoffs=payoffs, fouled=fouled, specials=specials)
+    return dict(payoffs=payoffs, fouled=fouled, specials=[paid(v, r) for v in specials])
