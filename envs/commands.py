@@ -112,12 +112,22 @@ def _score(args: argparse.Namespace) -> None:
         arrangements.append(rows)
     score = game.score(arrangements)
     document = score.to_dict()
+    # what each seat was paid beyond its rows and pots (and Biji's 喜, below): royalties,
+    # special hands, scoop and home run, majority, each by name with its total
+    extras: list[dict[tuple[str, str], float]] = [{} for _ in arrangements]
+    for item in game.payoff_items(score):
+        if item["kind"] not in ("row", "pot", "xi"):
+            key = (item["kind"].replace("_", " "), item["detail"])
+            extras[item["seat"]][key] = extras[item["seat"]].get(key, 0.0) + item["amount"]
     lines = []
     for seat, rows in enumerate(arrangements):
         described = "  |  ".join(f"{format_cards(r)} ({t})" for r, t in zip(rows, game.describe_rows(rows)))
         line = f"seat {seat}: {described}  ->  {document['payoffs'][seat]:+g}"
         if document.get("fouled", [False] * len(arrangements))[seat]:
             line += f"  (the arrangement {game.invalid_reason})"
+        paid = [f"{kind} {detail} {amount:+g}" for (kind, detail), amount in extras[seat].items() if amount]
+        if paid:
+            line += f"  ({'; '.join(paid)})"
         bonus = document["bonuses"][seat] if "bonuses" in document else None
         if bonus and bonus["xi"]:  # Biji's 喜: the count, the bonuses by name and what they paid
             names = ", ".join(f"{name} {count}" for name, count in bonus["xi"].items())

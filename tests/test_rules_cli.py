@@ -113,7 +113,9 @@ def test_score_thirteen_fouled_and_special(capsys: pytest.CaptureFixture[str]) -
     assert document["payoffs"] == [13, -13]
     assert document["fouled"] == [False, True] and document["specials"] == [13, 0]
     code, out, _ = run(capsys, "score", "thirteen", "--hand", dragon, "--hand", fouled)
-    assert code == 0 and [line.endswith("(the arrangement fouls)") for line in out.splitlines()] == [False, True]
+    assert code == 0 and ["(the arrangement fouls)" in line for line in out.splitlines()] == [False, True]
+    # what each seat was paid beyond its rows is named: here the special hand
+    assert [line.rsplit("  ", 1)[-1] for line in out.splitlines()] == ["(special dragon +13)", "(special dragon -13)"]
 
 
 def test_score_biji_json(capsys: pytest.CaptureFixture[str]) -> None:
