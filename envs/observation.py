@@ -125,3 +125,47 @@ def encode_observations(game: Game, slots: np.ndarray, seats: np.ndarray, num_pl
 def encode_observation(game: Game, slots: np.ndarray, seat: int, num_players: int) -> np.ndarray:
     """The float32 observation of a seat holding ``slots`` (card ids in slot order)."""
     return encode_observations(game, np.asarray(slots)[None], np.array([seat]), num_players)[0]
+
+
+@lru_cache(maxsize=1)
+def _layouts() -> dict[int, tuple[int, int]]:
+    """Each registered game's hand size and most players, by the length of its observations
+    (each game's observation width is fixed: rule switches never change it)."""
+    from .games import GAMES, make_game
+
+    layouts = {observation_size(make_game(name)): (cls.hand_size, cls.players[1]) for name, cls in GAMES.items()}
+    if len(layouts) != len(GAMES):
+        raise AssertionError("two games have observations of one length")
+    return layouts
+
+
+def _layout(observation: np.ndarray) -> tuple[int, int]:
+    layout = _layouts().get(observation.shape[-1]) if observation.ndim == 1 else None
+    if layout is None:
+        raise ValueError(f"an observation of shape {observation.shape} is not one of a game's "
+                         f"(lengths {', '.join(map(str, sorted(_layouts())))})")
+    return layout
+
+
+def decode_hand(observation: np.ndarray) -> np.ndarray:
+    """The hand an observation encodes: its card ids in slot order (intp), read off the
+    slots' one-hots; ValueError when the observation is no game's, or a slot holds no card."""
+    observation = np.asarray(observation)
+    size, _ = _layout(observation)
+    slots = observation[: size * SLOT_FEATURES].reshape(size, SLOT_FEATURES)
+    matches = (slots[:, None, :] == _CARD_FEATURES[None, :, :]).all(axis=2)
+    found = matches.any(axis=1)
+    if not found.all():
+        raise ValueError(f"slot {int(np.flatnonzero(~found)[0])} of the observation encodes no card")
+    return matches.argmax(axis=1).astype(np.intp)
+
+
+def decode_seat(observation: np.ndarray) -> tuple[int, int]:
+    """The seat and the table size an observation encodes (its two one-hots)."""
+    observation = np.asarray(observation)
+    size, most = _layout(observation)
+    base = size * SLOT_FEATURES
+    seat, players = observation[base:base + most], observation[base + most:base + 2 * most - 1]
+    if seat.sum() != 1 or players.sum() != 1:
+        raise ValueError("the observation encodes no seat and table size")
+    return int(seat.argmax()), int(players.argmax()) + 2

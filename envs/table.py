@@ -45,7 +45,7 @@ import numpy as np
 
 from .cards import N_IDS, format_card, format_cards, parse_cards
 from .game import Game, Outcomes, Score
-from .observation import encode_observations
+from .observation import decode_hand, decode_seat, encode_observations
 
 __all__ = ["MASKS", "SeatView", "Tables", "TableResult", "as_generator", "check_mask", "deal", "derived_seed",
            "deal_around", "from_hands"]
@@ -94,11 +94,21 @@ class SeatView:
         """The view of an environment's ``observation``, ``action_mask`` and ``infos[agent]``
         (``"hand"``: card strings in slot order, ``"seat"``, ``"num_players"``). The hand is
         read when an agent first reads :attr:`slots` (an agent that decides from the
-        observation alone never parses it); without ``"hand"`` the view has no slots, and
-        agents that read the hand say so."""
+        observation alone never parses it); without ``"hand"`` it is read off the
+        observation, which encodes it, and so are the seat and the table size without
+        ``"seat"`` and ``"num_players"``: ``info`` is optional."""
         info = info if isinstance(info, Mapping) else {}
-        view = cls(None, int(info.get("seat", 0)), int(info.get("num_players", 0)),
-                   mask=np.asarray(action_mask).astype(bool, copy=False), observation=np.asarray(observation))
+        observation = np.asarray(observation)
+        seat, players = info.get("seat"), info.get("num_players")
+        if (seat is None or players is None) and observation.ndim == 1:
+            try:  # the observation encodes both
+                decoded: tuple[Any, Any] = decode_seat(observation)
+            except ValueError:  # not an observation of a game's: the seat and size stay unknown
+                decoded = (None, None)
+            seat = decoded[0] if seat is None else seat
+            players = decoded[1] if players is None else players
+        view = cls(None, int(seat or 0), int(players or 0),
+                   mask=np.asarray(action_mask).astype(bool, copy=False), observation=observation)
         if "hand" in info:
             view._text = list(info["hand"])
         return view
@@ -122,9 +132,13 @@ class SeatView:
     def slots(self) -> np.ndarray:
         """The hand's card ids in slot order."""
         if self._slots is None:
-            if self._text is None:
-                raise ValueError("the agent needs info['hand'] (the seat's infos entry from the env)")
-            self._slots = np.asarray(parse_cards(self._text), dtype=np.intp)
+            if self._text is not None:
+                self._slots = np.asarray(parse_cards(self._text), dtype=np.intp)
+            elif self._observation is not None and self._observation.ndim == 1:
+                self._slots = decode_hand(self._observation)  # the observation encodes the hand
+            else:
+                raise ValueError("the agent needs the seat's observation or info['hand'] (the seat's infos "
+                                 "entry from the env)")
         return self._slots
 
     @property

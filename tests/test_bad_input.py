@@ -294,14 +294,16 @@ def _train(tmp: Path, **changes: Any) -> None:
     train(load_config_dict(data), command="test", emit=lambda line: None)
 
 
-def _greedy_act(info: dict[str, Any]) -> None:
-    """An agent that reads the hand, given an env's mask and observation but ``info``."""
+def _greedy_act(info: dict[str, Any], observation: Any = None) -> None:
+    """An agent that reads the hand, given an env's mask and observation (or ``observation``)
+    and ``info``."""
     from splitpoker.agents import load_agent
 
     env = _env("env")
     env.reset(seed=1)
-    observation, *_ = env.last()
-    load_agent("greedy", "biji").act(observation["observation"], observation["action_mask"], info)
+    seen, *_ = env.last()
+    load_agent("greedy", "biji").act(seen["observation"] if observation is None else observation,
+                                     seen["action_mask"], info)
 
 
 def _evaluate(hands: Any = 1, agents: Any = None) -> None:
@@ -401,7 +403,10 @@ API_CASES: list[tuple[str, Any, type[BaseException], str]] = [
         "json:loads", "biji"), ValueError, r"bad agent spec 'json:loads'"),
     ("greedy act on a hand it cannot read", lambda t: _greedy_act({"hand": ["Zz"] * 9}), ValueError,
      r"cannot read card 'Zz'"),
-    ("greedy act without the hand", lambda t: _greedy_act({}), ValueError, r"the agent needs info\['hand'\]"),
+    ("greedy act without the hand, on no game's observation", lambda t: _greedy_act({}, np.zeros(5)), ValueError,
+     r"an observation of shape \(5,\) is not one of a game's"),
+    ("greedy act without the hand or an observation", lambda t: _greedy_act({}, np.zeros((2, 2))), ValueError,
+     r"the agent needs the seat's observation or info\['hand'\]"),
     ("train() with a bad device", lambda t: _train(t, device="banana"), ValueError, r"device: 'banana'"),
     ("train() with a missing opponent", lambda t: _train(t, eval={"opponents": ["checkpoint:/x.zip"]}),
      ValueError, r"eval\.opponents\[0\]: checkpoint '/x\.zip' does not exist"),

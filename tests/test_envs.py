@@ -522,3 +522,31 @@ def test_random_valid_action_draws_only_valid_splits(rng: np.random.Generator) -
         assert draws <= set(valid) and (len(valid) > 300 or draws == set(valid))
     with pytest.raises(ValueError, match="no valid split"):
         random_valid_action(np.zeros(100, dtype=np.int8), rng)
+
+
+@pytest.mark.parametrize("game_name", ["thirteen", "biji"])
+def test_agents_decide_from_the_observation_alone(game_name: str) -> None:
+    """The observation encodes the hand, the seat and the table size: agents that read the
+    hand decide from the observation and mask alone as with the seat's ``infos`` entry."""
+    from splitpoker.agents import load_agent
+    from splitpoker.envs.observation import decode_hand, decode_seat
+    from splitpoker.envs.table import SeatView
+
+    module = thirteen_v0 if game_name == "thirteen" else biji_v0
+    env = module.raw_env(num_players=3)
+    env.reset(seed=5)
+    for seat, agent_name in enumerate(env.possible_agents):
+        obs, info = env.observe(agent_name), env.infos[agent_name]
+        assert decode_hand(obs["observation"]).tolist() == env._tables.slots[0, seat].tolist()
+        assert decode_seat(obs["observation"]) == (seat, 3)
+        view = SeatView.from_env(obs["observation"], obs["action_mask"], {})
+        assert (view.seat, view.num_players, view.hand) == (seat, 3, info["hand"])
+        for spec in ("greedy", "heuristic", "solver:samples=4"):
+            agent = load_agent(spec, env.game, num_players=3, seed=0)
+            chosen = agent.act(obs["observation"], obs["action_mask"], info)
+            agent.seed(0)
+            assert agent.act(obs["observation"], obs["action_mask"], {}) == chosen
+    with pytest.raises(ValueError, match=r"an observation of shape \(5,\) is not one of a game's"):
+        decode_hand(np.zeros(5, dtype=np.float32))
+    with pytest.raises(ValueError, match="slot 0 of the observation encodes no card"):
+        decode_hand(np.zeros_like(env.observe("player_0")["observation"]))
