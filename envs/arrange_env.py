@@ -386,7 +386,8 @@ class ParallelWrapper(aec_to_parallel_wrapper):
         raw = cast(ArrangeEnv, self.aec_env.unwrapped)
         for agent in live:
             raw._check_action(agent, raw._seat(agent), actions[agent])
-        return super().step(actions)
+        observations, rewards, terminations, truncations, infos = super().step(actions)
+        return observations, dict(rewards), terminations, truncations, infos  # a plain dict, not a defaultdict
 
 
 def make_env_fns(raw: type[ArrangeEnv]) -> tuple[Callable[..., AECEnv], Callable[..., Any]]:

@@ -108,7 +108,11 @@ def write_report(summary: dict[str, Any], decisions: Sequence[Decision], out: Pa
     atomic_write_bytes(out / "summary.json", (json.dumps(summary, indent=2, ensure_ascii=False) + "\n").encode())
     atomic_write_bytes(out / "summary.md", markdown(summary).encode())
     table = io.StringIO(newline="")
-    rows = [d.to_row() for d in decisions]
+    names = [agent["name"] for agent in summary.get("agents", [])]
+    rows = []
+    for d in decisions:  # the agent as its index in the lineup and by its name
+        row = d.to_row()
+        rows.append({**row, "agent_name": names[d.agent]} if d.agent < len(names) else row)
     writer = csv.DictWriter(table, fieldnames=list(rows[0]) if rows else ["group"])
     writer.writeheader()
     writer.writerows(rows)

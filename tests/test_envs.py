@@ -550,3 +550,11 @@ def test_agents_decide_from_the_observation_alone(game_name: str) -> None:
         decode_hand(np.zeros(5, dtype=np.float32))
     with pytest.raises(ValueError, match="slot 0 of the observation encodes no card"):
         decode_hand(np.zeros_like(env.observe("player_0")["observation"]))
+
+
+def test_parallel_rewards_are_a_plain_dict() -> None:
+    env = biji_v0.parallel_env(num_players=3)
+    observations, _ = env.reset(seed=2)
+    actions = {a: int(np.flatnonzero(o["action_mask"])[0]) for a, o in observations.items()}
+    _, rewards, terminations, _, _ = env.step(actions)
+    assert type(rewards) is dict and set(rewards) == set(actions) and all(terminations.values())

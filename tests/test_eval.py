@@ -196,3 +196,17 @@ def test_the_default_report_folder_is_a_new_one(tmp_path, monkeypatch):
     assert first == Path("runs/eval/biji__4p__0__20260101-000000")
     first.mkdir(parents=True)
     assert default_out(settings) == Path("runs/eval/biji__4p__0__20260101-000000_2")
+
+
+def test_decisions_csv_names_each_agent(tmp_path):
+    """``decisions.csv`` holds each row's agent by its index in the lineup and by name."""
+    import csv
+
+    from splitpoker.eval.report import write_report
+
+    summary, decisions = run(EvalSettings(game="biji", agents=["greedy", "random"], hands=2, players=3, seed=1,
+                                          regret=False), progress=False)
+    write_report(summary, decisions, tmp_path / "report", plots=False)
+    with open(tmp_path / "report" / "decisions.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert rows and {(r["agent"], r["agent_name"]) for r in rows} == {("0", "greedy"), ("1", "random")}
