@@ -144,8 +144,12 @@ def summarise(specs: Sequence[str], names: Sequence[str], decisions: Sequence[De
         mine = [d for d in decisions if d.agent == index]
         if not mine:
             raise ValueError("no decisions to summarise: play at least one deal group")
-        groups = sorted({d.group for d in mine})
-        per_group = np.array([np.mean([d.payoff for d in mine if d.group == g]) for g in groups])
+        # each group's decisions in their order, by one stable sort: linear in the decisions
+        group_of = np.array([d.group for d in mine])
+        order = np.argsort(group_of, kind="stable")
+        payoffs = np.array([d.payoff for d in mine])[order]
+        starts = np.flatnonzero(np.r_[True, group_of[order][1:] != group_of[order][:-1]])
+        per_group = np.array([np.mean(part) for part in np.split(payoffs, starts[1:])])
         regrets = np.array([d.regret for d in mine])
         has_regret = not np.isnan(regrets).all()
         results.append(AgentResult(
