@@ -160,6 +160,11 @@ CLI_CASES: list[tuple[list[str], str]] = [
     (["solve", "biji", "As Ks", "--samples", "4"], "As Ks"),
     (TRAIN + ["--set", "n_envs=true"], "n_envs: true or false is not a number (got True)"),
     (TRAIN + ["--set", "policy.net_arch=[8,true]"], "policy.net_arch: true or false is not a number"),
+    # infinite and undefined numbers would train on NaN weights until the final evaluation failed
+    (TRAIN + ["--set", "ppo.learning_rate=.inf"], "ppo.learning_rate: Input should be a finite number (got inf)"),
+    (TRAIN + ["--set", "ppo.ent_coef=1e400"], "ppo.ent_coef: Input should be a finite number"),
+    (TRAIN + ["--set", "reward_scale=.inf"], "reward_scale: Input should be a finite number (got inf)"),
+    (TRAIN + ["--set", "ppo.clip_range=.nan"], "ppo.clip_range: Input should be a finite number (got nan)"),
     (["bench", "--quick", "--only", "biji.,bogus"], "no figure name starts with 'bogus'"),
     (["bench", "--only", ","], "--only ',' holds an empty prefix"),
     # argparse's own errors

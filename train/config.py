@@ -38,7 +38,8 @@ POLICY_KINDS = ("mlp", "split_scorer")
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    # allow_inf_nan: .inf, -.inf and .nan are no number of a config (a run would train on NaN)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
     @field_validator("*", mode="before")
     @classmethod
