@@ -547,3 +547,21 @@ def test_selfplay_over_the_candidates(tmp_path, vec_env):
     assert result.steps == 128 and (result.run_dir / "checkpoints" / "final.zip").is_file()
     with pytest.raises(ValueError, match="mask"):
         load_config_dict(tiny(tmp_path, "thirteen", selfplay={"mask": "all"}))
+
+
+def test_a_run_folder_is_trained_by_one_process_at_a_time(tmp_path):
+    """While a process holds a run folder, ``--resume`` of it is refused with one line naming
+    the holder, and nothing in the folder changes; once the holder is done it resumes."""
+    from splitpoker.eval.files import exclusive_lock
+    from splitpoker.train.ppo import resume_run
+
+    result = run(tmp_path, tiny(tmp_path, total_timesteps=64, checkpoint={"every": 64}))
+    folder = result.run_dir
+    state = (folder / "checkpoints" / "state.json").read_text()
+    with exclusive_lock(folder, "run folder"):
+        with pytest.raises(ValueError, match=rf"{folder} is in use by process \d+ \(since .*\); a run folder is "
+                                             "written by one process at a time"):
+            resume_run(folder, ["total_timesteps=128"], "splitpoker train --resume", emit=lambda line: None)
+        assert (folder / "checkpoints" / "state.json").read_text() == state
+    again = resume_run(folder, ["total_timesteps=128"], "splitpoker train --resume", emit=lambda line: None)
+    assert again.steps == 128

@@ -56,7 +56,7 @@ from ..agents import load_agent
 from ..agents.policy import PolicyAgent, read_meta
 from ..envs.games import Game, make_game
 from ..envs.table import derived_seed
-from ..eval.files import atomic_write_bytes
+from ..eval.files import atomic_write_bytes, exclusive_lock
 from ..eval.interrupts import Interrupted, handled, signal_of, spawning_deaf, unmasked
 from .config import TrainConfig, load_config, model_keys
 from .policies import (
@@ -838,15 +838,22 @@ def start_run(config: TrainConfig, stem: str, command: str, emit: Callable[[str]
         shutil.rmtree(run_dir, ignore_errors=True)
         raise
     emit(f"run folder: {run_dir}")
-    return trainer.run()
+    with exclusive_lock(run_dir, "run folder"):
+        return trainer.run()
 
 
 def resume_run(run_dir: str | Path, overrides: Sequence[str], command: str,
                emit: Callable[[str], None] = print) -> RunResult:
-    """Continue a run from its latest checkpoint (step count, pool, optimizer)."""
+    """Continue a run from its latest checkpoint (step count, pool, optimizer); refused while
+    another process trains the same folder (:func:`exclusive_lock`)."""
     run_dir = Path(run_dir)
     if not (run_dir / "config.yaml").is_file():
         raise ValueError(f"{run_dir} is not a run folder (no config.yaml)")
+    with exclusive_lock(run_dir, "run folder"):
+        return _resume_locked(run_dir, overrides, command, emit)
+
+
+def _resume_locked(run_dir: Path, overrides: Sequence[str], command: str, emit: Callable[[str], None]) -> RunResult:
     before = load_config(run_dir / "config.yaml")
     config = load_config(run_dir / "config.yaml", overrides)
     changed = [k for k, v in model_keys(config).items() if model_keys(before)[k] != v]
