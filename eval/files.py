@@ -53,10 +53,38 @@ def _mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[Any, Any]:
 
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
 
+#: the most values a settings document may expand to, its aliases followed: a settings file
+#: holds a few hundred; aliases of aliases ("billion laughs") expand exponentially
+MAX_EXPANDED_NODES = 100_000
+
+
+def _expanded_size(node: yaml.Node, sizes: dict[int, int]) -> int:
+    """How many nodes ``node`` stands for with every alias expanded (each node's size computed
+    once, so that this costs as much as the document's text)."""
+    known = sizes.get(id(node))
+    if known is not None:
+        return known
+    size = 1
+    if isinstance(node, yaml.SequenceNode):
+        size += sum(_expanded_size(child, sizes) for child in node.value)
+    elif isinstance(node, yaml.MappingNode):
+        size += sum(_expanded_size(k, sizes) + _expanded_size(v, sizes) for k, v in node.value)
+    sizes[id(node)] = min(size, MAX_EXPANDED_NODES + 1)
+    return sizes[id(node)]
+
 
 def load_yaml(text: str) -> Any:
-    """The document of ``text``, refusing duplicate keys (a ``yaml.YAMLError`` otherwise)."""
-    return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 (a SafeLoader subclass)
+    """The document of ``text``, refusing duplicate keys and documents whose aliases expand
+    to more than :data:`MAX_EXPANDED_NODES` values (a ``yaml.YAMLError`` otherwise)."""
+    loader = _StrictLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is not None and _expanded_size(node, {}) > MAX_EXPANDED_NODES:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"its aliases expand to more than {MAX_EXPANDED_NODES:,} values", node.start_mark)
+        return None if node is None else loader.construct_document(node)
+    finally:
+        loader.dispose()
 
 
 def read_mapping(path: str | Path, what: str = "settings file") -> dict[str, Any]:

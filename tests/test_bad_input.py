@@ -283,6 +283,12 @@ def _env(kind: str) -> Any:
     return getattr(biji_v0, kind)()
 
 
+#: nine levels of nine aliases: 9**9 values once expanded, from 600 characters
+ALIAS_BOMB = "game: biji\na: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{b}: &{b} [{', '.join([f'*{a}'] * 9)}]\n" for a, b in zip("abcdefg", "bcdefgh")) + \
+    f"seed: [{', '.join(['*h'] * 9)}]\n"
+
+
 def _config(tmp: Path, text: str) -> None:
     from splitpoker.train.config import load_config
 
@@ -402,6 +408,8 @@ API_CASES: list[tuple[str, Any, type[BaseException], str]] = [
      ValueError, r"unknown agent 'player_9'; agents: player_0"),
     ("duplicate key in a config", lambda t: _config(t, "game: biji\ntotal_timesteps: 4\ngame: biji\n"), ValueError,
      r"c\.yaml: duplicate key 'game' at line 3 \(first given at line 1\)"),
+    ("aliases of aliases in a config (billion laughs)", lambda t: _config(t, ALIAS_BOMB), ValueError,
+     r"c\.yaml: not valid YAML at line 1: its aliases expand to more than 100,000 values"),
     ("load_agent of a function", lambda t: __import__("splitpoker.agents", fromlist=["load_agent"]).load_agent(
         "os.path:join", "biji"), ValueError, r"join is not an agent class or factory"),
     ("load_agent of a factory that fails", lambda t: __import__("splitpoker.agents", fromlist=["x"]).load_agent(
