@@ -46,7 +46,8 @@ from .base import Agent, check_choices, check_table_size
 from .loading import load_agent
 from .specs import AgentSpec, parse_spec
 
-__all__ = ["SolverAgent", "SolveResult", "OPTIONS", "split_evs", "deal_opponents", "solver_decision_ms"]
+__all__ = ["SolverAgent", "SolveResult", "OPTIONS", "MAX_SAMPLES", "split_evs", "deal_opponents",
+           "solver_decision_ms"]
 
 #: the options of a ``solver:...`` spec and what they mean
 OPTIONS = {
@@ -206,6 +207,10 @@ def _opponent_actions(agent: Agent, tables: Tables, opp_seats: tuple[int, ...]) 
 
 # ----------------------------------------------------------------------------- the agent
 
+#: the most opponent deals one decision may sample (each is a table of hands in memory)
+MAX_SAMPLES = 1_000_000
+
+
 def _positive_int(name: str, value: Any) -> int:
     integer = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
     if not (integer or isinstance(value, str) and value.strip().lstrip("+-").isdigit()):
@@ -213,6 +218,8 @@ def _positive_int(name: str, value: Any) -> int:
     number = int(value)
     if number < 1:
         raise ValueError(f"solver option {name}={value} must be at least 1")
+    if number > MAX_SAMPLES:
+        raise ValueError(f"solver option {name}={value} is more than the most allowed, {MAX_SAMPLES:,}")
     return number
 
 

@@ -21,10 +21,12 @@ from typing import Any
 import numpy as np
 
 from ..agents import load_agent
+from ..agents.solver import MAX_SAMPLES
 from ..envs.games import make_game
 from ..envs.table import check_mask
 from .distributed import ray_chunks
 from .interrupts import Interrupted, handled, signal_of, worker_pool
+from .limits import MAX_HANDS, MAX_WORKERS
 from .match import Decision, check_lineup, play_group, summarise
 
 
@@ -57,14 +59,17 @@ class EvalSettings:
         if not self.agents:
             raise ValueError("give at least one agent with --agents A,B,...")
         check_lineup(len(self.agents), self.players)
-        for name, value, least in (("hands", self.hands, 1), ("workers", self.workers, 1),
-                                   ("regret_samples", self.regret_samples, 1), ("seed", self.seed, 0)):
+        for name, value, least, most in (("hands", self.hands, 1, MAX_HANDS), ("workers", self.workers, 1, MAX_WORKERS),
+                                         ("regret_samples", self.regret_samples, 1, MAX_SAMPLES),
+                                         ("seed", self.seed, 0, None)):
             if isinstance(value, np.integer):
                 value = int(value)
                 setattr(self, name, value)
+            option = name.replace("_", "-")
             if not isinstance(value, int) or isinstance(value, bool) or value < least:
-                option = name.replace("_", "-")
                 raise ValueError(f"--{option} {value!r} must be an integer of at least {least}")
+            if most is not None and value > most:
+                raise ValueError(f"--{option} {value} is more than the most allowed, {most:,}")
         if self.backend not in ("local", "ray"):
             raise ValueError(f"backend {self.backend!r} is not allowed; backends: local, ray")
         if self.address is not None and self.backend != "ray":

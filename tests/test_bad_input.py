@@ -127,6 +127,10 @@ CLI_CASES: list[tuple[list[str], str]] = [
     (["eval", "biji", "--agents", "greedy,random", "--seed", "-1"], "--seed -1 must be an integer of at least 0"),
     (["eval", "biji", "--agents", "greedy,random", "--hands", "0"], "--hands 0 must be an integer of at least 1"),
     (["eval", "biji", "--agents", "greedy", "--workers", "0"], "--workers 0 must be"),
+    (["eval", "biji", "--agents", "greedy", "--workers", "100000"], "--workers 100000 is more than the most allowed"),
+    (["eval", "biji", "--agents", "greedy", "--hands", "1000000000"], "--hands 1000000000 is more than the most allowed"),
+    (["solve", "biji", "As Ah Ad Ks Kh Kd Qs Qh Qd", "--samples", "1000000000000"],
+     "solver option samples=1000000000000 is more than the most allowed, 1,000,000"),
     (["eval", "biji", "--agents", "checkpoint:{tmp}/damaged.zip,random"],
      "{tmp}/damaged.zip is damaged: its policy.pth cannot be read"),
     (["eval", "biji", "--agents", "checkpoint:{tmp}/truncated.zip,random"], "truncated"),
@@ -165,6 +169,11 @@ CLI_CASES: list[tuple[list[str], str]] = [
     (TRAIN + ["--set", "ppo.ent_coef=1e400"], "ppo.ent_coef: Input should be a finite number"),
     (TRAIN + ["--set", "reward_scale=.inf"], "reward_scale: Input should be a finite number (got inf)"),
     (TRAIN + ["--set", "ppo.clip_range=.nan"], "ppo.clip_range: Input should be a finite number (got nan)"),
+    # resource-sized values are bounded before any work starts
+    (TRAIN + ["--set", "n_envs=200000000"], "n_envs: Input should be less than or equal to 65536"),
+    (TRAIN + ["--set", "torch_threads=100000"], "torch_threads: Input should be less than or equal to"),
+    (TRAIN + ["--set", "eval.final_hands=1000000000000"], "eval.final_hands: Input should be less than or equal to"),
+    (TRAIN + ["--set", "total_timesteps=100000000000000000000000000000"], "total_timesteps: Input should be less"),
     (["bench", "--quick", "--only", "biji.,bogus"], "no figure name starts with 'bogus'"),
     (["bench", "--only", ","], "--only ',' holds an empty prefix"),
     # argparse's own errors

@@ -33,6 +33,7 @@ from pydantic import (
 from ..agents.specs import check_spec, parse_options
 from ..envs.games import check_game, game_class, game_names, make_rules
 from ..eval.files import read_mapping
+from ..eval.limits import MAX_ENVS, MAX_HANDS, MAX_THREADS, MAX_TIMESTEPS, MAX_WORKERS
 
 POLICY_KINDS = ("mlp", "split_scorer")
 
@@ -159,7 +160,8 @@ class _Labelling(_Section):
 
     #: the section's key in a config, for error messages
     section: ClassVar[str]
-    workers: int = Field(2, gt=0, description="labelling processes (backend local) or Ray CPUs of a local Ray")
+    workers: int = Field(2, gt=0, le=MAX_WORKERS, description="labelling processes (backend local) or Ray CPUs of a "
+                         "local Ray")
     backend: Literal["local", "ray"] = Field("local", description="where hands are labelled: local processes "
                                              "or Ray tasks")
     address: str | None = Field(None, description="backend ray: the cluster to join (auto, ray://HOST:10001); "
@@ -181,7 +183,7 @@ class ImitationConfig(_Labelling):
     section: ClassVar[str] = "imitation"
     enabled: bool = False
     solver: str = Field("solver:samples=64,opponent=greedy", description="the teacher's agent spec")
-    hands: int = Field(2000, gt=0, description="labelled hands per round")
+    hands: int = Field(2000, gt=0, le=MAX_HANDS, description="labelled hands per round")
     rounds: int = Field(1, gt=0, description="1: warm start only; more: the solver answers the current "
                         "policy between equal self-play phases")
     cache_dir: str = ".cache/splitpoker/imitation"
@@ -201,7 +203,7 @@ class FictitiousPlayConfig(_Labelling):
 
     section: ClassVar[str] = "fictitious_play"
     rounds: int = Field(4, gt=0, description="rounds of labelling and fitting")
-    hands: int = Field(512, gt=0, description="hands labelled per round")
+    hands: int = Field(512, gt=0, le=MAX_HANDS, description="hands labelled per round")
     solver: str = Field("solver:samples=64", description="the best response: a solver spec without opponent= "
                         "(its opponent model is the population)")
     population: Literal["latest", "mixture"] = Field(
@@ -240,8 +242,8 @@ class EvalConfig(_Section):
     """Duplicate evaluation against fixed opponents."""
 
     every: int = Field(0, ge=0, description="hands between evaluations (0: only at the end)")
-    hands: int = Field(200, gt=0, description="deals per periodic evaluation")
-    final_hands: int = Field(1000, gt=0, description="deals of the final evaluation")
+    hands: int = Field(200, gt=0, le=MAX_HANDS, description="deals per periodic evaluation")
+    final_hands: int = Field(1000, gt=0, le=MAX_HANDS, description="deals of the final evaluation")
     opponents: list[str] = Field(default_factory=lambda: ["random", "greedy"])
     seed: int = Field(2024, ge=0, description="seed of the evaluation deals")
     br_hands: int = Field(0, ge=0, description="deals of the best-response gain at each periodic evaluation "
@@ -273,15 +275,15 @@ class TrainConfig(_Section):
     seed: int = Field(0, ge=0)
     algorithm: Literal["ppo", "fictitious_play"] = Field(
         "ppo", description="ppo: self-play with MaskablePPO; fictitious_play: best-response distillation")
-    total_timesteps: int = Field(gt=0, description="ppo: hands the learner plays; fictitious_play: hands labelled "
+    total_timesteps: int = Field(gt=0, le=MAX_TIMESTEPS, description="ppo: hands the learner plays; fictitious_play: hands labelled "
                                  "in all, fictitious_play.rounds * fictitious_play.hands (the default)")
-    n_envs: int = Field(8, gt=0)
+    n_envs: int = Field(8, gt=0, le=MAX_ENVS)
     vec_env: Literal["batched", "dummy", "subproc"] = Field(
         "batched", description="batched: all envs' tables dealt, decided and scored together in this process; "
         "dummy: one SelfPlayEnv per env in this process; subproc: one process per env")
     reward_scale: float = Field(1.0, gt=0, description="reward = payoff * reward_scale")
     device: str = "cpu"
-    torch_threads: int | None = Field(1, gt=0, description="torch CPU threads (None: torch default)")
+    torch_threads: int | None = Field(1, gt=0, le=MAX_THREADS, description="torch CPU threads (None: torch default)")
     policy: PolicyConfig = Field(default_factory=PolicyConfig)
     ppo: PPOConfig = Field(default_factory=PPOConfig)
     selfplay: SelfPlayConfig = Field(default_factory=SelfPlayConfig)
