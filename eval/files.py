@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -152,30 +152,42 @@ def atomic_write_bytes(path: Path, data: bytes) -> Path:
 
 
 @contextlib.contextmanager
-def exclusive_lock(folder: Path, what: str = "folder") -> Iterator[None]:
-    """Hold ``folder/.lock`` for the block: one process at a time. A second process (or a
-    second holder in this one) gets a ``ValueError`` naming the holder's process id and the
-    time it took the lock. The lock is the operating system's (``flock``): it is released
-    when its holder ends, however it ends, so a killed run never leaves its folder locked.
-    On a system without ``fcntl`` the block runs unlocked."""
+def exclusive_lock(folder: Path, what: str = "folder") -> Iterator[Callable[[], None]]:
+    """Hold ``folder`` for the block: one process at a time. A second process (or a second
+    holder in this one) gets a ``ValueError`` naming the holder. The lock is the operating
+    system's (``flock`` on the folder itself), so it creates no file and is released when
+    its holder ends, however it ends: a killed run never leaves its folder locked. The block
+    gets ``claim()``, which writes ``folder/.holder`` (the process id and the time) for the
+    message a second process shows, once the holder's checks have passed and it starts to
+    write; the file goes when the block ends. On a system without ``fcntl`` the block runs
+    unlocked."""
+    holder = Path(folder) / ".holder"
+    claimed = []
+
+    def claim() -> None:
+        holder.write_text(f"process {os.getpid()} (since {time.strftime('%Y-%m-%d %H:%M:%S')})\n", encoding="utf-8")
+        claimed.append(True)
+
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX
-        yield
+        yield claim
         return
-    path = Path(folder) / ".lock"
-    handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held for the whole block
+    descriptor = os.open(folder, os.O_RDONLY)
     try:
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            handle.seek(0)
-            holder = handle.read().strip() or "another process"
-            raise ValueError(f"{folder} is in use by {holder}; a {what} is written by one process at a time") from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"process {os.getpid()} (since {time.strftime('%Y-%m-%d %H:%M:%S')})\n")
-        handle.flush()
-        yield
+            try:
+                who = holder.read_text(encoding="utf-8").strip()
+            except OSError:
+                who = ""
+            raise ValueError(f"{folder} is in use by {who or 'another process'}; a {what} is written by one "
+                             "process at a time") from None
+        try:
+            yield claim
+        finally:
+            if claimed:
+                holder.unlink(missing_ok=True)
     finally:
-        handle.close()
+        os.close(descriptor)

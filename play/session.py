@@ -94,6 +94,7 @@ class PlaySettings:
             raise ValueError(f"banker_term={self.banker_term!r}: these {game.name} rules have no banker "
                              "(--banker-hands applies under rules with one)")
         if self.time_limit is not None and not (isinstance(self.time_limit, (int, float))
+                                                and not isinstance(self.time_limit, bool)
                                                 and 0 < self.time_limit <= 24 * 3600):
             raise ValueError(f"time_limit={self.time_limit!r} is not a number of seconds above 0 (at most a day)")
         checked = dataclasses.replace(self, against=specs, switches=dict(self.switches))

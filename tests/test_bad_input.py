@@ -75,6 +75,12 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
         json.dumps({"checkpoint": "step_000000016.zip", "pool": "pool.pt", "step": 16}))
     (tmp / "damaged_run" / "checkpoints" / "state.json").write_text(
         json.dumps({"checkpoint": "step_000000016.zip", "pool": "pool.pt", "step": 16}))
+    for name, state_data in (("bad_step", {"checkpoint": "step_000000016.zip", "pool": "pool.pt", "step": "abc"}),
+                             ("negative_step", {"checkpoint": "step_000000016.zip", "pool": "pool.pt", "step": -64}),
+                             ("outside", {"checkpoint": "../../x.zip", "pool": "pool.pt", "step": 16})):
+        (tmp / name / "checkpoints").mkdir(parents=True)
+        (tmp / name / "config.yaml").write_text(yaml.safe_dump(tiny_config(tmp)))
+        (tmp / name / "checkpoints" / "state.json").write_text(json.dumps(state_data))
     shutil.copy(tmp / "damaged.zip", tmp / "damaged_run" / "checkpoints" / "step_000000016.zip")
     (tmp / "damaged_run" / "checkpoints" / "pool.pt").write_bytes(b"\x80garbage")
     return tmp
@@ -122,6 +128,12 @@ CLI_CASES: list[tuple[list[str], str]] = [
     (["train", "--resume", "{tmp}/corrupt_state"], "{tmp}/corrupt_state/checkpoints/state.json is damaged"),
     (["train", "--resume", "{tmp}/no_checkpoint"], "names checkpoint 'step_000000016.zip', which is missing"),
     (["train", "--resume", "{tmp}/damaged_run"], "step_000000016.zip is damaged"),
+    (["train", "--resume", "{tmp}/bad_step"], "state.json is damaged: its step 'abc' is not a number of hands"),
+    (["train", "--resume", "{tmp}/negative_step"], "state.json is damaged: its step -64 is not a number of hands"),
+    (["train", "--resume", "{tmp}/outside"], "its checkpoint '../../x.zip' is not a file name in the checkpoints"),
+    (TRAIN + ["--set", "seed=4294967296"], "seed: Input should be less than 4294967296"),
+    (["eval", "biji", "--agents", "pretrained:../../x"], "no pretrained policy '../../x'; available:"),
+    (["eval", "biji", "--agents", "pretrained:/tmp/x"], "no pretrained policy '/tmp/x'; available:"),
     (["train", "--resume", "{tmp}/damaged_run", "--set", "policy.embed_dim=8"], "--resume cannot change policy"),
     # eval
     (["eval", "biji", "--agents", "greedy,random", "--seed", "-1"], "--seed -1 must be an integer of at least 0"),

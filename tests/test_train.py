@@ -558,10 +558,19 @@ def test_a_run_folder_is_trained_by_one_process_at_a_time(tmp_path):
     result = run(tmp_path, tiny(tmp_path, total_timesteps=64, checkpoint={"every": 64}))
     folder = result.run_dir
     state = (folder / "checkpoints" / "state.json").read_text()
-    with exclusive_lock(folder, "run folder"):
+    with exclusive_lock(folder, "run folder") as claim:
+        claim()
         with pytest.raises(ValueError, match=rf"{folder} is in use by process \d+ \(since .*\); a run folder is "
                                              "written by one process at a time"):
             resume_run(folder, ["total_timesteps=128"], "splitpoker train --resume", emit=lambda line: None)
         assert (folder / "checkpoints" / "state.json").read_text() == state
+        # another process is refused the same way
+        import subprocess
+        import sys
+
+        probe = subprocess.run([sys.executable, "-c", "import sys; from splitpoker.eval.files import exclusive_lock\n"
+                                "with exclusive_lock(sys.argv[1], 'run folder'): pass", str(folder)],
+                               capture_output=True, text=True)
+        assert probe.returncode == 1 and "is in use by process" in probe.stderr
     again = resume_run(folder, ["total_timesteps=128"], "splitpoker train --resume", emit=lambda line: None)
-    assert again.steps == 128
+    assert again.steps == 128 and not (folder / ".holder").exists()

@@ -6,7 +6,7 @@ only argparse at load time and import their heavy code when the subcommand runs,
 ``splitpoker compare`` starts fast. A ``ValueError`` or ``OSError`` raised by a subcommand
 becomes one line on stderr and exit status 2; a warning is one line on stderr; Ctrl-C is
 exit status 130; any other exception (a bug) is one line and exit status 1, with the
-traceback when ``SPLITPOKER_DEBUG`` is set.
+traceback when ``SPLITPOKER_DEBUG`` is set to anything but ``0``.
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{prefix}: interrupted{name}", file=sys.stderr)
         return 128 + signum
     except Exception as error:  # a bug: still one line, with the traceback on request
-        if os.environ.get("SPLITPOKER_DEBUG"):
+        if os.environ.get("SPLITPOKER_DEBUG", "") not in ("", "0"):
             raise
         print(f"{prefix}: internal error: {type(error).__name__}: {_one_line(error)} "
               "(set SPLITPOKER_DEBUG=1 for the traceback)", file=sys.stderr)

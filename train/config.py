@@ -272,7 +272,7 @@ class TrainConfig(_Section):
     num_players: int = 4
     preset: str = "classic"
     rules: dict[str, Any] = Field(default_factory=dict, description="rule switches over the preset")
-    seed: int = Field(0, ge=0)
+    seed: int = Field(0, ge=0, lt=2**32, description="the run's seed: deals, training and evaluation")
     algorithm: Literal["ppo", "fictitious_play"] = Field(
         "ppo", description="ppo: self-play with MaskablePPO; fictitious_play: best-response distillation")
     total_timesteps: int = Field(gt=0, le=MAX_TIMESTEPS, description="ppo: hands the learner plays; fictitious_play: hands labelled "
@@ -291,7 +291,7 @@ class TrainConfig(_Section):
     fictitious_play: FictitiousPlayConfig = Field(default_factory=FictitiousPlayConfig)
     eval: EvalConfig = Field(default_factory=EvalConfig)
     checkpoint: CheckpointConfig = Field(default_factory=CheckpointConfig)
-    output_dir: str = "runs"
+    output_dir: str = Field("runs", min_length=1, description="the folder the run folder is made in")
     progress: bool = True
 
     @model_validator(mode="before")

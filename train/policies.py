@@ -96,6 +96,13 @@ def read_state(folder: Path) -> dict[str, Any]:
     missing = [k for k in ("checkpoint", "pool", "step") if not isinstance(state, dict) or k not in state]
     if missing:
         raise ValueError(f"{path} is damaged: it has no {missing[0]!r} entry")
+    step = state["step"]
+    if isinstance(step, bool) or not isinstance(step, int) or step < 0:
+        raise ValueError(f"{path} is damaged: its step {step!r} is not a number of hands (an integer of at least 0)")
+    for key in ("checkpoint", "pool"):
+        name = state[key]
+        if not isinstance(name, str) or not name or Path(name).name != name:
+            raise ValueError(f"{path} is damaged: its {key} {name!r} is not a file name in the checkpoints folder")
     for key in ("checkpoint", "pool"):
         if not (folder / str(state[key])).is_file():
             raise ValueError(f"{path} names {key} {state[key]!r}, which is missing from {folder}")

@@ -838,7 +838,8 @@ def start_run(config: TrainConfig, stem: str, command: str, emit: Callable[[str]
         shutil.rmtree(run_dir, ignore_errors=True)
         raise
     emit(f"run folder: {run_dir}")
-    with exclusive_lock(run_dir, "run folder"):
+    with exclusive_lock(run_dir, "run folder") as claim:
+        claim()
         return trainer.run()
 
 
@@ -849,11 +850,12 @@ def resume_run(run_dir: str | Path, overrides: Sequence[str], command: str,
     run_dir = Path(run_dir)
     if not (run_dir / "config.yaml").is_file():
         raise ValueError(f"{run_dir} is not a run folder (no config.yaml)")
-    with exclusive_lock(run_dir, "run folder"):
-        return _resume_locked(run_dir, overrides, command, emit)
+    with exclusive_lock(run_dir, "run folder") as claim:
+        return _resume_locked(run_dir, overrides, command, emit, claim)
 
 
-def _resume_locked(run_dir: Path, overrides: Sequence[str], command: str, emit: Callable[[str], None]) -> RunResult:
+def _resume_locked(run_dir: Path, overrides: Sequence[str], command: str, emit: Callable[[str], None],
+                   claim: Callable[[], None]) -> RunResult:
     before = load_config(run_dir / "config.yaml")
     config = load_config(run_dir / "config.yaml", overrides)
     changed = [k for k, v in model_keys(config).items() if model_keys(before)[k] != v]
@@ -868,6 +870,7 @@ def _resume_locked(run_dir: Path, overrides: Sequence[str], command: str, emit: 
         key = "fictitious_play.rounds" if config.algorithm == "fictitious_play" else "total_timesteps"
         raise ValueError(f"{run_dir} finished at step {state['step']}; raise it with --set {key}=N")
     trainer = trainer_class(config)(config, run_dir, resume=True, emit=emit)  # loads everything before anything changes
+    claim()  # every check has passed: from here on the run writes its folder
     trainer.state["finished"] = False
     write_state(run_dir / "checkpoints", trainer.state)
     if overrides:
