@@ -246,3 +246,19 @@ def test_top_level_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and "rules" in out and "splits" in out
     code, _, err = run(capsys)
     assert code == 2 and err.count("\n") == 1
+
+
+def test_closed_and_broken_standard_output() -> None:
+    """With standard output closed a command does no work and says so (status 2); a reader
+    that goes away (``| head``) stops it silently with the status of SIGPIPE (141)."""
+    import subprocess
+    import sys
+
+    command = f"{sys.executable} -c 'import sys; from splitpoker.train.cli import main; sys.exit(main(sys.argv[1:]))'"
+    closed = subprocess.run(["bash", "-c", f"{command} rules biji >&-"], capture_output=True, text=True)
+    assert closed.returncode == 2
+    assert closed.stderr.strip() == "splitpoker rules: error: standard output is closed; nothing it prints could be read"
+    hand = "As Ks Qs Js Ts 9h 9d 4c 4d 7s 2h 3h 5c"  # its 22,000 valid splits fill the pipe
+    broken = subprocess.run(["bash", "-c", f"{command} splits thirteen '{hand}' --json | head -c 1; exit ${{PIPESTATUS[0]}}"],
+                            capture_output=True, text=True)
+    assert broken.returncode == 141 and broken.stderr == "" and broken.stdout == "{"

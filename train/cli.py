@@ -93,9 +93,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     prefix = f"splitpoker {args.command}"
+    if sys.stdout is None:  # started with standard output closed: what it prints would be lost
+        print(f"{prefix}: error: standard output is closed; nothing it prints could be read", file=sys.stderr)
+        return 2
     try:
         with _warnings_as_lines(prefix), handled():  # SIGTERM is handled like Ctrl-C
             result = args.run(args)
+    except BrokenPipeError:  # the reader went away (| head): stop as a pipeline's writer does, silently
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        return 128 + signal.SIGPIPE
     except (ValueError, OSError) as error:  # OSError: a file or folder that cannot be read or written
         print(f"{prefix}: error: {_one_line(error)}", file=sys.stderr)
         return 2
