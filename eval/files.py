@@ -94,7 +94,7 @@ def read_mapping(path: str | Path, what: str = "settings file") -> dict[str, Any
     if path.is_dir():
         raise ValueError(f"{what} {str(path)!r} is a folder, not a YAML file")
     if not path.is_file():
-        raise ValueError(f"{what} {str(path)!r} does not exist")
+        raise ValueError(f"{what} {str(path)!r} {_not_a_file(path)}")
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
@@ -116,6 +116,22 @@ def read_mapping(path: str | Path, what: str = "settings file") -> dict[str, Any
         raise ValueError(f"{path}: {'a config' if what == 'config file' else what} is a mapping of keys, "
                          f"got {type(data).__name__}")
     return data
+
+
+def _not_a_file(path: Path) -> str:
+    """Why ``path`` is no regular file, in words: it does not exist, it is a FIFO or a device,
+    its symbolic links loop, or the error the system gives."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "is a broken symbolic link" if path.is_symlink() else "does not exist"
+    except OSError as error:
+        return f"cannot be read ({error.strerror})"
+    kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    return f"is {kind}, not a YAML file"
 
 
 def check_writable_folder(path: str | Path, what: str) -> Path:

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import warnings
 import zipfile
@@ -75,6 +76,9 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
         json.dumps({"checkpoint": "step_000000016.zip", "pool": "pool.pt", "step": 16}))
     (tmp / "damaged_run" / "checkpoints" / "state.json").write_text(
         json.dumps({"checkpoint": "step_000000016.zip", "pool": "pool.pt", "step": 16}))
+    os.mkfifo(tmp / "fifo.yaml")
+    (tmp / "loop_a.yaml").symlink_to(tmp / "loop_b.yaml")
+    (tmp / "loop_b.yaml").symlink_to(tmp / "loop_a.yaml")
     for name, state_data in (("bad_step", {"checkpoint": "step_000000016.zip", "pool": "pool.pt", "step": "abc"}),
                              ("negative_step", {"checkpoint": "step_000000016.zip", "pool": "pool.pt", "step": -64}),
                              ("outside", {"checkpoint": "../../x.zip", "pool": "pool.pt", "step": 16})):
@@ -132,6 +136,9 @@ CLI_CASES: list[tuple[list[str], str]] = [
     (["train", "--resume", "{tmp}/negative_step"], "state.json is damaged: its step -64 is not a number of hands"),
     (["train", "--resume", "{tmp}/outside"], "its checkpoint '../../x.zip' is not a file name in the checkpoints"),
     (TRAIN + ["--set", "seed=4294967296"], "seed: Input should be less than 4294967296"),
+    (["train", "{tmp}/fifo.yaml"], "config file '{tmp}/fifo.yaml' is a FIFO (named pipe), not a YAML file"),
+    (["train", "{tmp}/loop_a.yaml"], "cannot be read (Too many levels of symbolic links)"),
+    (["train", "/dev/null"], "config file '/dev/null' is a device, not a YAML file"),
     (["eval", "biji", "--agents", "pretrained:../../x"], "no pretrained policy '../../x'; available:"),
     (["eval", "biji", "--agents", "pretrained:/tmp/x"], "no pretrained policy '/tmp/x'; available:"),
     (["train", "--resume", "{tmp}/damaged_run", "--set", "policy.embed_dim=8"], "--resume cannot change policy"),
