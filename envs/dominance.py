@@ -72,9 +72,10 @@ def _tables(index: SplitIndex) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
     split_of = order.reshape(-1, per)
     if not (last[split_of] == np.arange(len(split_of))[:, None]).all():
         raise AssertionError(f"{index!r}: the splits do not share each last row equally")
-    compact = np.int32  # a third of the memory the sweep reads per split
-    return (np.ascontiguousarray(split_of, dtype=compact), np.ascontiguousarray(table[split_of, 0], dtype=compact),
-            np.ascontiguousarray(table[split_of, 1], dtype=compact), np.ascontiguousarray(last))
+    # the sweep streams these three tables once per hand: the narrowest types that hold them
+    # (subset ids below 2**15, split indices below 2**31), 8 bytes a split instead of 24
+    return (np.ascontiguousarray(split_of, dtype=np.int32), np.ascontiguousarray(table[split_of, 0], dtype=np.int16),
+            np.ascontiguousarray(table[split_of, 1], dtype=np.int16), np.ascontiguousarray(last))
 
 
 def split_classes(rows: DominanceRows, index: SplitIndex) -> np.ndarray:
