@@ -361,3 +361,17 @@ def test_solver_opponents_over_their_candidates() -> None:
     assert "opponent_mask=undominated" in solver.name
     with pytest.raises(ValueError, match="opponent_mask=some is not allowed"):
         load_agent("solver:opponent_mask=some", game, num_players=3)
+
+
+@pytest.mark.parametrize("preset,switches", [("classic", {}), ("no-jokers", {}), ("classic", {"pair_tiebreak": "pair_suit"}),
+                                             ("classic", {"flush_compare": "all_ranks"})])
+def test_biji_group_kernel_equals_the_rules(preset: str, switches: dict) -> None:
+    """The compiled group strengths of the dominance keys equal the rules' ``group_strengths``."""
+    from splitpoker.envs.biji.kernels import group_strengths_of_hands
+    from splitpoker.envs.biji.rules import group_strengths
+    from splitpoker.envs.splits import BIJI
+
+    game = make_game("biji", preset, **switches)
+    hands = deal(game, 5, np.random.default_rng(8), batch=40).slots.reshape(-1, 9)
+    expected = group_strengths(hands[:, BIJI.subsets(3).astype(np.intp)].reshape(-1, 3), game.rules).reshape(len(hands), -1)
+    assert np.array_equal(group_strengths_of_hands(hands, game.rules), expected)

@@ -15,16 +15,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..dominance import DominanceRows
-from ..splits import BIJI
-from .rules import BijiRules, GroupType, group_strengths, strength_type
-
-_SUB3 = BIJI.subsets(3).astype(np.intp)
+from .rules import BijiRules, GroupType, strength_type
 
 
 def dominance_rows(hands: np.ndarray, rules: BijiRules) -> DominanceRows:
     """The keys, validity values and flags of every 3-card subset of hands ``(H, 9)``."""
-    hands = np.asarray(hands, dtype=np.intp)
-    strengths = group_strengths(hands[:, _SUB3].reshape(-1, 3), rules).reshape(len(hands), -1)
+    from .kernels import group_strengths_of_hands  # compiled with numba, loaded on first use
+
+    strengths = group_strengths_of_hands(hands, rules)
     keys = (strengths, strengths, strengths)
     if not rules.xi_straight_flush_head:
         return DominanceRows(keys=keys, checks=keys, strict=True)

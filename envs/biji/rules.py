@@ -55,7 +55,7 @@ XI_NAMES = ("all_black", "all_red", "nine_straight", "four_of_a_kind", "sweep", 
 __all__ = ["GroupType", "BijiRules", "BijiScore", "group_strengths", "group_strength", "group_type",
            "compare_groups", "is_valid", "valid_mask", "split_strengths", "score_table", "parse_cards",
            "parse_arrangement", "HAND_SIZE", "ROW_SIZES", "ROW_NAMES", "PLAYERS", "XI_NAMES", "hand_slots",
-           "check_arrangement", "xi_table", "check_table", "strength_type", "increasing_pots", "hand_xi",
+           "check_arrangement", "group_table", "xi_table", "check_table", "strength_type", "increasing_pots", "hand_xi",
            "xi_payoff", "pot_payments"]
 
 
@@ -164,6 +164,12 @@ def _table(rules: BijiRules) -> np.ndarray:
     table = np.empty(comb(N_IDS, 3), dtype=np.int64)
     table[_combo_index(groups)] = [_scalar_strength((int(a), int(b), int(c)), rules) for a, b, c in groups]
     return table
+
+
+def group_table(rules: BijiRules) -> np.ndarray:
+    """The strength of every group of three of the 54 card ids under ``rules``, at the
+    group's combinatorial index (``a + C(b, 2) + C(c, 3)`` for ids ``a < b < c``): built once."""
+    return _table(rules)
 
 
 def group_strengths(groups: np.ndarray, rules: BijiRules) -> np.ndarray:
