@@ -14,10 +14,10 @@ component by component (flags as sets: ``y`` holds every flag ``x`` holds) and e
 keys differ or ``y < x``. The candidates are the valid splits no valid split beats.
 
 The sweep (:func:`split_classes`) runs over the last row's subsets from the strongest
-down, keeping the frontier found so far as a Fenwick tree of the best first-row strength
-per middle-row strength rank (one tree per flag pattern), so that each valid split is
-checked in ``O(log n)``; splits whose last rows are equal are checked against each other
-pairwise. It reads each game's per-subset strengths (:class:`DominanceRows`), so it computes
+down, keeping the frontier found so far as, per flag pattern, the best first-row key over
+the middle rows of each strength rank or stronger (a non-decreasing array, raised as
+candidates are found), so that checking a valid split is one read; splits whose last rows
+are equal are checked against each other pairwise. It reads each game's per-subset strengths (:class:`DominanceRows`), so it computes
 the valid mask in the same pass. The sweep is compiled with numba (:mod:`.frontier`, loaded
 on first use); this module is pure: standard library and NumPy.
 """
@@ -34,7 +34,7 @@ from .splits import SplitIndex
 
 #: codes of :func:`split_classes`: an invalid split, a valid dominated one, a candidate
 INVALID, DOMINATED, CANDIDATE = 0, 1, 2
-#: at most this many bonus flags in a key (one Fenwick tree per pattern of them)
+#: at most this many bonus flags in a key (the sweep keeps a frontier per pattern of them)
 MAX_FLAGS = 3
 
 

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .cards import deck, format_cards
-from .dominance import DominanceRows, split_classes
+from .dominance import CANDIDATE, DominanceRows, split_classes
 from .splits import SplitIndex
 from .strength import gather_rows, split_values, subset_strengths
 from .switches import RuleSwitches
@@ -188,7 +188,7 @@ class Game(abc.ABC):
     def candidate_masks(self, slots: np.ndarray) -> np.ndarray:
         """The candidates (undominated valid splits) of hands ``(N, hand size)``: bool
         ``(N, n_actions)``."""
-        return self.split_classes(slots) == 2
+        return self.split_classes(slots) == CANDIDATE
 
     def candidate_mask(self, slots: np.ndarray) -> np.ndarray:
         """The candidates of one hand (slot order): bool ``(n_actions,)``."""

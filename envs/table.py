@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from .cards import N_IDS, format_card, format_cards, parse_cards
+from .dominance import CANDIDATE, INVALID
 from .game import Game, Outcomes, Score
 from .observation import decode_hand, decode_seat, encode_observations
 
@@ -236,8 +237,8 @@ class Tables:
             if todo:
                 index = np.array(todo).T
                 for pair, classes in zip(todo, self.game.split_classes(self.slots[index[0], index[1]])):
-                    self._candidates[pair] = classes == 2
-                    self._masks.setdefault(pair, classes > 0)
+                    self._candidates[pair] = classes == CANDIDATE
+                    self._masks.setdefault(pair, classes != INVALID)
         if masks:
             todo = [p for p in pairs if p not in self._masks]
             if todo:
