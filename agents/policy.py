@@ -776,8 +776,8 @@ def load_policy_agent(kind: str, ref: str, game: Game, num_players: int,
     """The agent of ``checkpoint:PATH`` or ``pretrained:NAME`` (see :mod:`splitpoker.agents.specs`)."""
     if kind == "pretrained":
         path = PRETRAINED_DIR / f"{ref}.zip"
-        if ref not in pretrained_names():  # a name, never a path (../x, /abs/x)
-            names = pretrained_names()
+        names = pretrained_names()
+        if ref not in names:  # a name, never a path (../x, /abs/x)
             raise ValueError(f"no pretrained policy {ref!r}; available: {', '.join(names) if names else 'none'}")
     elif kind == "checkpoint":
         path = resolve_checkpoint(ref)

@@ -198,11 +198,12 @@ SPARSE_ACTIONS = 8192
 def _sparse_choice(views: _Views, observation: np.ndarray, splits: np.ndarray, uniform: float | None) -> int:
     """One hand's decision over few allowed ``splits`` (ascending): the hidden vectors,
     embeddings and row scores of just the subsets those splits use (each once, one compiled
-    call per subset size: :func:`.subset_kernels.sparse_row_scores`), and their
-    logits as the dense kernels add them (float64 sums of the float32 row scores and
-    interaction term): the first of the highest, or the inverse CDF of ``uniform`` over the
-    splits in index order."""
-    from .subset_kernels import slot_ids, sparse_pick, sparse_row_scores
+    call per subset size: :func:`.subset_kernels.sparse_row_scores`), then the dense
+    kernels' logits and draw over those splits alone (:func:`.split_kernels.sparse_pick`):
+    the first of the highest, or the inverse CDF of ``uniform`` over the splits in index
+    order."""
+    from .split_kernels import sparse_pick
+    from .subset_kernels import slot_ids, sparse_row_scores
 
     n = views.n_slots
     obs = np.ascontiguousarray(observation, dtype=np.float32)[None]

@@ -337,6 +337,34 @@ def split_choices(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, r0: np.ndarray
     return out, statistics
 
 
+@njit(cache=True)
+def sparse_pick(scores: np.ndarray, vectors: np.ndarray, out: np.ndarray, uniform: float) -> int:  # pragma: no cover
+    """The position among a hand's few splits of the one chosen from their row scores
+    ``(3, m)`` and, when ``out`` (the interaction term's output weights ``(v,)``) is not
+    empty, their vectors ``(3, m, v)``: the splits read as one hand whose every row position
+    has m subsets, split ``j`` made of the ``j``-th of each, so that the dense kernels' own
+    logit and interaction term (:func:`_logit`, :func:`_interaction`) and draw
+    (:func:`split_choices`) serve; the first of the highest logits when ``uniform < 0``."""
+    m = scores.shape[1]
+    own = np.arange(m)
+    s0, s1, s2 = scores[0:1], scores[1:2], scores[2:3]
+    has_extra = out.shape[0] > 0
+    extra = np.zeros((1, m), dtype=np.float32)
+    if has_extra:
+        for j in range(m):
+            extra[0, j] = _interaction(vectors[0:1], vectors[1:2], vectors[2:3], own, own, own, out, 0, j)
+    if uniform >= 0.0:
+        every = np.ones((1, m), dtype=np.bool_)
+        return split_choices(s0, s1, s2, own, own, own, extra, has_extra, every, own, own, own,
+                             np.array([uniform]), True)[0][0]
+    best, best_value = 0, _logit(s0, s1, s2, own, own, own, extra, has_extra, 0, 0)
+    for j in range(1, m):
+        value = _logit(s0, s1, s2, own, own, own, extra, has_extra, 0, j)
+        if value > best_value:
+            best, best_value = j, value
+    return best
+
+
 #: the ``extra`` argument of a scorer without an interaction term
 NO_EXTRA = np.zeros((1, 1), dtype=np.float32)
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from .cards import N_IDS, RANK, RANK_CHARS, SUIT, SUIT_CHARS
 from .game import Game
+from .games import GAMES, make_game
 from .switches import RuleSwitches, parse_suit_order
 
 SLOT_FEATURES = 19
@@ -131,8 +132,6 @@ def encode_observation(game: Game, slots: np.ndarray, seat: int, num_players: in
 def _layouts() -> dict[int, tuple[int, int]]:
     """Each registered game's hand size and most players, by the length of its observations
     (each game's observation width is fixed: rule switches never change it)."""
-    from .games import GAMES, make_game
-
     layouts = {observation_size(make_game(name)): (cls.hand_size, cls.players[1]) for name, cls in GAMES.items()}
     if len(layouts) != len(GAMES):
         raise AssertionError("two games have observations of one length")

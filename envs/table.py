@@ -315,9 +315,8 @@ class Tables:
         ok = inside & self.game.valid_arrangements(cards)
         if self.mask_kind == "undominated":
             pairs = list(zip(np.asarray(tables).tolist(), np.asarray(seats).tolist()))
-            ok &= np.array([bool(self.candidates(t, s, pairs)[a]) if good else False
-                            for (t, s), a, good in zip(pairs, np.where(inside, actions, 0).tolist(), ok)],
-                           dtype=bool).reshape(ok.shape)
+            chosen = np.where(inside, actions, 0).tolist()
+            ok &= np.array([self.candidates(t, s, pairs)[a] for (t, s), a in zip(pairs, chosen)], dtype=bool)
         return ok
 
     def check_actions(self, actions: Any) -> np.ndarray:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -121,8 +122,6 @@ def read_mapping(path: str | Path, what: str = "settings file") -> dict[str, Any
 def _not_a_file(path: Path) -> str:
     """Why ``path`` is no regular file, in words: it does not exist, it is a FIFO or a device,
     its symbolic links loop, or the error the system gives."""
-    import stat
-
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:

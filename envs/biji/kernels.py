@@ -1,7 +1,7 @@
 """Compiled kernels of Biji: the strength of every 3-card group of many hands at once, for the
 dominance keys (:mod:`.dominance`). The strength is the rules' own: the kernel reads the
 rules' table of every group of the 54 card ids (:func:`.rules.group_table`) at the group's
-combinatorial index, as :func:`.rules.group_strengths` does; the tests check the two agree.
+:func:`.rules.combo_index`, compiled here, as :func:`.rules.group_strengths` does; the tests check the two agree.
 Imported on first use, so that the game stays pure."""
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ import numpy as np
 from numba import njit
 
 from ..splits import BIJI
-from .rules import BijiRules, group_table
+from .rules import BijiRules, combo_index, group_table
 
 _SUB3 = np.ascontiguousarray(BIJI.subsets(3), dtype=np.int64)
+_combo_index = njit(cache=True)(combo_index)
 
 
 @njit(cache=True)
@@ -21,7 +22,7 @@ def _group_strengths(hands: np.ndarray, subsets: np.ndarray, table: np.ndarray,
     for h in range(hands.shape[0]):
         for u in range(subsets.shape[0]):
             a, b, c = hands[h, subsets[u, 0]], hands[h, subsets[u, 1]], hands[h, subsets[u, 2]]
-            out[h, u] = table[a + b * (b - 1) // 2 + c * (c - 1) * (c - 2) // 6]
+            out[h, u] = table[_combo_index(a, b, c)]
 
 
 def group_strengths_of_hands(hands: np.ndarray, rules: BijiRules) -> np.ndarray:

@@ -152,10 +152,16 @@ def _scalar_strength(group: tuple[int, int, int], rules: BijiRules) -> int:
     return (kind * 4096 + digits[0] * 256 + digits[1] * 16 + digits[2]) * 4 + top_suit
 
 
-def _combo_index(groups: np.ndarray) -> np.ndarray:
-    """Position of sorted card-id triples among all 3-subsets of the 54 ids (combinatorial number system)."""
-    a, b, c = groups[..., 0], groups[..., 1], groups[..., 2]
+def combo_index(a: Any, b: Any, c: Any) -> Any:
+    """Position of the card-id triple ``a < b < c`` among all 3-subsets of the 54 ids
+    (combinatorial number system), for scalars and arrays alike; :mod:`.kernels` compiles
+    this same function."""
     return a + b * (b - 1) // 2 + c * (c - 1) * (c - 2) // 6
+
+
+def _combo_index(groups: np.ndarray) -> np.ndarray:
+    """Position of sorted card-id triples ``(..., 3)`` among all 3-subsets of the 54 ids."""
+    return combo_index(groups[..., 0], groups[..., 1], groups[..., 2])
 
 
 @cache
@@ -168,7 +174,7 @@ def _table(rules: BijiRules) -> np.ndarray:
 
 def group_table(rules: BijiRules) -> np.ndarray:
     """The strength of every group of three of the 54 card ids under ``rules``, at the
-    group's combinatorial index (``a + C(b, 2) + C(c, 3)`` for ids ``a < b < c``): built once."""
+    group's :func:`combo_index`: built once."""
     return _table(rules)
 
 
