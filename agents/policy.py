@@ -52,6 +52,17 @@ from ..envs.observation import SLOT_FEATURES, observation_size
 from ..envs.table import SeatView
 from .base import Agent
 from .specs import AgentSpec
+from .split_inference import choices
+from .split_kernels import NO_EXTRA, choose_splits, split_gradients, split_statistics
+from .subset_kernels import (
+    MAX_SLOTS,
+    MAX_SUBSET,
+    first_layer_weights,
+    slot_ids,
+    subset_hidden,
+    subset_hidden_gradients,
+    subset_shapes,
+)
 
 POLICY_KINDS = ("mlp", "split_scorer")
 CHECKPOINT_FORMAT = "splitpoker-policy/2"
@@ -100,8 +111,6 @@ class _SubsetHidden(th.autograd.Function):
     @staticmethod
     def forward(ctx: Any, projected: th.Tensor, weight: th.Tensor, base: th.Tensor, subsets: np.ndarray,
                 ranks: np.ndarray, suits: np.ndarray) -> th.Tensor:
-        from .subset_kernels import subset_hidden
-
         hidden = th.from_numpy(subset_hidden(projected.detach().numpy(), subsets, ranks, suits,
                                              weight.detach().numpy(), base.detach().numpy()))
         ctx.save_for_backward(hidden)
@@ -110,8 +119,6 @@ class _SubsetHidden(th.autograd.Function):
 
     @staticmethod
     def backward(ctx: Any, grad: th.Tensor) -> tuple[Any, ...]:
-        from .subset_kernels import subset_hidden_gradients, subset_shapes
-
         (hidden,) = ctx.saved_tensors
         subsets, ranks, suits, n = ctx.tables
         g_projected, g_weight, g_base = subset_hidden_gradients(grad.contiguous().numpy(), hidden.numpy(), subsets,
@@ -129,8 +136,6 @@ class SplitScorerExtractor(nn.Module):
         self.n_slots = index.n_slots
         self.sizes = tuple(sorted(set(index.row_sizes)))
         self.context_dim = features_dim - self.n_slots * SLOT_FEATURES
-        from .subset_kernels import MAX_SLOTS, MAX_SUBSET
-
         if max(self.sizes) > MAX_SUBSET or self.n_slots > MAX_SLOTS:
             raise ValueError(f"the split scorer reads rows of at most {MAX_SUBSET} cards from hands of at most "
                              f"{MAX_SLOTS} slots, not rows of {max(self.sizes)} from {self.n_slots}")
@@ -167,8 +172,6 @@ class SplitScorerExtractor(nn.Module):
         straight windows) are computed per subset, from its rank and suit counts. On the
         CPU the kernels of :mod:`.subset_kernels` read the projections through the subset
         table; elsewhere a product with the subsets' position incidence does."""
-        from .subset_kernels import first_layer_weights, slot_ids, subset_shapes
-
         slots = features[:, : self.n_slots * SLOT_FEATURES].reshape(-1, self.n_slots, SLOT_FEATURES)
         context = features[:, self.n_slots * SLOT_FEATURES:]
         ranks, suits = slot_ids(slots.detach().cpu().numpy())
@@ -306,8 +309,6 @@ class _SplitStatistics(th.autograd.Function):
     def forward(ctx: Any, s0: th.Tensor, s1: th.Tensor, s2: th.Tensor, extra: th.Tensor | None,
                 tables: tuple[np.ndarray, ...], mask: np.ndarray, actions: np.ndarray,
                 known: np.ndarray | None = None) -> tuple[th.Tensor, th.Tensor]:
-        from .split_kernels import NO_EXTRA, split_statistics
-
         arrays = tuple(x.detach().numpy() for x in (s0, s1, s2))
         extra_array = NO_EXTRA if extra is None else extra.detach().numpy()
         statistics = (split_statistics(*arrays, *tables, extra_array, extra is not None, mask, actions)
@@ -318,8 +319,6 @@ class _SplitStatistics(th.autograd.Function):
 
     @staticmethod
     def backward(ctx: Any, g_logp: th.Tensor, g_entropy: th.Tensor) -> tuple[Any, ...]:
-        from .split_kernels import split_gradients
-
         arrays, tables, extra_array, has_extra, mask, actions, statistics = ctx.inputs
         g0, g1, g2, gx = split_gradients(*arrays, *tables, extra_array, has_extra, mask, actions, statistics,
                                          g_logp.double().numpy(), g_entropy.double().numpy())
@@ -413,8 +412,6 @@ class SplitDistribution(MaskableCategoricalDistribution):
                 return fallback.mode().cpu().numpy()
             probs = fallback.distribution.probs.double().cpu().numpy()
             return np.minimum((probs.cumsum(1) <= uniforms[:, None]).sum(1), self.head.n_actions - 1)
-        from .split_kernels import choose_splits
-
         s0, s1, s2, extra = (None if x is None else x.detach().numpy() for x in self.rows)
         chosen, statistics = choose_splits(s0, s1, s2, self.head.tables(), extra, self._mask(), uniforms,
                                            self.head.row_masks)
@@ -604,8 +601,7 @@ class PolicyAgent(Agent):
             raise ValueError(f"{self.name}: action masks of {masks.shape[1]} splits, expected {self.n_actions}")
         if isinstance(self.policy, SplitScorerPolicy):
             uniforms = None if self.rng is None else self.rng.random(len(views))
-            if self._parameter.device.type == "cpu":
-                from .split_inference import choices
+            if self._parameter.is_cpu:
 
                 return choices(self.policy, observations, masks, uniforms)
             with th.inference_mode():

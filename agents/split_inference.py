@@ -19,10 +19,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import torch as th
-from numba import njit
+from numba import literal_unroll, njit
 from torch import nn
 
 from ..envs.observation import SLOT_FEATURES
+from .split_kernels import choose_interacting, choose_splits, sparse_pick, split_interactions
+from .subset_kernels import slot_ids, sparse_row_scores, subset_layer
 
 if TYPE_CHECKING:
     from .policy import SplitScorerPolicy
@@ -93,13 +95,19 @@ class _Views:
             rows = [r for r in range(3) if self.row_sizes[r] == k]
             self.sparse_columns.append((np.array(rows, dtype=np.int64),
                                         np.ascontiguousarray(np.stack([self.tables[r] for r in rows]))))
+        #: per subset size, everything :func:`_sparse_decision` reads of its layers
+        self.sparse_layers = tuple((subsets, weight, bias, context_weight, columns, rows, *self.embeds[k])
+                                   for (k, subsets, weight, bias, context_weight, _, _), (rows, columns)
+                                   in zip(self.sizes, self.sparse_columns))
+        self.head_parameters = [*head.row_scalars.parameters(),
+                                *(head.row_vectors.parameters() if head.split_hidden else ())]
 
     def heads(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The three row heads stacked: score weights ``(3, e)`` and biases ``(3,)``, the
         interaction term's vector weights ``(3, v, e)`` and biases ``(3, v)`` (``v = 0``
-        without one). Stacked again whenever a parameter changed in place (an optimiser
-        step: torch counts each tensor's in-place changes)."""
-        versions = [p._version for p in self.parameters]
+        without one). Stacked again whenever one of their parameters changed in place (an
+        optimiser step: torch counts each tensor's in-place changes)."""
+        versions = [p._version for p in self.head_parameters]
         if getattr(self, "_heads_versions", None) != versions:
             self._heads, self._heads_versions = self._stack_heads(), versions
         return self._heads
@@ -143,8 +151,6 @@ def _views(policy: SplitScorerPolicy) -> _Views:
 def _embeddings(views: _Views, observations: np.ndarray) -> dict[int, np.ndarray]:
     """``{k: (B, C(n, k), embed_dim)}`` of float32 ``observations``:
     :meth:`.policy.SplitScorerExtractor.embeddings`."""
-    from .subset_kernels import slot_ids, subset_layer
-
     n = views.n_slots
     slots = observations[:, : n * SLOT_FEATURES].reshape(len(observations), n, SLOT_FEATURES)
     context = observations[:, n * SLOT_FEATURES:]
@@ -166,8 +172,6 @@ def row_scores(policy: SplitScorerPolicy, observations: np.ndarray
 
 def _row_scores(views: _Views, observations: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
-    from .split_kernels import split_interactions
-
     s0, s1, s2, vectors = _row_parts(views, observations)
     return s0, s1, s2, None if vectors is None else split_interactions(*vectors, *views.tables, views.out)
 
@@ -195,29 +199,66 @@ SPARSE_SHARE = 1 / 64
 SPARSE_ACTIONS = 8192
 
 
+@njit(cache=True)
+def _sparse_decision(observation: np.ndarray, n: int, splits: np.ndarray, uniform: float, layers: tuple,
+                     scalar_weight: np.ndarray, scalar_bias: np.ndarray, vector_weight: np.ndarray,
+                     vector_bias: np.ndarray, out: np.ndarray) -> int:  # pragma: no cover - compiled
+    """:func:`_sparse_choice` in one compiled call: the slots and context of a float32
+    ``observation``, each subset size's row scores (``layers``: :attr:`_Views.sparse_layers`)
+    and the pick."""
+    slots = observation[: n * SLOT_FEATURES].reshape(1, n, SLOT_FEATURES)
+    context = observation[n * SLOT_FEATURES:].reshape(1, -1)
+    ranks, suits = slot_ids(slots)
+    scores = np.empty((3, splits.shape[0]), dtype=np.float32)
+    vectors = np.empty((3, splits.shape[0], vector_weight.shape[1]), dtype=np.float32)
+    for layer in literal_unroll(layers):
+        subsets, weight, bias, context_weight, columns, rows, embed_weight, embed_bias = layer
+        sparse_row_scores(slots, context, weight, bias, context_weight, subsets, ranks, suits, columns, splits, rows,
+                          embed_weight, embed_bias, scalar_weight, scalar_bias, vector_weight, vector_bias, scores,
+                          vectors)
+    return splits[sparse_pick(scores, vectors, out, uniform)]
+
+
 def _sparse_choice(views: _Views, observation: np.ndarray, splits: np.ndarray, uniform: float | None) -> int:
     """One hand's decision over few allowed ``splits`` (ascending): the hidden vectors,
-    embeddings and row scores of just the subsets those splits use (each once, one compiled
-    call per subset size: :func:`.subset_kernels.sparse_row_scores`), then the dense
-    kernels' logits and draw over those splits alone (:func:`.split_kernels.sparse_pick`):
-    the first of the highest, or the inverse CDF of ``uniform`` over the splits in index
-    order."""
-    from .split_kernels import sparse_pick
-    from .subset_kernels import slot_ids, sparse_row_scores
+    embeddings and row scores of just the subsets those splits use (each once, one pass per
+    subset size: :func:`.subset_kernels.sparse_row_scores`), then the dense kernels' logits
+    and draw over those splits alone (:func:`.split_kernels.sparse_pick`): the first of the
+    highest, or the inverse CDF of ``uniform`` over the splits in index order."""
+    return int(_sparse_decision(np.ascontiguousarray(observation, dtype=np.float32), views.n_slots, splits,
+                                -1.0 if uniform is None else uniform, views.sparse_layers, *views.heads(),
+                                NO_OUT if views.out is None else views.out))
 
-    n = views.n_slots
-    obs = np.ascontiguousarray(observation, dtype=np.float32)[None]
-    slots = obs[:, : n * SLOT_FEATURES].reshape(1, n, SLOT_FEATURES)
-    context = obs[:, n * SLOT_FEATURES:]
-    ranks, suits = slot_ids(slots)
-    heads = views.heads()
-    scores = np.empty((3, len(splits)), dtype=np.float32)
-    vectors = np.empty((3, len(splits), heads[2].shape[1]), dtype=np.float32)
-    for (k, subsets, weight, bias, context_weight, _, _), (rows, columns) in zip(views.sizes, views.sparse_columns):
-        sparse_row_scores(slots, context, weight, bias, context_weight, subsets, ranks, suits, columns, splits, rows,
-                          *views.embeds[k], *heads, scores, vectors)
-    return int(splits[sparse_pick(scores, vectors, NO_OUT if views.out is None else views.out,
-                                  -1.0 if uniform is None else uniform)])
+
+@njit(cache=True)
+def _few_allowed(words: np.ndarray, mask: np.ndarray, limit: int) -> np.ndarray:  # pragma: no cover - compiled
+    """The allowed splits of a bool ``mask`` (ascending), when there are at most ``limit``
+    of them; otherwise an empty array. ``words`` is the mask's whole 8-byte words (its first
+    ``8 * len(words)`` entries), skipped eight entries at a time where all are zero."""
+    found = np.empty(limit, dtype=np.int64)
+    count = 0
+    for w in range(words.shape[0]):
+        if words[w] != 0:
+            for i in range(8 * w, 8 * w + 8):
+                if mask[i]:
+                    if count == limit:
+                        return found[:0]
+                    found[count] = i
+                    count += 1
+    for i in range(8 * words.shape[0], mask.shape[0]):
+        if mask[i]:
+            if count == limit:
+                return found[:0]
+            found[count] = i
+            count += 1
+    return found[:count]
+
+
+def _sparse_splits(mask: np.ndarray, limit: int) -> np.ndarray:
+    """:func:`_few_allowed` of one hand's mask (a contiguous bool row)."""
+    mask = np.ascontiguousarray(mask, dtype=bool)
+    whole = len(mask) - len(mask) % 8
+    return _few_allowed(mask[:whole].view(np.uint64), mask, limit)
 
 
 #: hands decided together: a Thirteen hand's hidden and embedding arrays are about 500 KB, so
@@ -233,13 +274,14 @@ def choices(policy: SplitScorerPolicy, observations: np.ndarray, masks: np.ndarr
     the term only for the valid splits that can still be chosen
     (:func:`.split_kernels.interacting_argmax`). A hand whose mask is sparse (its
     candidates, :data:`SPARSE_SHARE`) is decided alone, over its allowed splits only."""
-    from .split_kernels import choose_interacting, choose_splits
-
     views = _views(policy)
+    limit = int(masks.shape[1] * SPARSE_SHARE)
+    allowed = [_sparse_splits(row, limit) for row in masks] if masks.shape[1] > SPARSE_ACTIONS else []
+    if len(allowed) == 1 and len(allowed[0]):  # one hand (an environment's agent), decided sparsely
+        return np.array([_sparse_choice(views, observations[0], allowed[0],
+                                        None if uniforms is None else float(uniforms[0]))], dtype=np.int64)
     chosen = np.empty(len(observations), dtype=np.int64)
-    allowed = [np.flatnonzero(row) for row in masks] if masks.shape[1] > SPARSE_ACTIONS else []
-    limit = masks.shape[1] * SPARSE_SHARE
-    sparse = np.array([0 < len(a) <= limit for a in allowed] if allowed else [False] * len(masks), dtype=bool)
+    sparse = np.array([len(a) > 0 for a in allowed] if allowed else [False] * len(masks), dtype=bool)
     for b in np.flatnonzero(sparse):
         chosen[b] = _sparse_choice(views, observations[b], allowed[b], None if uniforms is None else float(uniforms[b]))
     if sparse.all():

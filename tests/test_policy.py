@@ -577,6 +577,21 @@ def test_numpy_decisions_follow_parameter_updates(rng):
     assert same_as_torch(copy.deepcopy(policy))
 
 
+@pytest.mark.parametrize("length", [1, 7, 8, 9, 72072, 72075])
+def test_few_allowed_splits_are_the_mask_s_nonzero_entries_up_to_the_limit(length, rng):
+    """The sparse path's scan of a mask: every allowed split, ascending, when there are at
+    most ``limit`` of them (the last entries past the whole 8-byte words included), else none."""
+    import splitpoker.agents.split_inference as inference
+
+    for density in (0.0, 0.001, 0.05, 1.0):
+        mask = rng.random(length) < density
+        allowed = np.flatnonzero(mask)
+        for limit in {1, max(1, len(allowed) - 1), len(allowed), len(allowed) + 1}:
+            got = inference._sparse_splits(mask, limit)
+            assert np.array_equal(got, allowed if len(allowed) <= limit else allowed[:0])
+        assert np.array_equal(inference._sparse_splits(mask.view(np.int8)[::-1][::-1], len(allowed)), allowed)
+
+
 @pytest.mark.parametrize("split_hidden", [0, 4])
 def test_sparse_decisions_equal_the_dense_kernels_over_the_candidates(split_hidden, rng):
     """Masks of candidates are decided by the sparse path (the subsets the candidates use):
@@ -601,6 +616,10 @@ def test_sparse_decisions_equal_the_dense_kernels_over_the_candidates(split_hidd
         for got, expected in zip(sparse, dense):
             assert np.array_equal(got, expected)
             assert masks[np.arange(len(got)), got].all()
+        alone = [np.concatenate([inference.choices(policy, obs[b:b + 1], masks[b:b + 1], None if u is None else u[b:b + 1])
+                                 for b in range(len(obs))]) for u in (None, uniforms)]
+        for got, expected in zip(alone, dense):  # one hand at a time, as an environment's agent decides
+            assert np.array_equal(got, expected)
         return sparse
 
     before = both()
