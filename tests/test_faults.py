@@ -436,3 +436,63 @@ def test_an_interrupted_pool_stops_when_its_workers_were_idle():
                           timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "stopped"
+
+
+class _Touch:
+    """Unpickled, it creates ``marker``: the stand-in for code a crafted file would run."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Path.touch, (self.marker,))
+
+
+def test_a_crafted_run_folder_never_runs_its_code(tmp_path):
+    """A resume reads a checkpoint's weights, optimizer state and counters and a pool of
+    tensors only: a pickled payload in the checkpoint's ``data`` member is never unpickled
+    (Stable-Baselines3's own loader would run it) and a pool file holding one is refused as
+    damaged, the run folder unchanged."""
+    import base64
+    import io
+    import zipfile
+
+    import cloudpickle
+    import torch as th
+    from sb3_contrib import MaskablePPO
+
+    from splitpoker.train.ppo import resume_run
+
+    first = train(tmp_path, config(tmp_path, total_timesteps=64))
+    checkpoints = first.run_dir / "checkpoints"
+    state = json.loads((checkpoints / "state.json").read_text())
+    checkpoint = checkpoints / state["checkpoint"]
+    marker = tmp_path / "ran"
+    with zipfile.ZipFile(checkpoint) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    data = json.loads(members["data"])
+    data["_last_obs"] = {":type:": "<class 'object'>",
+                         ":serialized:": base64.b64encode(cloudpickle.dumps(_Touch(marker))).decode()}
+    members["data"] = json.dumps(data).encode()
+    with zipfile.ZipFile(checkpoint, "w") as archive:
+        for name, content in members.items():
+            archive.writestr(name, content)
+    crafted = tmp_path / "crafted.zip"
+    crafted.write_bytes(checkpoint.read_bytes())
+    MaskablePPO.load(crafted)  # the payload is real: the library's own loader runs it
+    assert marker.exists()
+    marker.unlink()
+
+    resumed = resume_run(first.run_dir, ["total_timesteps=96"], "resume", emit=lambda line: None)
+    assert resumed.steps == 96 and not marker.exists()
+
+    state = json.loads((checkpoints / "state.json").read_text())
+    pool = checkpoints / state["pool"]
+    buffer = io.BytesIO()
+    th.save({"snapshots": [], "rng": _Touch(marker)}, buffer)
+    pool.write_bytes(buffer.getvalue())
+    before = {p.name: p.read_bytes() for p in checkpoints.iterdir()}
+    with pytest.raises(ValueError, match=f"{state['pool']} is damaged and cannot be resumed from"):
+        resume_run(first.run_dir, ["total_timesteps=128"], "resume", emit=lambda line: None)
+    assert not marker.exists()
+    assert {p.name: p.read_bytes() for p in checkpoints.iterdir()} == before

@@ -10,6 +10,12 @@
 * ``state.json``: the latest checkpoint and its pool file, its step, the imitation rounds and
   epochs done, and whether the run finished (set only once the final evaluation is written).
 
+A resume runs nothing a run folder holds: the learner is built afresh from the run's
+``config.yaml`` (:func:`load_learner`), its weights and optimizer state are read as tensors
+only, its counters as JSON numbers (the checkpoint's pickled ``data`` entries, which
+Stable-Baselines3's own ``load`` would unpickle, are never read), and the pool file as
+tensors, numbers and strings only (:func:`load_pool`).
+
 Every file is written to a temporary name and moved into place with ``os.replace``
 (:func:`splitpoker.eval.files.atomic_write_bytes`), the
 checkpoint and its pool before ``state.json``: a process killed at any moment leaves
@@ -75,7 +81,45 @@ def save_pool(state: Mapping[str, Any], path: Path) -> Path:
 
 
 def load_pool(path: Path) -> dict[str, Any]:
-    return th.load(path, map_location="cpu", weights_only=False)
+    """A pool file, read as tensors, numbers, strings and containers only (torch's
+    ``weights_only``): a file holding anything else is refused, never run."""
+    state = th.load(path, map_location="cpu", weights_only=True)
+    if not isinstance(state, dict) or not isinstance(state.get("snapshots"), list):
+        raise ValueError("not a pool: no list of snapshots")
+    return state
+
+
+#: the learner's counters a resume takes from a checkpoint's ``data`` member
+COUNTERS = ("num_timesteps", "_n_updates", "_episode_num")
+
+
+def checkpoint_counters(path: Path) -> dict[str, int]:
+    """:data:`COUNTERS` of a checkpoint, read from its ``data`` member as JSON numbers;
+    ValueError naming the entry when one is missing or not a count."""
+    with zipfile.ZipFile(path) as archive:
+        data = json.loads(archive.read("data"))
+    if not isinstance(data, dict):
+        raise ValueError("its data member is not a JSON object")
+    counters = {}
+    for key in COUNTERS:
+        value = data.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"its data member's {key} is {value!r}, not a count (an integer of at least 0)")
+        counters[key] = value
+    return counters
+
+
+def load_learner(config: TrainConfig, env: VecEnv, path: Path) -> MaskablePPO:
+    """The learner saved in checkpoint ``path``, without running anything the file holds:
+    built from ``config`` (:func:`build_model`, the settings a resume may not change), then
+    given the checkpoint's weights and optimizer state (read as tensors only) and its
+    :func:`checkpoint_counters`."""
+    counters = checkpoint_counters(path)
+    model = build_model(config, env)
+    model.set_parameters(str(path), exact_match=True, device=config.device)
+    for key, value in counters.items():
+        setattr(model, key, value)
+    return model
 
 
 def write_state(folder: Path, state: Mapping[str, Any]) -> Path:

@@ -47,7 +47,6 @@ from typing import Any
 
 import numpy as np
 import torch as th
-from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import HParam, KVWriter, Logger, TensorBoardOutputFormat
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
@@ -62,6 +61,7 @@ from .config import TrainConfig, load_config, model_keys
 from .policies import (
     POOL_FILE,
     build_model,
+    load_learner,
     load_pool,
     read_state,
     run_meta,
@@ -419,7 +419,7 @@ class Trainer:
         self._schedule(self.model.num_timesteps)
 
     def _load_model(self, path: Path) -> None:
-        self.model = MaskablePPO.load(path, env=self.env, device=self.config.device)
+        self.model = load_learner(self.config, self.env, path)
 
     def _load_pool(self, path: Path) -> None:
         self.pool.load_state(load_pool(path))
