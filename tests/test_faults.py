@@ -496,3 +496,32 @@ def test_a_crafted_run_folder_never_runs_its_code(tmp_path):
         resume_run(first.run_dir, ["total_timesteps=128"], "resume", emit=lambda line: None)
     assert not marker.exists()
     assert {p.name: p.read_bytes() for p in checkpoints.iterdir()} == before
+
+
+def test_a_diverged_update_stops_the_run_with_one_line_and_it_resumes(tmp_path, monkeypatch):
+    """An update that leaves a weight NaN stops the run at that step, in one line naming the
+    step and the weight, before anything saves it; the latest checkpoint (finite weights) is
+    where ``--resume`` continues."""
+    import torch as th
+    from sb3_contrib import MaskablePPO
+
+    original, updates = MaskablePPO.train, []
+
+    def poisoned(self: Any) -> None:
+        original(self)
+        updates.append(self.num_timesteps)
+        if len(updates) == 2:
+            with th.no_grad():
+                next(iter(self.policy.parameters())).view(-1)[0] = float("nan")
+
+    monkeypatch.setattr(MaskablePPO, "train", poisoned)
+    with pytest.raises(ValueError, match=r"training diverged at step 64: the PPO update left the policy's "
+                                         r"\S+ not finite .* resumes from its checkpoint of step 32 "):
+        train(tmp_path, config(tmp_path))
+    run = next((tmp_path / "runs").iterdir())
+    state = json.loads((run / "checkpoints" / "state.json").read_text())
+    assert state["step"] == 32 and not state["finished"]
+    weights = read_policy_state(run / "checkpoints" / state["checkpoint"])
+    assert all(bool(th.isfinite(w).all()) for w in weights.values())
+    monkeypatch.setattr(MaskablePPO, "train", original)
+    assert resume(run).steps == 128

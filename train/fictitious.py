@@ -170,6 +170,7 @@ class FictitiousPlayTrainer(Trainer):
                                   seed=seed, on_epoch=log_epoch,
                                   temperature=fp.temperature if fp.target == "values" else None)
         self.emit(f"  fitted in {time.perf_counter() - start:.1f} s")
+        self.check_finite(self.model.num_timesteps + fp.hands, f"round {round_index + 1}'s fit")
         with self._during("save"):  # the round's points, its evaluation when due, then its checkpoint
             step = self.model.num_timesteps + fp.hands
             self.model.num_timesteps = self.boundary_step = step

@@ -449,6 +449,7 @@ class Trainer:
         self.phase = "boundary"
         if self.logger.name_to_value:  # the losses of the update that just ended, at the step of its rollout
             self.logger.dump(step)
+        self.check_finite(step, "the PPO update")
         if self.next_checkpoint is not None and step >= self.next_checkpoint:
             self.save(f"step_{step:09d}.zip")
             self.next_checkpoint = _next_multiple(step, self.config.checkpoint.every)
@@ -458,6 +459,18 @@ class Trainer:
         if reseed:
             self._reseed(step)
         self.phase = "collect"
+
+    def check_finite(self, step: int, update: str) -> None:
+        """ValueError, in one line, when ``update`` (ending at ``step``) left a weight of the
+        policy NaN or infinite (a loss that was not finite does): the run stops before
+        anything saves those weights, and its latest checkpoint stays the resume point."""
+        bad = next((name for name, p in self.model.policy.named_parameters() if not bool(th.isfinite(p).all())), None)
+        if bad is None:
+            return
+        self.close()
+        raise ValueError(f"training diverged at step {step}: {update} left the policy's {bad} not finite (a "
+                         f"NaN or infinite loss); {self.run_dir} resumes from its checkpoint of step "
+                         f"{self.state.get('step', 0)} (--resume RUN_DIR; a lower learning rate may be needed)")
 
     def _reseed(self, step: int) -> None:
         for snapshot in self.pool.snapshots:  # built now, not mid-rollout: building draws from torch's generator
@@ -579,6 +592,7 @@ class Trainer:
 
         behaviour_clone(self.model.policy, data, self.game, cfg.epochs, cfg.batch_size, cfg.learning_rate,
                         seed=self.config.seed + round_index, on_epoch=log_epoch)
+        self.check_finite(step, f"imitation round {round_index + 1}'s fit")
         with self._during("save"):
             self.state["imitation_rounds_done"] = round_index + 1
             self.state["imitation_epochs"] = epochs_before + cfg.epochs
