@@ -155,14 +155,21 @@ def check_writable_folder(path: str | Path, what: str) -> Path:
 
 def atomic_write_bytes(path: Path, data: bytes) -> Path:
     """Write ``data`` to ``path`` through a temporary file beside it (flushed to disk) and
-    ``os.replace``: a process killed at any moment leaves the old file or the new one."""
+    ``os.replace``: a process killed at any moment leaves the old file or the new one. A
+    write that fails (a full disk) leaves the old file too, and raises an ``OSError`` naming
+    ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except OSError as error:  # a full disk, a quota: the old file stays, the partial one goes
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise OSError(error.errno, error.strerror or str(error), str(path)) from None
     return path
 
 

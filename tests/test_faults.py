@@ -525,3 +525,29 @@ def test_a_diverged_update_stops_the_run_with_one_line_and_it_resumes(tmp_path, 
     assert all(bool(th.isfinite(w).all()) for w in weights.values())
     monkeypatch.setattr(MaskablePPO, "train", original)
     assert resume(run).steps == 128
+
+
+def test_a_full_disk_names_the_file_and_how_to_resume(tmp_path, monkeypatch):
+    """A checkpoint that cannot be written (no space left) stops the run in one line naming
+    the file and the checkpoint to resume from; no partial file is left, state.json still
+    names a whole checkpoint, and the run resumes to the uninterrupted run's end."""
+    import errno
+
+    import splitpoker.eval.files as files
+
+    real_fsync = os.fsync
+
+    def full(fd: int) -> None:  # the disk fills up while the checkpoint of step 64 is written
+        if "step_000000064.zip" in os.readlink(f"/proc/self/fd/{fd}"):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real_fsync(fd)
+
+    monkeypatch.setattr(files.os, "fsync", full)
+    with pytest.raises(ValueError, match=r"cannot write \S+/checkpoints/step_000000064\.zip \(No space left on "
+                                         r"device\) at step 64; the run resumes from its checkpoint of step 32 "):
+        train(tmp_path, config(tmp_path))
+    monkeypatch.setattr(files.os, "fsync", real_fsync)
+    run = next((tmp_path / "runs").iterdir())
+    assert not list((run / "checkpoints").glob(".*.tmp"))
+    assert json.loads((run / "checkpoints" / "state.json").read_text())["step"] == 32
+    assert resume(run).steps == 128

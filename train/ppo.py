@@ -549,11 +549,19 @@ class Trainer:
         complete checkpoint and pool."""
         with self._during("save"):
             step = self.model.num_timesteps
-            path = save_checkpoint(self.model, self.checkpoints / name, run_meta(self.config, self.game, step))
             pool_name = f"{Path(name).stem}.{POOL_FILE}"
-            save_pool(self.pool.state(), self.checkpoints / pool_name)
+            try:
+                path = save_checkpoint(self.model, self.checkpoints / name, run_meta(self.config, self.game, step))
+                save_pool(self.pool.state(), self.checkpoints / pool_name)
+                write_state(self.checkpoints, {**self.state, "checkpoint": name, "pool": pool_name, "step": step})
+            except OSError as error:
+                self.close()
+                how = (f"the run resumes from its checkpoint of step {self.state['step']} once there is room "
+                       f"(--resume {self.run_dir})" if "step" in self.state else
+                       "the run stopped before its first checkpoint: start it again once there is room")
+                raise ValueError(f"cannot write {error.filename} ({error.strerror or error}) at step {step}; "
+                                 f"{how}") from None
             self.state.update(checkpoint=name, pool=pool_name, step=step)
-            write_state(self.checkpoints, self.state)
             for stale in self.checkpoints.glob(f"*{POOL_FILE}"):
                 if stale.name != pool_name:
                     stale.unlink(missing_ok=True)
