@@ -43,7 +43,10 @@ from .table import Tables, check_mask, check_seed, deal, from_hands
 
 RENDER_MODES = ("ansi", "human")
 #: keyword arguments of every environment besides the rule switches
-ENV_KEYWORDS = ("num_players", "preset", "render_mode", "mask")
+ENV_KEYWORDS = ("num_players", "preset", "render_mode", "mask", "illegal_action", "illegal_reward")
+#: what a split outside the action mask does: raise a ValueError, or end the hand with
+#: ``illegal_reward`` for the seat that played it and 0 for the others
+ILLEGAL_ACTIONS = ("raise", "penalty")
 #: the keys of ``reset(options=...)``
 RESET_OPTIONS = ("hands",)
 #: keys of ``reset(options=...)`` that are ignored: PettingZoo's ``api_test`` and
@@ -63,9 +66,10 @@ class ArrangeEnv(AECEnv, EzPickle):
     }
 
     def __init__(self, num_players: int = 4, preset: str = "classic", render_mode: str | None = None,
-                 mask: str = "valid", **switches: Any) -> None:
+                 mask: str = "valid", illegal_action: str = "raise", illegal_reward: float = -1.0,
+                 **switches: Any) -> None:
         EzPickle.__init__(self, num_players=num_players, preset=preset, render_mode=render_mode, mask=mask,
-                          **switches)
+                          illegal_action=illegal_action, illegal_reward=illegal_reward, **switches)
         super().__init__()
         if not self.game_name:
             raise TypeError("ArrangeEnv is a base class; use thirteen_v0 or biji_v0")
@@ -77,6 +81,14 @@ class ArrangeEnv(AECEnv, EzPickle):
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode={render_mode!r} is not supported; use None, "
                              f"{', '.join(map(repr, RENDER_MODES))}")
+        if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTIONS:
+            raise ValueError(f"illegal_action={illegal_action!r} is not one of "
+                             f"{', '.join(map(repr, ILLEGAL_ACTIONS))}")
+        if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)) or not np.isfinite(
+                illegal_reward):
+            raise ValueError(f"illegal_reward={illegal_reward!r} is not a finite number")
+        #: what a split outside the action mask does (:data:`ILLEGAL_ACTIONS`) and its reward
+        self.illegal_action, self.illegal_reward = illegal_action, float(illegal_reward)
         self.preset = preset
         #: what the action mask marks: every valid split, or the undominated ones (the candidates)
         self.mask_kind = check_mask(mask)
@@ -224,20 +236,41 @@ class ArrangeEnv(AECEnv, EzPickle):
 
     def step(self, action: Any) -> None:
         """The current seat's split index (``None`` for a seat that has finished).
-        An invalid split raises ValueError here; ``env()`` ends the hand with reward −1
-        for the seat instead."""
+        A split outside the action mask raises ValueError here, or with
+        ``illegal_action="penalty"`` ends the hand (:meth:`end_illegal`); ``env()`` ends
+        it with reward −1 for the seat (PettingZoo's wrapper). An action that is not an
+        integer in range always raises."""
         self._require_reset("step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         seat = self._seat_of[agent]
+        if self.illegal_action == "penalty":
+            index = self.check_action(agent, action)
+            if not self._mask(seat)[index]:
+                self.end_illegal({agent: index})
+                return
         self._actions[seat] = self._check_action(agent, seat, action)
         self._cumulative_rewards[agent] = 0.0
         if seat == self.num_players - 1:
             self._finish()
         self.agent_selection = self.possible_agents[(seat + 1) % self.num_players]
         self._accumulate_rewards()
+
+    def end_illegal(self, played: Mapping[str, int]) -> None:
+        """End the hand after splits outside the action mask (``played``: agent → split
+        index), unscored: each of those seats gets ``illegal_reward`` and
+        ``infos[agent]["illegal_action"]`` (the index), every other seat 0, and every seat
+        terminates (as under PettingZoo's ``TerminateIllegalWrapper``)."""
+        for agent in self.agents:
+            self._cumulative_rewards[agent] = 0.0
+            self.rewards[agent] = self.illegal_reward if agent in played else 0.0
+            self.terminations[agent] = True
+            if agent in played:
+                self.infos[agent]["illegal_action"] = int(played[agent])
+        self._accumulate_rewards()
+        self._deads_step_first()
 
     def _finish(self) -> None:
         """Score the table once; rewards, terminations and the infos' breakdown."""
@@ -384,10 +417,27 @@ class ParallelWrapper(aec_to_parallel_wrapper):
         if missing:
             raise ValueError(f"actions has no split for {missing[0]!r}; give one for each of {', '.join(live)}")
         raw = cast(ArrangeEnv, self.aec_env.unwrapped)
+        if raw.illegal_action == "penalty":
+            indices = {agent: raw.check_action(agent, actions[agent]) for agent in live}
+            played = {agent: i for agent, i in indices.items() if not raw._mask(raw._seat(agent))[i]}
+            if played:
+                return self._end_illegal(raw, played)
         for agent in live:
             raw._check_action(agent, raw._seat(agent), actions[agent])
         observations, rewards, terminations, truncations, infos = super().step(actions)
         return observations, dict(rewards), terminations, truncations, infos  # a plain dict, not a defaultdict
+
+    def _end_illegal(self, raw: ArrangeEnv, played: Mapping[str, int]) -> Any:
+        """The step of a round with splits outside the mask under ``illegal_action="penalty"``:
+        the hand ends at once, unscored (:meth:`ArrangeEnv.end_illegal`)."""
+        raw.end_illegal(played)
+        rewards = {agent: float(raw.rewards[agent]) for agent in raw.agents}
+        terminations, truncations, infos = dict(raw.terminations), dict(raw.truncations), dict(raw.infos)
+        observations = {agent: raw.observe(agent) for agent in raw.agents}
+        while self.aec_env.agents:  # every seat has terminated: remove them as the conversion does
+            self.aec_env.step(None)
+        self.agents = self.aec_env.agents[:]
+        return observations, rewards, terminations, truncations, infos
 
 
 def make_env_fns(raw: type[ArrangeEnv]) -> tuple[Callable[..., AECEnv], Callable[..., Any]]:
@@ -395,17 +445,22 @@ def make_env_fns(raw: type[ArrangeEnv]) -> tuple[Callable[..., AECEnv], Callable
     (every seat's split at once; an invalid one raises ValueError) of a game."""
 
     def env(**kwargs: Any) -> AECEnv:
-        """The environment with PettingZoo's standard wrappers (``TerminateIllegalWrapper``
-        with reward −1, ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``): an illegal
-        split ends the hand with reward −1 for the seat that played it (0 for the others)."""
-        wrapped: AECEnv = raw(**kwargs)
-        wrapped = TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+        """The environment with PettingZoo's standard wrappers (``TerminateIllegalWrapper``,
+        ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``): an illegal split ends the
+        hand with reward ``illegal_reward`` (default −1) for the seat that played it (0 for
+        the others); ``illegal_action="raise"`` leaves out the first wrapper, so that it
+        raises the raw env's ValueError instead."""
+        illegal = kwargs.pop("illegal_action", "penalty")
+        wrapped: AECEnv = raw(**kwargs, illegal_action="raise" if illegal == "penalty" else illegal)
+        if illegal == "penalty":
+            wrapped = TerminateIllegalWrapper(wrapped, illegal_reward=cast(ArrangeEnv, wrapped).illegal_reward)
         wrapped = AssertOutOfBoundsWrapper(wrapped)
         return OrderEnforcingWrapper(wrapped)
 
     def checked_env(**kwargs: Any) -> AECEnv:
         """The environment for the parallel API: PettingZoo's conversion cannot end a round
-        in the middle, so an invalid split raises the raw env's ValueError there."""
+        in the middle, so an invalid split raises the raw env's ValueError there, or with
+        ``illegal_action="penalty"`` ends the hand before any seat acts."""
         return OrderEnforcingWrapper(AssertOutOfBoundsWrapper(raw(**kwargs)))
 
     def parallel_env(**kwargs: Any) -> ParallelWrapper:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test, seed_test
 
 from splitpoker.envs import biji_v0, thirteen_v0
 from splitpoker.envs.biji import rules as B
@@ -88,6 +88,17 @@ def test_pettingzoo_seed(game: str, players: int, preset: str) -> None:
 @pytest.mark.parametrize(("game", "players", "preset"), cases(TABLES))
 def test_pettingzoo_parallel_api(game: str, players: int, preset: str) -> None:
     parallel_api_test(MODULES[game].parallel_env(num_players=players, preset=preset), num_cycles=10)
+
+
+@pytest.mark.parametrize(("game", "players", "preset"), cases(TABLES))
+def test_pettingzoo_parallel_seed_with_penalties(game: str, players: int, preset: str) -> None:
+    """PettingZoo's parallel seed test samples actions without the mask: with
+    ``illegal_action="penalty"`` the hands it plays end as they should, the same for a seed."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # its advice on Dict observation spaces
+        parallel_seed_test(functools.partial(MODULES[game].parallel_env, num_players=players, preset=preset,
+                                             illegal_action="penalty"))
+        api_test(MODULES[game].raw_env(num_players=players, preset=preset, illegal_action="penalty"), num_cycles=5)
 
 
 @pytest.mark.parametrize("game", ["thirteen", "biji"])
@@ -365,9 +376,56 @@ def test_illegal_action_under_parallel_env_is_a_clear_value_error() -> None:
         env.step({"player_0": illegal, "player_1": legal})
 
 
+@pytest.mark.parametrize("game_name", ["thirteen", "biji"])
+def test_penalty_ends_the_hand_unscored_with_the_illegal_reward(game_name: str, rng: np.random.Generator) -> None:
+    """``illegal_action="penalty"``: a split outside the mask ends the hand at once, the seat
+    that played it gets ``illegal_reward`` and the index in its infos, the others 0; in the
+    parallel env every seat that played one is penalised and nothing is scored."""
+    env = MODULES[game_name].raw_env(num_players=3, illegal_action="penalty", illegal_reward=-2.5)
+    env.reset(seed=9)
+    env.step(random_valid_action(env.observe("player_0")["action_mask"], rng))
+    illegal = int(np.flatnonzero(env.observe("player_1")["action_mask"] == 0)[0])
+    env.step(illegal)
+    assert all(env.terminations.values()) and env.infos["player_1"]["illegal_action"] == illegal
+    assert "score" not in env.infos["player_0"]
+    assert play(env, rng) == {"player_0": 0.0, "player_1": -2.5, "player_2": 0.0} and env.agents == []
+    with pytest.raises(ValueError, match="out of range"):  # an action outside the action space still raises
+        env.reset(seed=9)
+        env.step(env.game.n_actions)
+
+    parallel = MODULES[game_name].parallel_env(num_players=3, illegal_action="penalty")
+    observations, _ = parallel.reset(seed=4)
+    masks = {a: observations[a]["action_mask"] for a in parallel.agents}
+    actions = {"player_0": int(np.flatnonzero(masks["player_0"] == 0)[0]),
+               "player_1": int(np.flatnonzero(masks["player_1"])[0]),
+               "player_2": int(np.flatnonzero(masks["player_2"] == 0)[-1])}
+    _, rewards, terminations, truncations, infos = parallel.step(actions)
+    assert rewards == {"player_0": -1.0, "player_1": 0.0, "player_2": -1.0} and type(rewards) is dict
+    assert all(terminations.values()) and not any(truncations.values()) and parallel.agents == []
+    assert infos["player_2"]["illegal_action"] == actions["player_2"] and "illegal_action" not in infos["player_1"]
+
+
+@pytest.mark.parametrize("game_name", ["thirteen", "biji"])
+def test_env_takes_the_illegal_reward_or_raises(game_name: str, rng: np.random.Generator) -> None:
+    env = MODULES[game_name].env(num_players=2, illegal_reward=-4)
+    env.reset(seed=9)
+    illegal = int(np.flatnonzero(env.observe("player_0")["action_mask"] == 0)[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PettingZoo's illegal-move warning
+        env.step(illegal)
+    assert play(env, rng) == {"player_0": -4.0, "player_1": 0.0}
+    env = MODULES[game_name].env(num_players=2, illegal_action="raise")
+    env.reset(seed=9)
+    with pytest.raises(ValueError, match=f"action {illegal} of player_0 is not a valid split"):
+        env.step(illegal)
+
+
 # ---------------------------------------------------------------------- bad input
 
 @pytest.mark.parametrize(("module", "kwargs", "message"), [
+    (biji_v0, {"illegal_action": "skip"}, "illegal_action='skip' is not one of 'raise', 'penalty'"),
+    (thirteen_v0, {"illegal_reward": float("inf")}, "illegal_reward=inf is not a finite number"),
+    (thirteen_v0, {"illegal_reward": "-1"}, "illegal_reward='-1' is not a finite number"),
     (thirteen_v0, {"num_player": 3}, "unknown thirteen_v0 keyword or switch 'num_player'"),
     (biji_v0, {"wheel": "second"}, "unknown biji_v0 keyword or switch 'wheel'"),
     (thirteen_v0, {"wheel": "sometimes"}, "wheel='sometimes' is not allowed"),

@@ -59,6 +59,13 @@ about 4 (median 4, mean 6, at most about 100) splits a hand instead of 1,680. A 
 mask: `env()` treats it as illegal, `raw_env` and `parallel_env` raise a `ValueError`
 saying it is dominated.
 
+`illegal_action`: `"raise"` (the default of `raw_env` and `parallel_env`: a split outside
+the action mask is a `ValueError`) or `"penalty"` (the default of `env()`): the hand ends at
+once, unscored, with `illegal_reward` (default −1) for each seat that played one, its index
+in `infos[agent]["illegal_action"]`, and 0 for the others, as PettingZoo's classic games do;
+with it, PettingZoo's `parallel_seed_test`, which samples actions without the mask, passes.
+An action that is not an integer in range always raises.
+
 `reset(seed=None, options=None)`: a seed makes the deals reproducible (a NumPy
 generator of the environment's own; the global random state is never touched; the first
 reset without a seed draws fresh entropy, later ones continue the stream).
