@@ -9,6 +9,22 @@ player_{n-1}`` act in seat order, once each, and no seat sees another's choice. 
 last seat has acted the table is scored once, every seat receives its payoff as reward and
 every seat terminates.
 
+The action mask (``mask``) marks every valid split, or with ``"undominated"`` the candidates:
+the valid splits that no other valid split dominates by having every row at least as strong
+and every arrangement-dependent bonus the first has (each game's RULES.md, section 12). The
+action stays the split index. A best response never needs a dominated split, since against
+any arrangement of the other seats it scores no more than a split that dominates it; so
+every equilibrium of the game restricted to the candidates is an equilibrium of the full
+game. A valid but dominated split is then outside the mask: ``env()`` treats it as illegal,
+``raw_env`` and ``parallel_env`` raise a ``ValueError`` saying it is dominated.
+
+A split outside the action mask (``illegal_action``): ``"raise"``, the default of ``raw_env``
+and ``parallel_env``, makes it a ``ValueError``; ``"penalty"``, the default of ``env()``, ends
+the hand at once, unscored, with ``illegal_reward`` (default −1) for each seat that played
+one (its index in ``infos[agent]["illegal_action"]``) and 0 for the others, as PettingZoo's
+classic games do; with it, PettingZoo's ``parallel_seed_test``, which samples actions
+without the mask, passes. An action that is not an integer in range always raises.
+
 The environment is a thin driver of the table core (:mod:`splitpoker.envs.table`) with one
 table: ``reset`` deals it (or takes the given hands), the first observation prepares every
 seat's mask and observation in one batched call, and the last step scores it. The

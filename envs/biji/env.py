@@ -29,7 +29,8 @@ terminates.
 ```python
 from splitpoker.envs import biji_v0
 
-biji_v0.env(num_players=4, preset="classic", render_mode=None, mask="valid", **switches)
+biji_v0.env(num_players=4, preset="classic", render_mode=None, mask="valid", illegal_action="penalty",
+            illegal_reward=-1.0, **switches)
 ```
 
 Through PettingZoo's registry: `pettingzoo.make("aec", "splitpoker/biji_v0", **kwargs)` (or
@@ -49,22 +50,12 @@ module runs it).
 (prints it).
 
 `mask`: `"valid"` (default: the action mask marks every valid split) or `"undominated"`
-(it marks the *candidates*: the valid splits that no other valid split dominates, by
-having every row at least as strong and every arrangement-dependent bonus the first has;
-envs/biji/RULES.md section 12). The action stays the split index. What it means for research: a best
-response never needs a dominated split, since against any arrangement of the other seats it
-scores no more than a split that dominates it; so every equilibrium of the game restricted
-to the candidates is an equilibrium of the full game, and a learner chooses among
-about 4 (median 4, mean 6, at most about 100) splits a hand instead of 1,680. A valid but dominated split is then outside the
-mask: `env()` treats it as illegal, `raw_env` and `parallel_env` raise a `ValueError`
-saying it is dominated.
+(it marks the *candidates*, the valid splits no other valid split dominates: envs/biji/RULES.md
+section 12; what that means for research: `splitpoker.envs.arrange_env`). A learner then
+chooses among about 4 (median 4, mean 6, at most about 100) splits a hand instead of 1,680.
 
-`illegal_action`: `"raise"` (the default of `raw_env` and `parallel_env`: a split outside
-the action mask is a `ValueError`) or `"penalty"` (the default of `env()`): the hand ends at
-once, unscored, with `illegal_reward` (default −1) for each seat that played one, its index
-in `infos[agent]["illegal_action"]`, and 0 for the others, as PettingZoo's classic games do;
-with it, PettingZoo's `parallel_seed_test`, which samples actions without the mask, passes.
-An action that is not an integer in range always raises.
+`illegal_action` (`"raise"` or `"penalty"`) and `illegal_reward`: what a split outside the
+mask does (`splitpoker.envs.arrange_env`).
 
 `reset(seed=None, options=None)`: a seed makes the deals reproducible (a NumPy
 generator of the environment's own; the global random state is never touched; the first
