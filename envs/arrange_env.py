@@ -55,14 +55,11 @@ from .games import game_class, make_game
 from .observation import observation_labels
 from .registration import register_envs
 from .render import render_table
-from .table import Tables, check_mask, check_seed, deal, from_hands
+from .table import Tables, check_illegal, check_mask, check_seed, deal, from_hands
 
 RENDER_MODES = ("ansi", "human")
 #: keyword arguments of every environment besides the rule switches
 ENV_KEYWORDS = ("num_players", "preset", "render_mode", "mask", "illegal_action", "illegal_reward")
-#: what a split outside the action mask does: raise a ValueError, or end the hand with
-#: ``illegal_reward`` for the seat that played it and 0 for the others
-ILLEGAL_ACTIONS = ("raise", "penalty")
 #: the keys of ``reset(options=...)``
 RESET_OPTIONS = ("hands",)
 #: keys of ``reset(options=...)`` that are ignored: PettingZoo's ``api_test`` and
@@ -97,14 +94,8 @@ class ArrangeEnv(AECEnv, EzPickle):
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode={render_mode!r} is not supported; use None, "
                              f"{', '.join(map(repr, RENDER_MODES))}")
-        if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTIONS:
-            raise ValueError(f"illegal_action={illegal_action!r} is not one of "
-                             f"{', '.join(map(repr, ILLEGAL_ACTIONS))}")
-        if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)) or not np.isfinite(
-                illegal_reward):
-            raise ValueError(f"illegal_reward={illegal_reward!r} is not a finite number")
         #: what a split outside the action mask does (:data:`ILLEGAL_ACTIONS`) and its reward
-        self.illegal_action, self.illegal_reward = illegal_action, float(illegal_reward)
+        self.illegal_action, self.illegal_reward = check_illegal(illegal_action, illegal_reward)
         self.preset = preset
         #: what the action mask marks: every valid split, or the undominated ones (the candidates)
         self.mask_kind = check_mask(mask)

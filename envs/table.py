@@ -58,6 +58,22 @@ _CARD_TEXT = tuple(format_card(c) for c in range(N_IDS))
 MASKS = ("valid", "undominated")
 
 
+#: what an environment does with a split outside the action mask: raise a ValueError, or end
+#: the hand with an ``illegal_reward`` for the seat that played it
+ILLEGAL_ACTIONS = ("raise", "penalty")
+
+
+def check_illegal(illegal_action: Any, illegal_reward: Any) -> tuple[str, float]:
+    """``(illegal_action, illegal_reward)`` when the first is one of :data:`ILLEGAL_ACTIONS`
+    and the second a finite number; else ValueError naming the bad value."""
+    if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTIONS:
+        raise ValueError(f"illegal_action={illegal_action!r} is not one of {', '.join(map(repr, ILLEGAL_ACTIONS))}")
+    if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)) or not np.isfinite(
+            illegal_reward):
+        raise ValueError(f"illegal_reward={illegal_reward!r} is not a finite number")
+    return illegal_action, float(illegal_reward)
+
+
 def check_mask(mask: Any) -> str:
     """``mask`` when it names a kind of mask (:data:`MASKS`); else ValueError listing them."""
     if not isinstance(mask, str) or mask not in MASKS:

@@ -184,6 +184,51 @@ def test_learner_seat_rotates_and_deals_are_seeded():
     assert np.array_equal(first[0], first[1])
 
 
+@pytest.mark.parametrize("game_name", ["biji", "thirteen"])
+def test_selfplay_env_from_specs_passes_gymnasium_s_checks_and_is_deterministic(game_name):
+    """Built from a game name and opponent specs, with penalties for splits outside the mask,
+    ``SelfPlayEnv`` passes gymnasium's ``check_env``; ``reset(seed)`` gives the same deal,
+    seat and opponent play every time."""
+    import warnings
+
+    from gymnasium.utils.env_checker import check_env
+
+    env = SelfPlayEnv(game_name, 3, opponents=["random", "greedy"], illegal_action="penalty", illegal_reward=-2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # its advice on unbounded observation entries (the rules' values)
+        check_env(env, skip_render_check=True)
+
+    def hand(seed: int) -> tuple[Any, ...]:
+        obs, info = env.reset(seed=seed)
+        action = int(np.flatnonzero(env.action_masks())[0])
+        _, reward, _, _, step_info = env.step(action)
+        return obs.tobytes(), info["seat"], reward, tuple(step_info["payoffs"])
+
+    assert hand(123) == hand(123) and hand(123) != hand(124)
+    env.reset(seed=5)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    _, reward, terminated, _, info = env.step(illegal)
+    assert reward == -2.0 and terminated and info["illegal_action"] == illegal
+    with pytest.raises(ValueError, match="call reset"):
+        env.step(illegal)
+
+
+def test_selfplay_env_constructor_errors():
+    game = make_game("biji")
+    config = load_config_dict({"game": "biji", "total_timesteps": 1})
+    pool = OpponentPool(game, 3, {}, config.selfplay)
+    for kwargs, message in (({"opponents": ["greedy"]}, "opponents has 1 agents for the 2 other seats"),
+                            ({"opponents": [3, 4]}, "opponent 3 is neither an agent spec nor an Agent"),
+                            ({"opponents": "greedy", "pool": pool}, "give the opponents or a pool, not both"),
+                            ({"opponents": "nonsense"}, "nonsense"),
+                            ({"opponents": "greedy", "illegal_action": "ignore"}, "illegal_action='ignore'"),
+                            ({"opponents": "greedy", "illegal_reward": float("nan")}, "illegal_reward=nan")):
+        with pytest.raises(ValueError, match=message):
+            SelfPlayEnv("biji", 3, **kwargs)
+    with pytest.raises(ValueError, match="unknown game"):
+        SelfPlayEnv("chess", 3, opponents="greedy")
+
+
 def test_pool_keeps_the_newest_snapshots_and_mixes_baselines(tmp_path):
     from splitpoker.agents.policy import build_policy, policy_meta
 
@@ -574,3 +619,11 @@ def test_a_run_folder_is_trained_by_one_process_at_a_time(tmp_path):
         assert probe.returncode == 1 and "is in use by process" in probe.stderr
     again = resume_run(folder, ["total_timesteps=128"], "splitpoker train --resume", emit=lambda line: None)
     assert again.steps == 128 and not (folder / ".holder").exists()
+
+
+def test_selfplay_doctest() -> None:
+    import doctest
+
+    import splitpoker.train.selfplay
+
+    assert doctest.testmod(splitpoker.train.selfplay).failed == 0

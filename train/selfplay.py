@@ -11,8 +11,9 @@ Episode            one hand, one decision: ``reset`` deals (or takes scripted ha
 Learner seat       rotates hand by hand (``seat`` option of ``reset`` fixes it)
 Observation        :func:`~splitpoker.envs.observation.encode_observation` of the learner's
                    seat (float32, flat)
-Action             ``Discrete(n_actions)``: the split index (section 11 of the games' RULES.md); an invalid
-                   split is a ``ValueError``
+Action             ``Discrete(n_actions)``: the split index (section 11 of the games' RULES.md); a split
+                   outside the mask is a ``ValueError``, or under ``illegal_action="penalty"``
+                   ends the hand with ``illegal_reward`` (``info["illegal_action"]``)
 Mask               ``action_masks()``: the valid splits of the learner's hand (bool), or its
                    candidates under ``mask="undominated"`` (``selfplay.mask``)
 Reward             the learner's payoff times ``reward_scale``; ``terminated=True``
@@ -24,7 +25,12 @@ whose tables are one :class:`~splitpoker.envs.table.Tables` batch: all tables ar
 together, the learner's masks and observations are computed in one call, the opponent seats
 of all tables that play the same agent (a snapshot, a baseline) are decided in one
 ``act_batch`` call (one forward pass for a policy), and all tables are scored together.
-Training uses it; :class:`SelfPlayEnv` is the one-table ``gymnasium.Env`` for users' own loops.
+Training uses it; :class:`SelfPlayEnv` is the one-table ``gymnasium.Env`` for users' own loops:
+
+>>> env = SelfPlayEnv("biji", 4, opponents="greedy", illegal_action="penalty")
+>>> obs, info = env.reset(seed=123)
+>>> info["seat"], env.reset(seed=123)[1]["seat"]
+(0, 0)
 
 :class:`OpponentPool` holds frozen snapshots of the learner (policy states) and baseline
 agents, and draws the opponents of each hand: a seat gets a baseline with probability
@@ -45,7 +51,17 @@ from ..agents import load_agent
 from ..agents.base import Agent, check_choices
 from ..envs.cards import format_cards
 from ..envs.game import Game
-from ..envs.table import SeatView, Tables, check_mask, check_seat, deal, from_hands
+from ..envs.games import make_game
+from ..envs.table import (
+    SeatView,
+    Tables,
+    check_illegal,
+    check_mask,
+    check_seat,
+    deal,
+    derived_seed,
+    from_hands,
+)
 from .config import SelfPlayConfig
 
 
@@ -160,21 +176,39 @@ class OpponentPool:
 class SelfPlayEnv(gymnasium.Env):
     """One learner seat at a table of opponents drawn from an :class:`OpponentPool` (see module doc).
 
-    ``reset(options=...)`` accepts ``hands`` (one hand per seat: card strings or ids, to
-    script a deal), ``seat`` (the learner's seat) and ``opponents`` (agents for the other
-    seats in seat order, instead of drawing them)."""
+    ``game``: a :class:`~splitpoker.envs.game.Game` or a game's name (its classic preset).
+    The other seats are played by ``opponents``: one agent spec or agent for every seat, or
+    one per seat in seat order (specs are built with ``load_agent``), or drawn hand by hand
+    from ``pool`` (an :class:`OpponentPool`, as training does); give one of the two, or
+    ``options["opponents"]`` at every reset. ``illegal_action`` and ``illegal_reward``: a
+    split outside the mask raises (``"raise"``, the default) or ends the hand with that
+    reward (``"penalty"``).
+
+    ``reset(seed=s)`` is deterministic: the deal, the learner's seat (the rotation restarts
+    at ``seat_offset``) and, with ``opponents``, their play (each is reseeded from ``s``);
+    a pool's draws follow the pool's own generator. ``reset(options=...)`` accepts ``hands``
+    (one hand per seat: card strings or ids, to script a deal), ``seat`` (the learner's
+    seat) and ``opponents`` (agents for the other seats in seat order, for this hand)."""
 
     metadata = {"render_modes": []}
 
-    def __init__(self, game: Game, num_players: int, pool: OpponentPool | None, reward_scale: float = 1.0,
-                 seat_offset: int = 0, mask: str = "valid") -> None:
+    def __init__(self, game: Game | str, num_players: int = 4, pool: OpponentPool | None = None,
+                 reward_scale: float = 1.0, seat_offset: int = 0, mask: str = "valid", *,
+                 opponents: str | Agent | Sequence[str | Agent] | None = None, illegal_action: str = "raise",
+                 illegal_reward: float = -1.0) -> None:
         super().__init__()
         from ..agents.policy import spaces_of
 
         self.mask = check_mask(mask)
-        self.game = game
+        self.game = make_game(game) if isinstance(game, str) else game
+        game = self.game
         self.num_players = game.check_players(num_players)
+        self.illegal_action, self.illegal_reward = check_illegal(illegal_action, illegal_reward)
+        if opponents is not None and pool is not None:
+            raise ValueError("give the opponents or a pool, not both")
         self.pool = pool
+        #: the agents of the other seats in seat order, when given (else drawn from the pool)
+        self.opponents = None if opponents is None else self._build_opponents(opponents)
         self.reward_scale = float(reward_scale)
         self.observation_space, self.action_space = spaces_of(game)
         self.seat_offset = seat_offset
@@ -184,6 +218,20 @@ class SelfPlayEnv(gymnasium.Env):
         self._obs = np.zeros(self.observation_space.shape, dtype=np.float32)
         self._seat = 0
         self._opponents: list[Agent] = []
+
+    def _build_opponents(self, opponents: str | Agent | Sequence[str | Agent]) -> list[Agent]:
+        seats = self.num_players - 1
+        given = [opponents] * seats if isinstance(opponents, (str, Agent)) else list(opponents)
+        if len(given) != seats:
+            raise ValueError(f"opponents has {len(given)} agents for the {seats} other seats")
+        built = []
+        for i, opponent in enumerate(given):
+            if isinstance(opponent, str):
+                opponent = load_agent(opponent, game=self.game, num_players=self.num_players, seed=i)
+            elif not isinstance(opponent, Agent):
+                raise ValueError(f"opponent {opponent!r} is neither an agent spec nor an Agent")
+            built.append(opponent)
+        return built
 
     def restart_at(self, hands: int) -> None:
         """Continue as after ``hands`` hands: the learner's next seat is ``(seat_offset + hands) % players``."""
@@ -200,6 +248,10 @@ class SelfPlayEnv(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: Mapping[str, Any] | None = None
               ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
+        if seed is not None:
+            self._episode = self.seat_offset
+            for i, opponent in enumerate(self.opponents or ()):
+                opponent.seed(derived_seed(seed, i))
         options = dict(options or {})
         unknown = sorted(set(options) - {"hands", "seat", "opponents"})
         if unknown:
@@ -215,9 +267,12 @@ class SelfPlayEnv(gymnasium.Env):
             self._opponents = list(options["opponents"])
             if len(self._opponents) != n - 1:
                 raise ValueError(f"options['opponents'] has {len(self._opponents)} agents for {n - 1} seats")
+        elif self.opponents is not None:
+            self._opponents = self.opponents
         else:
             if self.pool is None:
-                raise ValueError("this env has no opponent pool; pass options['opponents']")
+                raise ValueError("this env has no opponent pool and no opponents; give opponents= or "
+                                 "options['opponents']")
             self._opponents = self.pool.draw(n - 1)
         self._tables = tables
         view = tables.view(0, self._seat)
@@ -241,6 +296,10 @@ class SelfPlayEnv(gymnasium.Env):
         if self._tables is None:
             raise ValueError("the hand is over; call reset() before step()")
         action = int(action)
+        if 0 <= action < self.game.n_actions and not self._mask[action] and self.illegal_action == "penalty":
+            self._tables = None
+            return self._obs.copy(), self.illegal_reward, True, False, {"payoff": self.illegal_reward,
+                                                                         "seat": self._seat, "illegal_action": action}
         if not 0 <= action < self.game.n_actions or not self._mask[action]:
             raise ValueError(f"split {action} is not valid for the learner's hand "
                              f"{format_cards(self._tables.slots[0, self._seat])}")
@@ -252,7 +311,7 @@ class SelfPlayEnv(gymnasium.Env):
         info = {"payoff": payoff, "payoffs": payoffs.tolist(), "seat": self._seat,
                 "opponents": [a.name for a in self._opponents]}
         self._tables = None
-        return self._obs, payoff * self.reward_scale, True, False, info
+        return self._obs.copy(), payoff * self.reward_scale, True, False, info  # the caller's own array
 
 
 class SelfPlayVecEnv(VecEnv):
