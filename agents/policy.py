@@ -28,12 +28,13 @@ resumes training and plays as an agent.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import math
 import warnings
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -569,10 +570,17 @@ def masked_choice(logits: np.ndarray, mask: np.ndarray, rng: np.random.Generator
 class PolicyAgent(Agent):
     """Plays a policy: argmax over the masked logits (``rng`` given: samples from them). A
     split scorer on the CPU decides by :mod:`.split_inference` (NumPy and compiled kernels),
-    elsewhere through its torch modules."""
+    elsewhere through its torch modules.
+
+    A decision on the CPU runs its torch operations on :attr:`threads` threads (one by
+    default), whatever ``torch.set_num_threads`` says elsewhere in the process, and restores
+    that setting after: a decision is a few small products, which torch's thread pool only
+    slows, most on a loaded machine. ``threads = None`` uses the global setting."""
 
     #: bounds the (batch, n_actions) logits held at once
     batch_size = 64
+    #: torch threads of a decision on the CPU (None: torch's global setting)
+    threads: int | None = 1
 
     def __init__(self, policy: MaskableActorCriticPolicy, meta: Mapping[str, Any], name: str,
                  rng: np.random.Generator | None = None) -> None:
@@ -602,15 +610,30 @@ class PolicyAgent(Agent):
         if isinstance(self.policy, SplitScorerPolicy):
             uniforms = None if self.rng is None else self.rng.random(len(views))
             if self._parameter.is_cpu:
-
-                return choices(self.policy, observations, masks, uniforms)
+                with torch_threads(self.threads):
+                    return choices(self.policy, observations, masks, uniforms)
             with th.inference_mode():
                 distribution = self.policy.get_distribution(th.as_tensor(observations, device=self.policy.device),
                                                             masks)
                 assert isinstance(distribution, SplitDistribution)
                 return distribution.choices(uniforms)
-        logits = self.logits(observations)
+        with torch_threads(self.threads if self._parameter.is_cpu else None):
+            logits = self.logits(observations)
         return np.array([masked_choice(row, mask, self.rng) for row, mask in zip(logits, masks)], dtype=np.int64)
+
+
+@contextlib.contextmanager
+def torch_threads(threads: int | None) -> Iterator[None]:
+    """The block on ``threads`` torch threads (None: as set), the setting restored after."""
+    before = th.get_num_threads()
+    if threads is None or threads == before:
+        yield
+        return
+    th.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        th.set_num_threads(before)
 
 
 # --------------------------------------------------------------------------- files

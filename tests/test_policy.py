@@ -630,3 +630,32 @@ def test_sparse_decisions_equal_the_dense_kernels_over_the_candidates(split_hidd
     optimiser.step()
     after = both()
     assert not np.array_equal(before[0], after[0])
+
+
+def test_decisions_run_on_the_agent_s_threads_and_restore_the_setting(rng):
+    """A CPU decision runs on ``PolicyAgent.threads`` torch threads whatever the global
+    setting, which it leaves as it was; ``threads = None`` keeps the global one."""
+    from splitpoker.agents.policy import torch_threads
+
+    game = make_game("thirteen")
+    agent = load_agent("pretrained:thirteen_classic_4p", game, num_players=4)
+    tables = deal(game, 4, rng, batch=3)
+    views = [tables.view(b, 0) for b in range(3)]
+    seen = []
+    original = P.choices
+
+    def spy(*args):
+        seen.append(th.get_num_threads())
+        return original(*args)
+
+    before = th.get_num_threads()
+    try:
+        P.choices = spy
+        with torch_threads(3):
+            first = agent.act_batch(views)
+            assert th.get_num_threads() == 3
+            agent.threads = None
+            assert np.array_equal(agent.act_batch(views), first)
+    finally:
+        P.choices = original
+    assert seen == [1, 3] and th.get_num_threads() == before
