@@ -44,9 +44,23 @@ def _rules(args: argparse.Namespace) -> None:
         _list_presets(args)
         return
     game = game_from_args(args)
-    document = game.rules.to_dict()
-    width = max(map(len, document))
-    emit(args, document, "\n".join(f"{k:<{width}}  {v}" for k, v in document.items()))
+    document = lines = game.rules.to_dict()
+    if args.tables:
+        tables = game.rules.tables()
+        document, lines = {"rules": document, "tables": tables}, _flat(tables)
+    width = max(map(len, lines), default=0)
+    emit(args, document, "\n".join(f"{k:<{width}}  {v}" for k, v in lines.items()))
+
+
+def _flat(tables: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested tables as ``a.b.c: value`` lines."""
+    out: dict[str, Any] = {}
+    for key, value in tables.items():
+        if isinstance(value, dict):
+            out.update(_flat(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
 
 
 def _list_presets(args: argparse.Namespace) -> None:
@@ -180,6 +194,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                       "Print the resolved rule switches of a game: a preset with --set overrides; "
                       "--list prints every preset with a one-line description.")
     p.add_argument("--list", action="store_true", help="list every preset of the game with a one-line description")
+    p.add_argument("--tables", action="store_true", help="print the payment tables the rules select (royalty and "
+                   "special-hand values; Biji: pot payments and 喜); with --json, {\"rules\": ..., \"tables\": ...}")
 
     p = _game_command(sub, "compare", _compare, "compare two rows",
                       "Compare two rows (Thirteen: 3 or 5 cards; Biji: 3 cards). Result 1 means A is stronger.")

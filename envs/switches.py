@@ -125,6 +125,12 @@ class RuleSwitches:
         self._check_names(overrides)
         return dataclasses.replace(self, **overrides)
 
+    def tables(self) -> dict[str, Any]:
+        """The payment tables these rules select, beyond the switches' own values (royalty and
+        special-hand values, pot payments): ``splitpoker rules GAME --tables``. Nested
+        dicts of names, numbers and strings, in the order the rules apply them."""
+        return {}
+
     def to_dict(self) -> dict[str, Any]:
         """Every switch's value, except those declared ``omit_default`` while at their default;
         ``from_mapping`` reads it back to equal rules."""

@@ -12,6 +12,7 @@ import pytest
 
 from splitpoker.envs.cards import format_cards, parse_cards
 from splitpoker.envs.games import make_game
+from splitpoker.envs.thirteen.rules import ThirteenRules
 from splitpoker.train.cli import build_parser, main
 
 THIRTEEN_HAND = "2c 5d 5h 7s 8c 9d Tc Th Js Qd Kc Ah As"
@@ -262,3 +263,35 @@ def test_closed_and_broken_standard_output() -> None:
     broken = subprocess.run(["bash", "-c", f"{command} splits thirteen '{hand}' --json | head -c 1; exit ${{PIPESTATUS[0]}}"],
                             capture_output=True, text=True)
     assert broken.returncode == 141 and broken.stderr == "" and broken.stdout == "{"
+
+
+@pytest.mark.parametrize("preset", list(ThirteenRules.preset_descriptions()))
+@pytest.mark.parametrize("special_pays", [0, 3])
+def test_rules_tables_are_what_thirteen_pays(preset: str, special_pays: int, capsys: pytest.CaptureFixture[str]) -> None:
+    """``rules --tables --json``: each row's royalty values are the engine's royalty table
+    (a type not listed pays 1) and each special hand is paid what the engine pays it."""
+    from splitpoker.envs.thirteen.rules import HandType, royalty_table, special_payments
+
+    sets = ["--set", f"special_pays={special_pays}"] if special_pays else []
+    document = run_json(capsys, "rules", "thirteen", "--preset", preset, "--tables", *sets)
+    rules = ThirteenRules.preset(preset, **({"special_pays": special_pays} if special_pays else {}))
+    assert document["rules"] == rules.to_dict()
+    royalties = document["tables"]["royalties"]
+    expected = royalty_table(rules.royalties)
+    for row, name in enumerate(("front", "middle", "back")):
+        for kind in HandType:
+            assert royalties[name].get(kind.name.lower(), 1) == expected[row, kind]
+    hands = document["tables"]["specials"]["hands"]
+    assert list(hands) == [e.name for e in rules.special_table.hands]
+    for entry in rules.special_table.hands:
+        assert hands[entry.name]["value"] == entry.value
+        assert hands[entry.name]["paid"] == int(special_payments(np.array([entry.value]), rules)[0])
+
+
+def test_rules_tables_text_and_biji(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "rules", "thirteen", "--tables")
+    assert code == 0 and "royalties.back.four_of_a_kind" in out and "specials.hands.dragon.value" in out
+    document = run_json(capsys, "rules", "biji", "--set", "xi_sweep=2", "--tables")
+    # RULES.md 6.3's example: places 1, 2, 2, 4 in a pot: the second places pay 1 each, the last 3
+    assert document["tables"]["pot_payments"] == {"place_2": 1, "place_3": 2, "place_4": 3, "place_5": 4}
+    assert document["tables"]["xi"]["sweep"] == 2 and document["tables"]["xi"]["three_trips"] == 3

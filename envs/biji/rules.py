@@ -104,6 +104,12 @@ class BijiRules(RuleSwitches):
     def xi_values(self) -> dict[str, int]:
         return {name: getattr(self, f"xi_{name}") for name in XI_NAMES}
 
+    def tables(self) -> dict[str, Any]:
+        """What each place pays the pot's winner ((place − 1) units), and each 喜's value
+        (envs/biji/RULES.md sections 6 and 7)."""
+        return {"pot_payments": {f"place_{place}": place - 1 for place in range(2, PLAYERS[1] + 1)},
+                "xi": self.xi_values()}
+
 
 # ----------------------------------------------------------------------------- strength
 

@@ -149,6 +149,19 @@ class ThirteenRules(RuleSwitches):
         """The special-hand table that ``specials`` names."""
         return SPECIAL_TABLES[self.specials]
 
+    def tables(self) -> dict[str, Any]:
+        """The royalty values per row and type (``royalties``; a type not listed pays 1), and the
+        special hands (``specials``) in precedence order: the value each ranks by, the units
+        it is paid (``special_pays`` when set), and the rules between two specials."""
+        special = self.special_table
+        return {
+            "royalties": {"table": self.royalties, **{row: dict(values) for row, values in
+                                                      zip(("front", "middle", "back"), ROYALTY_TABLES[self.royalties])}},
+            "specials": {"table": special.name, "between_two": special.both, "equal_values": special.equal,
+                         "hands": {e.name: {"value": e.value, "paid": self.special_pays or e.value}
+                                   for e in special.hands}},
+        }
+
 
 def _preset_records() -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
     """The preset records of ``variants.json``, each checked by building its rules."""
