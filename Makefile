@@ -24,13 +24,14 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2
 
-# the slow tests include the Ray backend, so they install the [ray] extra
+# the slow tests include the Ray backend and outside RL tools, so they install the [ray] and
+# [ecosystem] extras
 test-slow: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e ".[dev,ray]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,ray,ecosystem]"
 	$(BIN)/python -m pytest -q -n 2 -m slow
 
 test-all: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e ".[dev,ray]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,ray,ecosystem]"
 	$(BIN)/python -m pytest -q -n 2 -m "slow or not slow"
 
 # browser play in headless Chromium (Debian: apt-get install chromium chromium-driver);

@@ -25,6 +25,14 @@ one (its index in ``infos[agent]["illegal_action"]``) and 0 for the others, as P
 classic games do; with it, PettingZoo's ``parallel_seed_test``, which samples actions
 without the mask, passes. An action that is not an integer in range always raises.
 
+The observation (``observation``): ``"dict"``, the default, holds the float32 vector and the
+action mask, as PettingZoo's classic games do; ``"flat"`` gives the vector alone as a ``Box``
+whose bounds are finite (an entry that reads a rule's value, a 喜 or a banker seat, is
+bounded by that value, fixed for the environment), with the mask in
+``infos[agent]["action_mask"]``, where PettingZoo's wrappers look beside a ``Box``: SuperSuit's
+observation wrappers (``dtype_v0``, ``flatten_v0``, ``normalize_obs_v0``, ``frame_stack_v1``,
+``pad_observations_v0``) take it unchanged.
+
 The environment is a thin driver of the table core (:mod:`splitpoker.envs.table`) with one
 table: ``reset`` deals it (or takes the given hands), the first observation prepares every
 seat's mask and observation in one batched call, and the last step scores it. The
@@ -59,7 +67,12 @@ from .table import Tables, check_illegal, check_mask, check_seed, deal, from_han
 
 RENDER_MODES = ("ansi", "human")
 #: keyword arguments of every environment besides the rule switches
-ENV_KEYWORDS = ("num_players", "preset", "render_mode", "mask", "illegal_action", "illegal_reward")
+ENV_KEYWORDS = ("num_players", "preset", "render_mode", "mask", "illegal_action", "illegal_reward", "observation")
+#: what an agent observes: ``"dict"``, the observation vector and the action mask in one
+#: ``Dict`` (PettingZoo's classic games), or ``"flat"``, the vector alone as a ``Box`` with
+#: finite bounds and the mask in ``infos[agent]["action_mask"]`` (for wrappers that take a
+#: ``Box``, such as SuperSuit's)
+OBSERVATIONS = ("dict", "flat")
 #: the keys of ``reset(options=...)``
 RESET_OPTIONS = ("hands",)
 #: keys of ``reset(options=...)`` that are ignored: PettingZoo's ``api_test`` and
@@ -80,9 +93,10 @@ class ArrangeEnv(AECEnv, EzPickle):
 
     def __init__(self, num_players: int = 4, preset: str = "classic", render_mode: str | None = None,
                  mask: str = "valid", illegal_action: str = "raise", illegal_reward: float = -1.0,
-                 **switches: Any) -> None:
+                 observation: str = "dict", **switches: Any) -> None:
         EzPickle.__init__(self, num_players=num_players, preset=preset, render_mode=render_mode, mask=mask,
-                          illegal_action=illegal_action, illegal_reward=illegal_reward, **switches)
+                          illegal_action=illegal_action, illegal_reward=illegal_reward, observation=observation,
+                          **switches)
         super().__init__()
         if not self.game_name:
             raise TypeError("ArrangeEnv is a base class; use thirteen_v0 or biji_v0")
@@ -94,6 +108,10 @@ class ArrangeEnv(AECEnv, EzPickle):
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode={render_mode!r} is not supported; use None, "
                              f"{', '.join(map(repr, RENDER_MODES))}")
+        if not isinstance(observation, str) or observation not in OBSERVATIONS:
+            raise ValueError(f"observation={observation!r} is not one of {', '.join(map(repr, OBSERVATIONS))}")
+        #: what :meth:`observe` gives (:data:`OBSERVATIONS`)
+        self.observation_kind = observation
         #: what a split outside the action mask does (:data:`ILLEGAL_ACTIONS`) and its reward
         self.illegal_action, self.illegal_reward = check_illegal(illegal_action, illegal_reward)
         self.preset = preset
@@ -108,12 +126,14 @@ class ArrangeEnv(AECEnv, EzPickle):
         n_actions = self.game.n_actions
         labels = observation_labels(self.game)
         high = np.ones(len(labels), dtype=np.float32)
-        unbounded = {name for name, value in self.game.rules.to_dict().items()
-                     if isinstance(value, int) and not isinstance(value, bool)}
-        high[[i for i, label in enumerate(labels) if label in unbounded]] = np.inf
-        self.observation_spaces = {agent: spaces.Dict({
-            "observation": spaces.Box(low=0.0, high=high, shape=(len(labels),), dtype=np.float32),
-            "action_mask": spaces.Box(low=0, high=1, shape=(n_actions,), dtype=np.int8),
+        counts = {name: value for name, value in self.game.rules.to_dict().items()
+                  if isinstance(value, int) and not isinstance(value, bool)}
+        for i, label in enumerate(labels):  # a rule's value (a 喜, a banker seat): any count, or, flat, this one
+            if label in counts:
+                high[i] = max(1, counts[label]) if observation == "flat" else np.inf
+        box = spaces.Box(low=0.0, high=high, shape=(len(labels),), dtype=np.float32)
+        self.observation_spaces = {agent: box if observation == "flat" else spaces.Dict({
+            "observation": box, "action_mask": spaces.Box(low=0, high=1, shape=(n_actions,), dtype=np.int8),
         }) for agent in self.possible_agents}
         self.action_spaces = {agent: spaces.Discrete(n_actions) for agent in self.possible_agents}
         self._rng: np.random.Generator | None = None
@@ -127,7 +147,7 @@ class ArrangeEnv(AECEnv, EzPickle):
 
     # ------------------------------------------------------------------ spaces
 
-    def observation_space(self, agent: str) -> spaces.Dict:
+    def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Discrete:
@@ -168,6 +188,9 @@ class ArrangeEnv(AECEnv, EzPickle):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: tables.view(0, seat).info() for seat, agent in enumerate(self.agents)}
+        if self.observation_kind == "flat":  # the mask where PettingZoo looks for it beside a Box
+            for seat, agent in enumerate(self.agents):
+                self.infos[agent]["action_mask"] = self._mask(seat).view(np.int8).copy()
         self.agent_selection = self.agents[0]
         self._skip_agent_selection = None
 
@@ -188,7 +211,7 @@ class ArrangeEnv(AECEnv, EzPickle):
             raise ValueError(f"unknown agent {agent!r}; agents: {', '.join(self.possible_agents)}")
         return seat
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
+    def observe(self, agent: str) -> Any:
         """The seat's observation: its hand, seat, table size and rules, and its mask (the
         valid splits, or the candidates under ``mask="undominated"``; it stays the seat's
         real mask for the whole hand). The arrays are the caller's
@@ -203,6 +226,8 @@ class ArrangeEnv(AECEnv, EzPickle):
                 "observation": self._tables.observation(0, seat),
                 "action_mask": self._tables.mask(0, seat).view(np.int8),
             }
+        if self.observation_kind == "flat":
+            return observation["observation"].copy()
         return {key: value.copy() for key, value in observation.items()}
 
     def check_action(self, agent: str, action: Any) -> int:

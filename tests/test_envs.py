@@ -12,6 +12,7 @@ import sys
 import warnings
 from typing import Any
 
+import gymnasium
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test, seed_test
@@ -99,6 +100,52 @@ def test_pettingzoo_parallel_seed_with_penalties(game: str, players: int, preset
         parallel_seed_test(functools.partial(MODULES[game].parallel_env, num_players=players, preset=preset,
                                              illegal_action="penalty"))
         api_test(MODULES[game].raw_env(num_players=players, preset=preset, illegal_action="penalty"), num_cycles=5)
+
+
+@pytest.mark.parametrize(("game", "players", "preset"), cases(TABLES))
+def test_flat_observation_is_the_vector_with_the_mask_in_the_infos(game: str, players: int, preset: str) -> None:
+    """``observation="flat"``: a ``Box`` of finite bounds (a rule's value bounded by itself),
+    the same vector as the ``Dict``'s and the same mask, in ``infos[agent]["action_mask"]``;
+    PettingZoo's tests pass (the parallel ones, which sample without a mask beside a ``Box``,
+    with penalties)."""
+    flat, full = (MODULES[game].env(num_players=players, preset=preset, observation=kind) for kind in ("flat", "dict"))
+    flat.reset(seed=5)
+    full.reset(seed=5)
+    space = flat.observation_space("player_0")
+    assert isinstance(space, gymnasium.spaces.Box) and np.isfinite(space.high).all()
+    for agent in flat.possible_agents:
+        vector, expected = flat.observe(agent), full.observe(agent)
+        assert space.contains(vector) and np.array_equal(vector, expected["observation"])
+        assert np.array_equal(flat.infos[agent]["action_mask"], expected["action_mask"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(MODULES[game].env(num_players=players, preset=preset, observation="flat"), num_cycles=5)
+        parallel_api_test(MODULES[game].parallel_env(num_players=players, preset=preset, observation="flat",
+                                                     illegal_action="penalty"), num_cycles=5)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", ["thirteen", "biji"])
+def test_supersuit_observation_wrappers_take_the_flat_observation(game: str) -> None:
+    """SuperSuit's observation wrappers on ``observation="flat"``, with no glue: each hand
+    plays to the end with the masks from the infos."""
+    ss = pytest.importorskip("supersuit")
+    wrappers = {"dtype": lambda e: ss.dtype_v0(e, np.float64), "flatten": ss.flatten_v0,
+                "normalize": ss.normalize_obs_v0, "frame_stack": lambda e: ss.frame_stack_v1(e, 2),
+                "pad": ss.pad_observations_v0}
+    for name, wrap in wrappers.items():
+        env = wrap(MODULES[game].env(num_players=3, observation="flat"))
+        env.reset(seed=2)
+        rewards = {}
+        for agent in env.agent_iter():
+            observation, reward, terminated, truncated, info = env.last()
+            assert env.observation_space(agent).contains(observation), name
+            if terminated or truncated:
+                rewards[agent] = reward
+                env.step(None)
+            else:
+                env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        assert sum(rewards.values()) == pytest.approx(0.0) and len(rewards) == 3, name
 
 
 @pytest.mark.parametrize("game", ["thirteen", "biji"])
@@ -424,6 +471,7 @@ def test_env_takes_the_illegal_reward_or_raises(game_name: str, rng: np.random.G
 
 @pytest.mark.parametrize(("module", "kwargs", "message"), [
     (biji_v0, {"illegal_action": "skip"}, "illegal_action='skip' is not one of 'raise', 'penalty'"),
+    (biji_v0, {"observation": "box"}, "observation='box' is not one of 'dict', 'flat'"),
     (thirteen_v0, {"illegal_reward": float("inf")}, "illegal_reward=inf is not a finite number"),
     (thirteen_v0, {"illegal_reward": "-1"}, "illegal_reward='-1' is not a finite number"),
     (thirteen_v0, {"num_player": 3}, "unknown thirteen_v0 keyword or switch 'num_player'"),

@@ -60,6 +60,9 @@ chooses among about 100 (median 76, mean 126, at most about 1,700 on random clas
 `illegal_action` (`"raise"` or `"penalty"`) and `illegal_reward`: what a split outside the
 mask does (`splitpoker.envs.arrange_env`).
 
+`observation`: `"dict"` (default, below) or `"flat"`: the vector alone, a `Box` of finite
+bounds, with the mask in `infos[agent]["action_mask"]` (`splitpoker.envs.arrange_env`).
+
 `reset(seed=None, options=None)`: a seed makes the deals reproducible (a NumPy
 generator of the environment's own; the global random state is never touched; the first
 reset without a seed draws fresh entropy, later ones continue the stream).
