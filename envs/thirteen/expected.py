@@ -5,7 +5,7 @@ Scoring between two players is a sum over rows, so the points a row earns depend
 which cards form it: they are computed once for each of the 286 three-card and 1,287
 five-card subsets of the hand (counting and summing the opponents' row values with
 ``searchsorted`` over their sorted row strengths) and gathered into the splits. The terms
-that need a whole split at once (two-four majority, scoop, home run) are counted on bit sets
+that need a whole split at once (the majority point, scoop, home run) are counted on bit sets
 over (opponent, sample), again built per subset. Every scoring rule comes from
 :mod:`.rules` (row strengths, fouls, royalties, specials and their pair rule, compared
 pairs): the tests check the result against the mean of ``score_table`` over the same
@@ -20,6 +20,7 @@ from ..bits import pack_bits, popcount_rows
 from ..splits import THIRTEEN
 from ..strength import split_columns
 from .rules import (
+    MAJORITY_SCORING,
     ThirteenRules,
     compared_pairs,
     no_foul,
@@ -48,7 +49,8 @@ def split_totals(per: dict[int, np.ndarray], slots: np.ndarray, seat: int, n: in
     strengths of the hand's 3- and 5-card subsets, ``opp`` (samples, players - 1, 13) the
     other seats' arrangements (card ids row by row, rows sorted)."""
     samples, n_opp, _ = opp.shape
-    two_four = rules.scoring == "two_four"
+    majority = rules.scoring in MAJORITY_SCORING
+    rows_paid = rules.scoring != "majority"
     scoop = rules.scoop == "double"
     pairs = compared_pairs(n, rules)
     pair_set = set(pairs)
@@ -88,13 +90,14 @@ def split_totals(per: dict[int, np.ndarray], slots: np.ndarray, seat: int, n: in
 
     plain = (special == 0) & compared[None, :]
     good = plain & ~fouled
-    vx = hero_values[0][ids[0]] + hero_values[1][ids[1]] + hero_values[2][ids[2]] + int(two_four)
+    vx = (hero_values[0][ids[0]] + hero_values[1][ids[1]] + hero_values[2][ids[2]] if rows_paid
+          else np.zeros(len(valid), dtype=np.int64)) + int(majority)
     totals = float(constant) + float((plain & fouled).sum() * (1 + scoop)) * vx
     # who wins an equal row against each opponent (tie_winner): opponents grouped by it
     tie = np.array([tie_sign(seat, s, rules) for s in opp_seats])
     groups = [(0, good)] if not tie.any() else [(t, good & (tie == t)[None, :]) for t in np.unique(tie[compared])]
     for k in range(3):
-        if not royal[k].any():  # a row that is not paid (counted_rows)
+        if not rows_paid or not royal[k].any():  # a row that is not paid (counted_rows, majority)
             continue
         mine = row_subsets[k]
         for t, live in groups:
@@ -106,7 +109,7 @@ def split_totals(per: dict[int, np.ndarray], slots: np.ndarray, seat: int, n: in
             won, lost_from = (not_above if t > 0 else below), (below if t < 0 else not_above)
             row_total = won * hero_values[k] - (paid[-1] - paid[lost_from])
             totals = totals + row_total[ids[k]]
-    if two_four or scoop:
+    if majority or scoop:
         totals = totals + _joint_terms(rules, n, seat, opp_seats, pairs, row_subsets, ids, vx, strengths,
                                           values, special, fouled, good, plain, compared, tie)
     return valid, totals
@@ -118,9 +121,9 @@ def _joint_terms(rules: ThirteenRules, n: int, seat: int, opp_seats: tuple[int, 
                     special: np.ndarray, fouled: np.ndarray, good: np.ndarray, plain: np.ndarray,
                     compared: np.ndarray, tie: np.ndarray) -> np.ndarray:
     """The terms that need all three rows of a split at once, summed over the samples:
-    the two-four majority point, the scoop (打枪) doubling and the home run (全垒打).
-    ``tie``: per opponent, who wins an equal row (:func:`.rules.tie_sign`)."""
-    two_four = rules.scoring == "two_four"
+    the majority point (``two_four``, ``majority``), the scoop (打枪) doubling and the home
+    run (全垒打). ``tie``: per opponent, who wins an equal row (:func:`.rules.tie_sign`)."""
+    two_four = rules.scoring in MAJORITY_SCORING
     scoop = rules.scoop == "double"
     home_run = scoop and rules.home_run and n == 4
     samples, n_opp, _ = strengths.shape

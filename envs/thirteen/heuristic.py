@@ -12,8 +12,9 @@ independent:
 * ``scoop=double``: the pair's total doubled when one side wins all three rows,
   ``p0 p1 p2 (v0 + v1 + v2) - (G0 q1 q2 + q0 G1 q2 + q0 q1 G2)`` (a home run is not
   counted);
-* ``scoring=two_four``: the majority point, the chance of winning more rows than losing
-  minus the chance of the reverse.
+* ``scoring=two_four`` and ``majority``: the majority point, the chance of winning more
+  rows than losing minus the chance of the reverse (under ``majority`` the rows themselves
+  are worth 0).
 
 Fouling splits get ``-inf``. The values are the same for every opponent of a pairwise or
 banker table, so the number of players does not change the choice. Special hands (报到)
@@ -32,18 +33,24 @@ from ..reference import ReferenceRows
 from .rules import ThirteenRules, royalty_table, strength_type
 
 
+def _row_table(rules: ThirteenRules) -> np.ndarray:
+    """What a won row is worth by position and type: the royalty table, 0 under
+    ``scoring=majority`` (only the majority point is paid)."""
+    return royalty_table(rules.royalties) * (rules.scoring != "majority")
+
+
 @cache
-def _tails(reference: ReferenceRows, royalties: str) -> np.ndarray:
+def _tails(reference: ReferenceRows, rules: ThirteenRules) -> np.ndarray:
     """Per position, the row values of the reference rows as :meth:`ReferenceRows.tail_sums`:
     ``(3, M + 1)``."""
-    table = royalty_table(royalties)
+    table = _row_table(rules)
     return np.stack([reference.tail_sums(table[k, strength_type(reference.strengths[k])].astype(float))
                      for k in range(3)])
 
 
 @cache
-def _royalties(royalties: str) -> np.ndarray:
-    return royalty_table(royalties).astype(np.float64)
+def _royalties(rules: ThirteenRules) -> np.ndarray:
+    return _row_table(rules).astype(np.float64)
 
 
 def split_values(hands: np.ndarray, rules: ThirteenRules, reference: ReferenceRows,
@@ -54,7 +61,7 @@ def split_values(hands: np.ndarray, rules: ThirteenRules, reference: ReferenceRo
     from . import kernels
 
     _, values = kernels.heuristic_values(np.asarray(hands), rules, reference,
-                                         _tails(reference, rules.royalties), _royalties(rules.royalties))
+                                         _tails(reference, rules), _royalties(rules))
     assert values is not None
     return values
 
@@ -65,6 +72,6 @@ def best_splits(hands: np.ndarray, rules: ThirteenRules, reference: ReferenceRow
     from . import kernels
 
     best, _ = kernels.heuristic_values(np.asarray(hands), rules, reference,
-                                       _tails(reference, rules.royalties), _royalties(rules.royalties),
+                                       _tails(reference, rules), _royalties(rules),
                                        values=False)
     return best

@@ -22,7 +22,7 @@ from ..cards import RANK, SUIT
 from ..reference import ReferenceRows, search_tables
 from ..splits import THIRTEEN
 from ..strength import disjoint_subsets
-from .rules import K5, ThirteenRules, pack_strength, rank_tables
+from .rules import K5, MAJORITY_SCORING, ThirteenRules, pack_strength, rank_tables
 
 _RANK64 = RANK.astype(np.int64)
 _SUIT64 = SUIT.astype(np.int64)
@@ -142,7 +142,7 @@ def _strongest5(hands: np.ndarray, ranks_of: np.ndarray, suits_of: np.ndarray, s
 def strongest_rows(hands: np.ndarray, rules: ThirteenRules) -> tuple[np.ndarray, np.ndarray]:
     """Per 13-card hand ``(H, 13)`` in slot order: the subset id of the strongest back row
     (first of equals) and of the strongest middle row disjoint from it."""
-    tables = rank_tables(rules.wheel)
+    tables = rank_tables(rules.wheel, rules.rank_compare)
     return _strongest5(
         np.ascontiguousarray(hands, dtype=np.int64), _RANK64, _SUIT64,
         _SUBSETS5, disjoint_subsets(THIRTEEN),
@@ -168,7 +168,7 @@ def subset_strengths(hands: np.ndarray, rules: ThirteenRules) -> tuple[np.ndarra
     """Per 13-card hand ``(H, 13)`` in slot order: the strengths (as ``rules.row_strengths``)
     and the rank-only strengths of its 286 three-card and 1,287 five-card subsets:
     ``(strengths3, rank_only3, strengths5, rank_only5)``."""
-    tables = rank_tables(rules.wheel)
+    tables = rank_tables(rules.wheel, rules.rank_compare)
     hands = np.ascontiguousarray(hands, dtype=np.int64)
     n = len(hands)
     s3, r3 = np.empty((n, len(_SUBSETS3)), np.int64), np.empty((n, len(_SUBSETS3)), np.int64)
@@ -424,7 +424,7 @@ def heuristic_values(hands: np.ndarray, rules: ThirteenRules, reference: Referen
     kernel: Any = _heuristic_values
     kernel(np.ascontiguousarray(hands, dtype=np.int64), _RANK64, _SUIT64, _SUBSETS3, _SUBSETS5, *_columns32(), *_by_back(),
            *_rule_arrays(rules), *search_tables(reference, _SHIFT), np.int64(_SHIFT), tails, royalties,
-           rules.scoop == "double", rules.scoring == "two_four",
+           rules.scoop == "double", rules.scoring in MAJORITY_SCORING,
            best, out)
     return best, out if values else None
 
@@ -432,7 +432,7 @@ def heuristic_values(hands: np.ndarray, rules: ThirteenRules, reference: Referen
 @cache
 def _rule_arrays(rules: ThirteenRules) -> tuple[Any, ...]:
     """The kernel's arguments that depend on the rules alone: rank tables, suit values, switches."""
-    tables = rank_tables(rules.wheel)
+    tables = rank_tables(rules.wheel, rules.rank_compare)
     return (tables["plain3"], tables["top3"], tables["plain5"], tables["flush5"], tables["top5"],
             rules.suit_values.astype(np.int64), rules.flush_compare == "suit_first", bool(rules.suit_tiebreak),
             np.int64(K5))

@@ -85,6 +85,7 @@ SPECIAL_TESTS: dict[str, tuple[str, ...]] = {
     "four_trips": (), "one_colour": (), "ranks": ("low", "high"), "three_fours": (),
     "three_straight_flushes": (), "holds_straight_flush": (), "holds_four_of_a_kind": (), "holds_trips": (),
     "black_one_red": (), "red_one_black": (), "five_pairs_trips": (),
+    "three_straights_no_qka": (), "three_flushes_distinct": (), "all_ranks": ("low", "high"),
 }
 _DOCUMENT, _SOURCE = read_document()
 #: the royalty tables and special-hand tables of ``variants.json``, by name
@@ -104,7 +105,8 @@ class ThirteenRules(RuleSwitches):
                                 "flushes by ranks first, or by suit first (seed 002)")
     suit_tiebreak: bool = choice(True, None, "rows equal by rank are told apart by the most significant card's suit")
     suit_order: str = choice("spades>hearts>clubs>diamonds", None, "suit strength, strongest first")
-    scoring: str = choice("pairwise", ("pairwise", "banker", "two_four"), "who is compared with whom, and how")
+    scoring: str = choice("pairwise", ("pairwise", "banker", "two_four", "majority"), "who is compared with whom, and how",
+                          features=("pairwise", "banker", "two_four"))
     banker_seat: int = choice(0, (0, 1, 2, 3), "the banker's seat under scoring=banker")
     royalties: str = choice("classic", tuple(ROYALTY_TABLES), "row values of strong rows (a royalty table)",
                             features=("classic", "none"))
@@ -118,10 +120,16 @@ class ThirteenRules(RuleSwitches):
                              "nobody (0), or the banker (報到十三張)", features=(), omit_default=True)
     special_pays: int = choice(0, None, "units every special hand is paid instead of its table value "
                                "(0: the table's values)", features=(), omit_default=True)
+    rank_compare: str = choice("all", ("all", "top"), "rows of one type compared by every rank in turn, or by the "
+                               "top rank only (只比點數最大的一只牌)", features=(), omit_default=True)
 
     def _check(self) -> None:
         """Switch combinations without a meaning are errors, not silently ignored."""
         royalties = any(ROYALTY_TABLES[self.royalties])
+        if self.scoring == "majority" and (royalties or self.scoop != "none" or self.counted_rows != "all"):
+            raise ValueError("thirteen scoring=majority pays one point for winning more rows, not rows; set "
+                             f"royalties=none, scoop=none and counted_rows=all (got royalties={self.royalties}, "
+                             f"scoop={self.scoop}, counted_rows={self.counted_rows})")
         if self.scoring == "two_four" and (royalties or self.special_table.hands or self.scoop != "none"):
             raise ValueError("thirteen scoring=two_four has no royalties, specials or scoop; set royalties=none, "
                              f"specials=off and scoop=none (got royalties={self.royalties}, specials={self.specials}, "
@@ -202,8 +210,13 @@ def _straight_key(ranks: tuple[int, ...], wheel: str) -> int | None:
 
 
 @cache
-def _tables(wheel: str) -> dict[str, np.ndarray]:
-    """Rank-only strengths of every sorted 3- and 5-rank tuple, keyed base 13 (lowest rank most significant)."""
+def _tables(wheel: str, rank_compare: str = "all") -> dict[str, np.ndarray]:
+    """Rank-only strengths of every sorted 3- and 5-rank tuple, keyed base 13 (lowest rank
+    most significant). Under ``rank_compare="top"`` a row's ranks count by the most
+    significant one only (a straight's order is already one number)."""
+    def key_of(digits: Sequence[int]) -> int:
+        return _key(digits[:1] if rank_compare == "top" else digits)
+
     plain5 = np.zeros(K5, dtype=np.int64)
     flush5 = np.zeros(K5, dtype=np.int64)
     top5 = np.zeros(K5, dtype=np.int64)
@@ -221,24 +234,24 @@ def _tables(wheel: str) -> dict[str, np.ndarray]:
             continue
         kind = {(1, 1, 1, 1, 1): HandType.HIGH_CARD, (2, 1, 1, 1): HandType.PAIR, (2, 2, 1): HandType.TWO_PAIR,
                 (3, 1, 1): HandType.TRIPS, (3, 2): HandType.FULL_HOUSE, (4, 1): HandType.FOUR_OF_A_KIND}[tuple(shape)]
-        plain5[key] = kind * K5 + _key(digits)
-        flush5[key] = HandType.FLUSH * K5 + _key(digits)
+        plain5[key] = kind * K5 + key_of(digits)
+        flush5[key] = HandType.FLUSH * K5 + key_of(digits)
     plain3 = np.zeros(13**3, dtype=np.int64)
     top3 = np.zeros(13**3, dtype=np.int64)
     for triple in combinations_with_replacement(range(13), 3):
         key = sum(r * 13 ** (2 - i) for i, r in enumerate(triple))
         digits = _digits(triple)
         kind = {3: HandType.HIGH_CARD, 2: HandType.PAIR, 1: HandType.TRIPS}[len(digits)]
-        plain3[key] = kind * K5 + _key(digits)
+        plain3[key] = kind * K5 + key_of(digits)
         top3[key] = digits[0]
     return {"plain5": plain5, "flush5": flush5, "top5": top5, "plain3": plain3, "top3": top3}
 
 
-def rank_tables(wheel: str) -> dict[str, np.ndarray]:
+def rank_tables(wheel: str, rank_compare: str = "all") -> dict[str, np.ndarray]:
     """The tables behind :func:`row_strengths` (``plain5``, ``flush5``, ``top5``, ``plain3``,
     ``top3``), indexed by the row's ranks in ascending order read as base-13 digits; for
     kernels that evaluate many rows with the same result."""
-    return _tables(wheel)
+    return _tables(wheel, rank_compare)
 
 
 _POW = {5: 13 ** np.arange(4, -1, -1, dtype=np.int64), 3: 13 ** np.arange(2, -1, -1, dtype=np.int64)}
@@ -248,7 +261,7 @@ def row_strengths(rows: np.ndarray, rules: ThirteenRules) -> np.ndarray:
     """Strengths of a batch of rows of one size, shape ``(N, 3)`` or ``(N, 5)`` card ids in
     canonical slot order, as an int64 array ``(N,)``."""
     size = rows.shape[-1]
-    tables = _tables(rules.wheel)
+    tables = _tables(rules.wheel, rules.rank_compare)
     ranks = RANK[rows].astype(np.int64)
     suits = SUIT[rows]
     key = ranks @ _POW[size]
@@ -279,7 +292,7 @@ def pack_strength(kind: Any, flush_suit: Any, rank_key: Any, top_suit: Any) -> A
 def rank_only_strengths(rows: np.ndarray, rules: ThirteenRules) -> np.ndarray:
     """``rank_only(row_strengths(rows, rules))`` without computing the suit parts: the
     type-and-rank strength of a batch of rows of one size, for the valid mask."""
-    tables = _tables(rules.wheel)
+    tables = _tables(rules.wheel, rules.rank_compare)
     key = RANK[rows].astype(np.int64) @ _POW[rows.shape[-1]]
     if rows.shape[-1] == 5:
         suits = SUIT[rows]
@@ -389,11 +402,12 @@ _SUIT64 = SUIT.astype(np.int64)
 
 
 @cache
-def _three_straight_keys() -> np.ndarray:
+def _three_straight_keys(qka_front: bool = True) -> np.ndarray:
     """Rank-count keys (base 5, rank r digit r) of every 13-card hand that can be set as a
-    3-card straight and two 5-card straights: at most 12 × 55 of them, enumerated once."""
+    3-card straight and two 5-card straights: at most 12 × 55 of them, enumerated once.
+    ``qka_front=False`` leaves out the Q-K-A front (三順子 of the 十三水 list)."""
     keys = set()
-    for s3 in _STRAIGHTS3:
+    for s3 in _STRAIGHTS3 if qka_front else _STRAIGHTS3[:-1]:
         for s5a, s5b in combinations_with_replacement(_STRAIGHTS5, 2):
             counts = np.zeros(13, dtype=np.int64)
             for r in (*s3, *s5a, *s5b):
@@ -463,6 +477,11 @@ def special_flags(hands: np.ndarray, entries: Sequence[SpecialEntry], wheel: str
         low_ranks = np.where(ranks == 12, -1, ranks) if entry.low < 0 else ranks  # an ace below the 2
         return (low_ranks.min(axis=1) >= entry.low) & (low_ranks.max(axis=1) <= entry.high)
 
+    def every_rank(entry: SpecialEntry) -> np.ndarray:
+        """Every card in the range and every rank of the range held (不能缺)."""
+        needed = [12 if r < 0 else r for r in range(entry.low, entry.high + 1)]
+        return in_range(entry) & (counts[:, needed] > 0).all(axis=1)
+
     tests: dict[str, Any] = {
         "clean_dragon": lambda e: dragon() & one_suit,
         "dragon": lambda e: dragon() & ~one_suit,
@@ -482,6 +501,9 @@ def special_flags(hands: np.ndarray, entries: Sequence[SpecialEntry], wheel: str
         "red_one_black": lambda e: np.isin(suits, (1, 2)).sum(axis=1) == 12,
         "five_pairs_trips": lambda e: ((counts == 3).sum(axis=1) == 1)
         & ((counts == 2).sum(axis=1) + 2 * (counts == 4).sum(axis=1) == 5),
+        "three_straights_no_qka": lambda e: _member(counts @ _BASE5, _three_straight_keys(False)),
+        "three_flushes_distinct": lambda e: (np.sort(suit_counts, axis=1) == (0, 3, 5, 5)).all(axis=1),
+        "all_ranks": lambda e: every_rank(e),
     }
     return [tests[entry.test](entry) for entry in entries]
 
@@ -535,16 +557,20 @@ def _card_keys(hands: np.ndarray, test: str, rules: ThirteenRules) -> np.ndarray
 
 
 def special_keys(hands: np.ndarray, rules: ThirteenRules) -> np.ndarray:
-    """How strong the qualifying cards of each special hand of a batch are, for tables whose
-    ``equal`` rule is ``stronger_cards``: for a special of a test of ``RANKED_TESTS``, the
+    """What settles two special hands of equal value, per hand of a batch: under a table whose
+    ``equal`` rule is ``stronger_cards``, for a special of a test of ``RANKED_TESTS``, the
     strength of the hand's best straight flush, four of a kind or trips (on the scale of
-    row strengths); 0 for other specials, for hands without one and under other tables."""
+    row strengths), 0 for other specials; under ``precedence``, the special's place counted
+    from the end of the table (the first listed highest); 0 for hands without one and under
+    other tables."""
     table = rules.special_table
     hands = np.asarray(hands, dtype=np.int64)
     keys = np.zeros(len(hands), dtype=np.int64)
-    if table.equal != "stronger_cards" or len(hands) == 0:
+    if table.equal == "tie" or len(hands) == 0:
         return keys
     chosen = _chosen_specials(hands, rules)
+    if table.equal == "precedence":
+        return np.where(chosen >= 0, len(table.hands) - chosen, 0).astype(np.int64)
     for position, entry in enumerate(table.hands):
         if entry.test in RANKED_TESTS and (chosen == position).any():
             keys = np.where(chosen == position, _card_keys(hands, entry.test, rules), keys)
@@ -572,6 +598,8 @@ def royalty_table(royalties: str) -> np.ndarray:
     return table
 
 
+#: the ``scoring`` values that pay a point to the player who won more rows of a pair
+MAJORITY_SCORING = ("two_four", "majority")
 #: the rows each ``counted_rows`` value compares and pays (front, middle, back)
 COUNTED_ROWS = {"all": (1, 1, 1), "back": (0, 0, 1)}
 
@@ -643,14 +671,14 @@ def special_pair_total(first: Any, second: Any, first_is_banker: bool, rules: Th
     """Points to the first seat of a compared pair from the two seats' special-hand values
     in the table (0: none), vectorised: the higher special wins and is paid
     (:func:`special_payments`: its value, or ``special_pays``); equal specials tie, or,
-    under a table whose ``equal`` rule is ``stronger_cards``, the one with the higher
-    :func:`special_keys` key is paid; under a table whose ``both`` rule is ``banker_pays``
+    under a table whose ``equal`` rule is ``stronger_cards`` or ``precedence``, the one with
+    the higher :func:`special_keys` key is paid; under a table whose ``both`` rule is ``banker_pays``
     (``specials=banker``), when both seats hold one, the player (not the banker) is paid for
     its own special. 0 where neither seat holds a special (the rows decide)."""
     vi, vj = np.asarray(first), np.asarray(second)
     pi, pj = special_payments(vi, rules), special_payments(vj, rules)
     total = np.where(vi > vj, pi, np.where(vj > vi, -pj, 0))
-    if rules.special_table.equal == "stronger_cards":
+    if rules.special_table.equal != "tie":
         ki, kj = np.asarray(first_key), np.asarray(second_key)
         total = np.where(vi == vj, np.where(ki > kj, pi, np.where(kj > ki, -pj, 0)), total)
     if rules.special_table.both == "banker_pays":
@@ -678,26 +706,24 @@ def tie_sign(i: int, j: int, rules: ThirteenRules) -> int:
 def _pair_rows(i: int, j: int, strengths: Sequence[Sequence[int]], values: Sequence[Sequence[int]],
                fouled: Sequence[bool],
                rules: ThirteenRules) -> tuple[list[int], int]:
-    """Per-row points to seat i against seat j (no specials), and who won more rows (+1, -1, 0)."""
+    """Per-row points to seat i against seat j (no specials), and who won more rows (+1, -1, 0).
+    Rows pay nothing under ``scoring=majority``, one point each under ``two_four``."""
     if fouled[i] and fouled[j]:
         return [0, 0, 0], 0
     if fouled[i] or fouled[j]:
         sign = -1 if fouled[i] else 1
-        winner = j if fouled[i] else i
-        points = [1] * 3 if rules.scoring == "two_four" else list(values[winner])
-        return [sign * p for p in points], sign
-    rows = []
-    tie = tie_sign(i, j, rules)
-    for k in range(3):
-        a, b = strengths[i][k], strengths[j][k]
-        if a == b:
-            rows.append(values[i][k] if tie > 0 else -values[j][k] if tie < 0 else 0)
-        elif rules.scoring == "two_four":
-            rows.append(1 if a > b else -1)
-        else:
-            rows.append(values[i][k] if a > b else -values[j][k])
-    wins = sum(r > 0 for r in rows) - sum(r < 0 for r in rows)
-    return rows, (wins > 0) - (wins < 0)
+        results = [sign] * 3
+    else:
+        tie = tie_sign(i, j, rules)
+        results = [tie if a == b else (1 if a > b else -1) for a, b in zip(strengths[i], strengths[j])]
+    if rules.scoring == "majority":
+        points = [0, 0, 0]
+    elif rules.scoring == "two_four":
+        points = results
+    else:
+        points = [values[i][k] if r > 0 else -values[j][k] if r < 0 else 0 for k, r in enumerate(results)]
+    wins = sum(r > 0 for r in points) - sum(r < 0 for r in points) if rules.scoring != "majority" else sum(results)
+    return points, (wins > 0) - (wins < 0)
 
 
 def check_table(arrangements: Sequence[Sequence[Sequence[int]]]) -> np.ndarray:
@@ -752,7 +778,7 @@ def score_table(arrangements: Sequence[Sequence[Sequence[int]]], rules: Thirteen
             row_points, winner = _pair_rows(i, j, strength_rows, values, fouled, rules)
             detail["rows"] = row_points
             total = sum(row_points)
-            if rules.scoring == "two_four":
+            if rules.scoring in MAJORITY_SCORING:
                 detail["majority"] = winner
                 total += winner
             swept = all(p > 0 for p in row_points) or all(p < 0 for p in row_points)
@@ -793,4 +819,4 @@ __all__ += ["parse_arrangement", "rank_only_strengths", "K5", "ROW_SIZES", "ROW_
             "strength_type", "is_valid", "check_arrangement", "arrangement_strengths", "compared_pairs",
             "royalty_table", "value_table", "tie_sign", "COUNTED_ROWS", "hand_slots", "valid_strengths", "no_foul", "special_hands", "special_flags",
             "table_strengths", "special_pair_total", "special_payments", "pack_strength", "special_keys", "SPECIAL_TABLES", "ROYALTY_TABLES",
-            "SPECIAL_TESTS"]
+            "SPECIAL_TESTS", "MAJORITY_SCORING"]

@@ -22,8 +22,9 @@ ROW_NAMES = ("front", "middle", "back")
 RANK_CHARS = "23456789TJQKA"
 #: how two special hands of one compared pair settle
 BOTH_RULES = ("higher_wins", "banker_pays")
-#: how two special hands of equal value settle: a tie, or the stronger qualifying cards win
-EQUAL_RULES = ("tie", "stronger_cards")
+#: how two special hands of equal value settle: a tie, the stronger qualifying cards win, or
+#: the one listed first in the table wins (可抽走)
+EQUAL_RULES = ("tie", "stronger_cards", "precedence")
 #: the special-hand tests whose qualifying cards can be compared (``equal: stronger_cards``)
 RANKED_TESTS = ("holds_straight_flush", "holds_four_of_a_kind", "holds_trips")
 
@@ -51,9 +52,10 @@ class SpecialTable:
     name: str
     both: str
     hands: tuple[SpecialEntry, ...]
-    #: equal values: ``tie`` (0), or ``stronger_cards``: the hand whose qualifying cards
-    #: (its best straight flush, four of a kind or trips, for those tests) are stronger is
-    #: paid its value; hands qualifying by other tests tie
+    #: equal values: ``tie`` (0); ``stronger_cards``: the hand whose qualifying cards (its
+    #: best straight flush, four of a kind or trips, for those tests) are stronger is paid
+    #: its value, hands qualifying by other tests tie; ``precedence``: the special listed
+    #: first is paid its value, the same special on both sides ties
     equal: str = "tie"
 
 
