@@ -183,12 +183,13 @@ def check_against_reference(preset: str, rng: Any, tables: int = 60) -> None:
 
 
 def check_solver_exactness(preset: str, players: int, rng: Any, plant: tuple[str, ...] = ("dragon", "six_pairs"),
-                           hero: tuple[list[int], ...] = ()) -> None:
-    """The solver's expected values equal the mean of ``score_table`` over the same tables."""
+                           hero: tuple[list[int], ...] = (), **switches: Any) -> None:
+    """The solver's expected values equal the mean of ``score_table`` over the same tables
+    (the preset with ``switches`` overridden)."""
     from splitpoker.agents.solver import split_evs
     from tests.test_solver import _random_tables, engine_mean, random_hand
 
-    game = make_game("thirteen", preset)
+    game = make_game("thirteen", preset, **switches)
     hands = [random_hand(game, rng) for _ in range(2)] + [np.sort(np.array(h, dtype=np.int64)) for h in hero]
     for hand in hands:
         seat = int(rng.integers(players))
