@@ -181,13 +181,18 @@ def test_three_flushes_of_three_suits() -> None:
     assert special(three_suits, "shaoxing", specials="shaoxing_distinct") == ("three_flushes", 6)
 
 
-def test_two_one_suit_dragons_cannot_meet() -> None:
-    """規則三 settles two 同花十三水 by suit; one 52-card deck holds one card of each rank
-    and suit, so a one-suit dragon takes a whole suit and no other seat can hold one."""
-    rules = ThirteenRules.preset("classic", specials="suit_dragon")
-    hands = np.array([[T.card_id(r, s) for r in range(13)] for s in range(4)])
-    assert [T.special_hand(h, rules)[0] for h in hands] == ["clean_dragon"] * 4
-    assert len(np.unique(hands)) == 52  # four such hands use every card: no seat shares a suit
+def test_two_one_suit_dragons_by_suit() -> None:
+    """規則三: 若巧遇別家也有同花十三水時，以花色大小輪輸贏, 黑桃>紅心>梅花>方塊; two dragons tie."""
+    hearts = "2h 3h 4h | 5h 6h 7h 8h 9h | Th Jh Qh Kh Ah"
+    spades = "2s 3s 4s | 5s 6s 7s 8s 9s | Ts Js Qs Ks As"
+    assert payoffs("classic", hearts, spades) == [0.0, 0.0]
+    assert payoffs("classic", hearts, spades, specials="suit_dragon") == [-26.0, 26.0]
+    assert payoffs("classic", hearts, spades, specials="suit_dragon", suit_order="hearts>spades>clubs>diamonds") == [
+        26.0, -26.0]
+    plain = ["2c 3d 4c | 5d 6c 7d 8c 9d | Tc Jd Qc Kd Ac", "2d 3c 4d | 5c 6d 7c 8d 9c | Td Jc Qd Kc Ad"]
+    assert payoffs("classic", *plain, specials="suit_dragon") == [0.0, 0.0]
+    # under 紹興 tier 1 hands are equal: two one-suit dragons still tie there
+    assert payoffs("shaoxing", hearts, spades) == [0.0, 0.0]
 
 
 # ----------------------------------------------------------------------------- the solver stays exact

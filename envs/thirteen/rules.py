@@ -86,6 +86,7 @@ SPECIAL_TESTS: dict[str, tuple[str, ...]] = {
     "three_straight_flushes": (), "holds_straight_flush": (), "holds_four_of_a_kind": (), "holds_trips": (),
     "black_one_red": (), "red_one_black": (), "five_pairs_trips": (),
     "three_straights_no_qka": (), "three_flushes_distinct": (), "all_ranks": ("low", "high"),
+    "clean_dragon_by_suit": (),
 }
 _DOCUMENT, _SOURCE = read_document()
 #: the royalty tables and special-hand tables of ``variants.json``, by name
@@ -484,6 +485,7 @@ def special_flags(hands: np.ndarray, entries: Sequence[SpecialEntry], wheel: str
 
     tests: dict[str, Any] = {
         "clean_dragon": lambda e: dragon() & one_suit,
+        "clean_dragon_by_suit": lambda e: dragon() & one_suit,
         "dragon": lambda e: dragon() & ~one_suit,
         "six_pairs": lambda e: (counts // 2).sum(axis=1) == 6,
         "three_flushes": lambda e: three_flushes(),
@@ -545,7 +547,10 @@ def special_payments(values: Any, rules: ThirteenRules) -> Any:
 
 def _card_keys(hands: np.ndarray, test: str, rules: ThirteenRules) -> np.ndarray:
     """The strength of each hand's best qualifying cards for a test of ``RANKED_TESTS``,
-    on the scale of row strengths (a straight flush above four of a kind above trips)."""
+    on the scale of row strengths (a straight flush above four of a kind above trips); for
+    ``clean_dragon_by_suit`` the suit's value (1 the weakest suit … 4 the strongest)."""
+    if test == "clean_dragon_by_suit":
+        return rules.suit_values[_SUIT64[hands[:, 0]]] + 1
     if test == "holds_straight_flush":
         held = _holds_straight_flush(hands, rules.wheel)
         strengths = row_strengths(_straight_flush_rows(rules.wheel), rules)

@@ -26,7 +26,7 @@ BOTH_RULES = ("higher_wins", "banker_pays")
 #: the one listed first in the table wins (可抽走)
 EQUAL_RULES = ("tie", "stronger_cards", "precedence")
 #: the special-hand tests whose qualifying cards can be compared (``equal: stronger_cards``)
-RANKED_TESTS = ("holds_straight_flush", "holds_four_of_a_kind", "holds_trips")
+RANKED_TESTS = ("holds_straight_flush", "holds_four_of_a_kind", "holds_trips", "clean_dragon_by_suit")
 
 
 @dataclasses.dataclass(frozen=True)
