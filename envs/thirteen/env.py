@@ -41,12 +41,12 @@ module runs it).
 `num_players`: 2, 3 or 4.
 
 `preset`: `classic` (default), `shisanshui`, `banker`, `western`, or one of the regional
-variants `baomahui`, `baodao`, `mianbai`, `baibian`, `shaoxing` (envs/thirteen/RULES.md
-section 9; `splitpoker rules thirteen --list`).
+variants `baomahui`, `baodao`, `mianbai`, `baibian`, `shaoxing`, `bidaxiao`, `banker_top`,
+`shisanshui_strict` (envs/thirteen/RULES.md section 9; `splitpoker rules thirteen --list`).
 
 `switches`: any rule switch overriding the preset: `wheel`, `flush_compare`,
 `suit_tiebreak`, `suit_order`, `scoring`, `banker_seat`, `royalties`, `scoop`,
-`home_run`, `specials`, `counted_rows`, `tie_winner`, `special_pays`. An unknown keyword,
+`home_run`, `specials`, `counted_rows`, `tie_winner`, `special_pays`, `rank_compare`. An unknown keyword,
 switch or value is a `ValueError` naming it.
 
 `render_mode`: `None`, `"ansi"` (``render()`` returns the table as text) or `"human"`
@@ -84,12 +84,13 @@ below (`splitpoker.envs.observation`), and an `'action_mask'` element (Legal Act
 | 258 - 259 | `flush_compare` one-hot: rank_first, suit_first                            |
 | 260       | `suit_tiebreak` (0/1)                                                      |
 | 261 - 264 | suit value of c, d, h, s under `suit_order` (weakest 0 … strongest 1)      |
-| 265 - 267 | `scoring` one-hot: pairwise, banker, two_four                              |
+| 265 - 267 | `scoring` one-hot: pairwise, banker, two_four (all 0 under majority)       |
 | 268 - 269 | `royalties` one-hot: classic, none                                         |
 | 270 - 271 | `scoop` one-hot: none, double                                              |
 | 272       | `home_run` (0/1)                                                           |
 | 273 - 276 | `specials` one-hot: classic, shisanshui, banker, off (all 0 for the other  |
-|           | tables); `counted_rows`, `tie_winner` and `special_pays` are not observed  |
+|           | tables); `counted_rows`, `tie_winner`, `special_pays` and `rank_compare`   |
+|           | are not observed                                                           |
 | 277 - 280 | where the banker sits relative to the seat under `scoring=banker`, one-hot:|
 |           | 0 this seat, 1 the next seat, … (all 0 under other scoring)                |
 
