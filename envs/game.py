@@ -219,6 +219,18 @@ class Game(abc.ABC):
     def score(self, arrangements: Sequence[Sequence[Sequence[int]]]) -> Score:
         """Score a table of arrangements (rows of card ids per seat, seat order)."""
 
+    def score_batch(self, cards: np.ndarray) -> tuple[np.ndarray, Outcomes]:
+        """The payoffs (B, players) and typed outcomes (leading B axis) of B tables of valid
+        arrangements, ``cards`` (B, players, hand size) row by row: the numbers of
+        :meth:`score` table by table. This default scores table by table; a game overrides it
+        with its engine's vectorised scoring."""
+        cuts = np.cumsum(self.split_index.row_sizes)[:-1]
+        outcomes = [self.score([[row.tolist() for row in np.split(hand, cuts)] for hand in table]).outcomes()
+                    for table in np.asarray(cards)]
+        stacked = Outcomes(**{field.name: np.stack([getattr(o, field.name) for o in outcomes])
+                              for field in dataclasses.fields(Outcomes)})
+        return stacked.payoffs, stacked
+
     @abc.abstractmethod
     def parse_arrangement(self, text: str | Sequence[Any]) -> list[list[int]]:
         """Read ``"row | row | row"`` into three rows of card ids (validated)."""

@@ -37,6 +37,7 @@ without the per-step overhead of an environment API:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -199,11 +200,20 @@ class SeatView:
 class TableResult:
     """The scoring of B tables: ``payoffs`` (B, players), the typed per-seat ``outcomes``
     (arrays with a leading B axis) and each table's :class:`~splitpoker.envs.game.Score`
-    (the game's full breakdown)."""
+    (the game's full breakdown, ``scores``: computed table by table when first read).
+    ``arranged`` holds the tables' cards row by row (B, players, hand size)."""
 
     payoffs: np.ndarray
     outcomes: Outcomes
-    scores: list[Score]
+    game: Game = dataclasses.field(repr=False)
+    arranged: np.ndarray = dataclasses.field(repr=False)
+
+    @functools.cached_property
+    def scores(self) -> list[Score]:
+        """Each table's full breakdown (:meth:`Game.score`), the same payoffs."""
+        cuts = np.cumsum(self.game.split_index.row_sizes)[:-1]
+        return [self.game.score([[row.tolist() for row in np.split(hand, cuts)] for hand in table])
+                for table in self.arranged]
 
 
 class Tables:
@@ -360,14 +370,9 @@ class Tables:
     def score(self, actions: Any) -> TableResult:
         """Score every table's decisions ``actions`` (B, players) of valid split indices."""
         array = self.check_actions(actions)
-        cuts = np.cumsum(self.game.split_index.row_sizes)[:-1]
         cards = self.arranged(array)
-        scores = [self.game.score([[row.tolist() for row in np.split(hand, cuts)] for hand in table])
-                  for table in cards]
-        outcomes = [score.outcomes() for score in scores]
-        stacked = Outcomes(**{field.name: np.stack([getattr(o, field.name) for o in outcomes])
-                              for field in dataclasses.fields(Outcomes)})
-        return TableResult(payoffs=stacked.payoffs, outcomes=stacked, scores=scores)
+        payoffs, outcomes = self.game.score_batch(cards)
+        return TableResult(payoffs=payoffs, outcomes=outcomes, game=self.game, arranged=cards)
 
 
 # ---------------------------------------------------------------------- dealing

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..dominance import DominanceRows
-from ..game import Game, Score
+from ..game import Game, Outcomes, Score
 from ..reference import reference_rows
 from ..splits import BIJI
 from . import dominance, expected, heuristic
@@ -58,6 +58,9 @@ class BijiGame(Game):
 
     def score(self, arrangements: Sequence[Sequence[Sequence[int]]]) -> engine.BijiScore:
         return engine.score_table(arrangements, self.rules)
+
+    def score_batch(self, cards: np.ndarray) -> tuple[np.ndarray, Outcomes]:
+        return engine.score_tables(cards, self.rules)
 
     def parse_arrangement(self, text: str | Sequence[Any]) -> list[list[int]]:
         return engine.parse_arrangement(text, self.rules)

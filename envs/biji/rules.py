@@ -53,7 +53,7 @@ PLAYERS = (2, 5)
 XI_NAMES = ("all_black", "all_red", "nine_straight", "four_of_a_kind", "sweep", "straight_flush_head", "three_trips")
 
 __all__ = ["GroupType", "BijiRules", "BijiScore", "group_strengths", "group_strength", "group_type",
-           "compare_groups", "is_valid", "valid_mask", "split_strengths", "score_table", "parse_cards",
+           "compare_groups", "is_valid", "valid_mask", "split_strengths", "score_table", "score_tables", "parse_cards",
            "parse_arrangement", "HAND_SIZE", "ROW_SIZES", "ROW_NAMES", "PLAYERS", "XI_NAMES", "hand_slots",
            "check_arrangement", "group_table", "xi_table", "check_table", "strength_type", "increasing_pots", "hand_xi",
            "xi_payoff", "pot_payments"]
@@ -355,13 +355,14 @@ class BijiScore(Score):
 
 
 def pot_payments(strengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Places and payments in each pot: ``strengths`` (players, pots) → (places, payoffs).
-    Each player pays the winner (place − 1); shared first places split the payments."""
-    stronger = (strengths[None, :, :] > strengths[:, None, :]).sum(axis=1)
+    """Places and payments in each pot: ``strengths`` (..., players, pots) → (places,
+    payoffs), for one table or a batch. Each player pays the winner (place − 1); shared
+    first places split the payments."""
+    stronger = (strengths[..., None, :, :] > strengths[..., :, None, :]).sum(axis=-2)
     places = 1 + stronger
     paid = (places - 1).astype(float)
     winners = places == 1
-    payoffs = np.where(winners, paid.sum(axis=0) / winners.sum(axis=0), -paid)
+    payoffs = np.where(winners, paid.sum(axis=-2, keepdims=True) / winners.sum(axis=-2, keepdims=True), -paid)
     return places, payoffs
 
 
@@ -399,6 +400,23 @@ def score_table(arrangements: Sequence[Sequence[Sequence[int]]], rules: BijiRule
     xi = held.sum(axis=1)
     payoffs = pot_payoffs.sum(axis=1) + xi_payoff(xi, xi.sum() - xi, n)
     return BijiScore(payoffs=payoffs, xi_held=held, places=places, pot_payoffs=pot_payoffs, strengths=strengths)
+
+
+def score_tables(cards: np.ndarray, rules: BijiRules) -> tuple[np.ndarray, Outcomes]:
+    """:func:`score_table` of B tables at once, vectorised over the tables: ``cards``
+    (B, players, 9) valid card ids pot by pot → the payoffs (B, players) and the typed
+    outcomes (leading B axis), the same numbers as ``score_table(...).outcomes()`` table by
+    table."""
+    table = np.sort(np.asarray(cards, dtype=np.int64).reshape(*np.shape(cards)[:2], 3, 3), axis=-1)
+    batch, n = table.shape[:2]
+    strengths = group_strengths(table.reshape(-1, 3), rules).reshape(batch, n, 3)
+    places, pot_payoffs = pot_payments(strengths)
+    xi = xi_table(table.reshape(-1, 9), strengths.reshape(-1, 3), places.reshape(-1, 3), rules).sum(axis=1)
+    xi = xi.reshape(batch, n)
+    payoffs = pot_payoffs.sum(axis=-1) + xi_payoff(xi, xi.sum(axis=1, keepdims=True) - xi, n)
+    return payoffs, Outcomes(payoffs=payoffs, rows_won=(places == 1).astype(float),
+                             fouled=np.zeros((batch, n), dtype=bool), special=np.zeros((batch, n), dtype=np.int64),
+                             xi=xi.astype(np.int64))
 
 
 def parse_arrangement(text: str | Sequence[Any], rules: BijiRules) -> list[list[int]]:

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..dominance import DominanceRows
-from ..game import Game, Score
+from ..game import Game, Outcomes, Score
 from ..reference import reference_rows
 from ..splits import THIRTEEN
 from . import dominance, expected, heuristic
@@ -80,6 +80,9 @@ class ThirteenGame(Game):
 
     def score(self, arrangements: Sequence[Sequence[Sequence[int]]]) -> engine.ThirteenScore:
         return engine.score_table(arrangements, self.rules)
+
+    def score_batch(self, cards: np.ndarray) -> tuple[np.ndarray, Outcomes]:
+        return engine.score_tables(cards, self.rules)
 
     def parse_arrangement(self, text: str | Sequence[Any]) -> list[list[int]]:
         return engine.parse_arrangement(text)

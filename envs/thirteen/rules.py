@@ -811,6 +811,64 @@ def score_table(arrangements: Sequence[Sequence[Sequence[int]]], rules: Thirteen
                          strengths=strengths, pairs=out_pairs)
 
 
+def score_tables(cards: np.ndarray, rules: ThirteenRules) -> tuple[np.ndarray, Outcomes]:
+    """:func:`score_table` of B tables at once, vectorised over the tables: ``cards``
+    (B, players, 13) valid card ids row by row (front, middle, back) → the payoffs
+    (B, players) and the typed outcomes (leading B axis), the same numbers as
+    ``score_table(...).outcomes()`` table by table."""
+    table = np.array(cards, dtype=np.int64)
+    batch, n, _ = table.shape
+    table[..., :3].sort(axis=-1)
+    table[..., 3:8].sort(axis=-1)
+    table[..., 8:].sort(axis=-1)
+    strengths = table_strengths(table, rules)
+    fouled = ~valid_strengths(strengths[..., 0], strengths[..., 1], strengths[..., 2])
+    values = row_values(strengths, rules)
+    flat = table.reshape(-1, HAND_SIZE)
+    special = special_hands(flat, rules)[1].reshape(batch, n)
+    keys = special_keys(flat, rules).reshape(batch, n)
+    scoop = rules.scoop == "double"
+    totals: dict[tuple[int, int], np.ndarray] = {}
+    scooped = np.zeros((batch, n), dtype=np.int64)
+    for i, j in compared_pairs(n, rules):
+        si, sj, fi, fj = strengths[:, i], strengths[:, j], fouled[:, i, None], fouled[:, j, None]
+        results = np.where(si == sj, tie_sign(i, j, rules), np.where(si > sj, 1, -1))
+        results = np.where(fi & fj, 0, np.where(fi, -1, np.where(fj, 1, results)))
+        if rules.scoring == "majority":
+            points = np.zeros_like(results)
+            wins = results.sum(axis=1)
+        else:
+            points = results if rules.scoring == "two_four" else np.where(
+                results > 0, values[:, i], np.where(results < 0, -values[:, j], 0))
+            wins = (points > 0).sum(axis=1) - (points < 0).sum(axis=1)
+        total = points.sum(axis=1) + (np.sign(wins) if rules.scoring in MAJORITY_SCORING else 0)
+        decided = (special[:, i] != 0) | (special[:, j] != 0)
+        if scoop:
+            doubled = ~decided & (total != 0) & ((points > 0).all(axis=1) | (points < 0).all(axis=1))
+            scooped[:, i] += doubled & (total > 0)
+            scooped[:, j] += doubled & (total < 0)
+            total = np.where(doubled, 2 * total, total)
+        totals[(i, j)] = np.where(decided, special_pair_total(special[:, i], special[:, j], i == rules.banker_seat,
+                                                              rules, keys[:, i], keys[:, j]), total)
+    if rules.home_run and n == 4:
+        for seat in range(n):
+            home = scooped[:, seat] == n - 1
+            for pair in totals:
+                if seat in pair:
+                    totals[pair] = np.where(home, 2 * totals[pair], totals[pair])
+    payoffs = np.zeros((batch, n))
+    for (i, j), total in totals.items():
+        payoffs[:, i] += total
+        payoffs[:, j] -= total
+    paid = np.asarray(special_payments(special, rules)).astype(np.int64)
+    fouled &= special == 0
+    beats = np.where(fouled[:, None, :, None], 1.0, (strengths[:, :, None, :] > strengths[:, None, :, :]).astype(float))
+    counted = (~np.eye(n, dtype=bool) & (paid[:, :, None] == 0) & (paid[:, None, :] == 0) & ~fouled[:, :, None])
+    rows_won = (beats * counted[..., None]).sum(axis=2) / (n - 1)
+    return payoffs, Outcomes(payoffs=payoffs, rows_won=rows_won, fouled=fouled, special=paid,
+                             xi=np.zeros((batch, n), dtype=np.int64))
+
+
 def parse_arrangement(text: str | Sequence[Any]) -> list[list[int]]:
     """Read ``"front | middle | back"`` into three rows of card ids (validated)."""
     from ..cards import parse_rows
@@ -824,4 +882,4 @@ __all__ += ["parse_arrangement", "rank_only_strengths", "K5", "ROW_SIZES", "ROW_
             "strength_type", "is_valid", "check_arrangement", "arrangement_strengths", "compared_pairs",
             "royalty_table", "value_table", "tie_sign", "COUNTED_ROWS", "hand_slots", "valid_strengths", "no_foul", "special_hands", "special_flags",
             "table_strengths", "special_pair_total", "special_payments", "pack_strength", "special_keys", "SPECIAL_TABLES", "ROYALTY_TABLES",
-            "SPECIAL_TESTS", "MAJORITY_SCORING"]
+            "SPECIAL_TESTS", "MAJORITY_SCORING", "score_tables"]
