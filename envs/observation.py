@@ -100,6 +100,20 @@ def observation_size(game: Game) -> int:
             + len(game.seat_feature_labels()))
 
 
+def observation_high(game: Game, finite: bool = False) -> np.ndarray:
+    """The upper bound of every entry of an observation (the lower is 0): 1, except an entry
+    that reads a rule's count (a 喜's value): ``inf`` (any count), or with ``finite`` that
+    rule's value under ``game.rules`` (at least 1), for a ``Box`` of finite bounds."""
+    labels = observation_labels(game)
+    high = np.ones(len(labels), dtype=np.float32)
+    counts = {name: value for name, value in game.rules.to_dict().items()
+              if isinstance(value, int) and not isinstance(value, bool)}
+    for i, label in enumerate(labels):
+        if label in counts:
+            high[i] = max(1, counts[label]) if finite else np.inf
+    return high
+
+
 def encode_observations(game: Game, slots: np.ndarray, seats: np.ndarray, num_players: int) -> np.ndarray:
     """The float32 observations of many seats at once: ``slots`` (N, hand size) card ids in
     slot order and ``seats`` (N,) → (N, :func:`observation_size`)."""

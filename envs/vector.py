@@ -1,0 +1,330 @@
+"""Vector environments over the table core: ``B`` tables dealt, decided and scored together.
+
+Every hand is one decision per seat, so a table's episode is one step; both classes deal
+the next hands in the same step that scores the last ones (autoreset).
+
+:class:`TableBatchEnv`, the batched multi-agent step API, every seat of every table acting:
+
+=================  ==========================================================================
+``reset(seed)``    ``(observations, action_masks, infos)``: observations ``(B, players, D)``
+                   float32 (:func:`~splitpoker.envs.observation.encode_observations`), masks
+                   ``(B, players, n_actions)`` bool (valid splits, or the candidates under
+                   ``mask="undominated"``), ``infos["slots"]`` the hands ``(B, players, hand size)``
+``step(actions)``  ``actions`` ``(B, players)`` split indices → ``(observations, action_masks,
+                   rewards, terminations, infos)`` of the next hands; ``rewards`` ``(B, players)``
+                   the payoffs of the hands just played, ``terminations`` all true, ``infos``
+                   the typed outcomes (``rows_won``, ``fouled``, ``special``, ``xi``) and the
+                   played hands' ``final_slots``. A split outside a mask is a ValueError
+                   naming the table and seat, and nothing changes.
+=================  ==========================================================================
+
+:class:`ArrangeVectorEnv`, a ``gymnasium.vector.VectorEnv`` for single-agent learners: one
+learner seat per table (rotating hand by hand, or fixed), the other seats played by
+``opponents`` (any agent, deciding every table's seats in one ``act_batch`` call; by default
+uniformly random valid splits), in ``SAME_STEP`` autoreset mode: a step returns the next
+hands' observations, and the finished hands' in ``infos["final_obs"]``. The observation is
+a ``Dict`` of ``observation`` and ``action_mask`` (int8), as the PettingZoo environments
+give it, or with ``observation="flat"`` the vector alone (a ``Box`` of finite bounds) with
+the masks in ``infos["action_mask"]``; :meth:`ArrangeVectorEnv.action_masks` gives them as
+bool ``(B, n_actions)`` for sb3-contrib's masked algorithms. Rewards are the learner's
+payoffs; ``infos`` hold ``payoff``, ``payoffs`` ``(B, players)`` and ``seat``.
+
+>>> env = ArrangeVectorEnv("biji", num_envs=8, num_players=4)
+>>> obs, infos = env.reset(seed=0)
+>>> obs["action_mask"].shape, int(infos["seat"][1])
+((8, 1680), 1)
+>>> actions = np.array([int(np.flatnonzero(m)[0]) for m in obs["action_mask"]])
+>>> obs, rewards, terminations, truncations, infos = env.step(actions)
+>>> rewards.shape, bool(terminations.all()), infos["final_obs"].shape
+((8,), True, (8,))
+
+Both are seeded by ``reset(seed=s)``: the deals, the learner seats' rotation and the random
+opponents follow ``s``, and given opponents are reseeded from it. Pure: NumPy and gymnasium.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from .game import Game
+from .games import make_game
+from .observation import encode_observations, observation_high
+from .table import SeatView, Tables, check_illegal, check_mask, deal, derived_seed
+
+__all__ = ["TableBatchEnv", "ArrangeVectorEnv", "random_valid_splits", "MAX_TABLES"]
+
+#: the most tables one vector environment steps (its masks alone take B × players × n_actions bytes)
+MAX_TABLES = 65_536
+OBSERVATIONS = ("dict", "flat")
+
+
+class BatchAgent(Protocol):
+    """What an opponent of :class:`ArrangeVectorEnv` must offer (every splitpoker agent does)."""
+
+    def act_batch(self, views: Sequence[SeatView]) -> np.ndarray: ...
+
+    def seed(self, seed: int | None) -> None: ...
+
+
+def _check_tables(num_envs: Any) -> int:
+    if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or not (
+            1 <= num_envs <= MAX_TABLES):
+        raise ValueError(f"num_envs={num_envs!r} is not a number of tables from 1 to {MAX_TABLES:,}")
+    return int(num_envs)
+
+
+def _game(game: Game | str, preset: str, switches: Mapping[str, Any]) -> Game:
+    if isinstance(game, Game):
+        if preset != "classic" or switches:
+            raise ValueError("give a game's name with preset and switches, or a Game without them")
+        return game
+    if not isinstance(game, str):
+        raise ValueError(f"game {game!r} is neither a game's name nor a Game")
+    return make_game(game, preset, **switches)
+
+
+def random_valid_splits(game: Game, slots: np.ndarray, rng: np.random.Generator,
+                        masks: np.ndarray | None = None, draws: int = 8, rounds: int = 4) -> np.ndarray:
+    """A split drawn uniformly from the valid ones of each hand ``slots`` (K, hand size),
+    or from ``masks`` (K, n_actions) bool when given: by rejection, ``draws`` uniform indices
+    a hand checked at once in up to ``rounds`` rounds (the first valid one is a uniform draw
+    among the valid), without building the masks; a hand that misses every round draws from
+    its mask."""
+    slots = np.asarray(slots)
+    choice = np.full(len(slots), -1, dtype=np.int64)
+    todo = np.arange(len(slots))
+    for _ in range(rounds):
+        if not len(todo):
+            return choice
+        tries = rng.integers(0, game.n_actions, size=(len(todo), draws))
+        if masks is None:
+            hit = game.valid_arrangements(game.arranged(np.repeat(slots[todo, None, :], draws, axis=1), tries))
+        else:
+            hit = masks[todo[:, None], tries]
+        found = hit.any(axis=1)
+        choice[todo[found]] = tries[found, hit[found].argmax(axis=1)]
+        todo = todo[~found]
+    for k in todo.tolist():
+        valid = np.flatnonzero(game.valid_mask(slots[k]) if masks is None else masks[k])
+        choice[k] = valid[int(rng.integers(len(valid)))]
+    return choice
+
+
+class TableBatchEnv:
+    """``num_envs`` tables of ``num_players`` seats, every seat acting (see the module doc).
+    ``game``: a game's name (with ``preset`` and rule switches) or a Game."""
+
+    def __init__(self, game: Game | str = "thirteen", num_envs: int = 1, num_players: int = 4, *,
+                 preset: str = "classic", mask: str = "valid", **switches: Any) -> None:
+        self.game = _game(game, preset, switches)
+        self.num_envs = _check_tables(num_envs)
+        self.num_players = self.game.check_players(num_players)
+        self.mask = check_mask(mask)
+        self.rng = np.random.default_rng()
+        self._tables: Tables | None = None
+        self._masks = np.zeros((0, self.num_players, self.game.n_actions), dtype=bool)
+
+    def _masks_of(self, slots: np.ndarray) -> np.ndarray:
+        flat = slots.reshape(-1, self.game.hand_size)
+        masks = self.game.valid_masks(flat) if self.mask == "valid" else self.game.candidate_masks(flat)
+        return masks.reshape(*slots.shape[:2], self.game.n_actions)
+
+    def _deal(self) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+        self._tables = deal(self.game, self.num_players, self.rng, batch=self.num_envs)
+        slots = self._tables.slots
+        self._masks = self._masks_of(slots)
+        seats = np.broadcast_to(np.arange(self.num_players), slots.shape[:2])
+        observations = encode_observations(self.game, slots.reshape(-1, self.game.hand_size), seats.reshape(-1),
+                                           self.num_players).reshape(*slots.shape[:2], -1)
+        return observations, self._masks, {"slots": slots.copy()}
+
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+        """Deal new hands at every table (``seed`` fixes them and every later deal)."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        return self._deal()
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Score every table's ``actions`` (B, players) and deal the next hands."""
+        if self._tables is None:
+            raise ValueError("call reset() before step()")
+        array = self._tables.check_actions(actions)
+        rows, seats = np.indices(array.shape)
+        outside = ~self._masks[rows, seats, array]
+        if outside.any():  # valid, but not a candidate (mask="undominated")
+            b, s = np.argwhere(outside)[0]
+            raise ValueError(f"action {array[b, s]} of seat {s} (table {b}) is not in its action mask "
+                             f"(mask={self.mask!r})")
+        result = self._tables.score(array)
+        played = self._tables.slots
+        outcomes = result.outcomes
+        infos = {"rows_won": outcomes.rows_won, "fouled": outcomes.fouled, "special": outcomes.special,
+                 "xi": outcomes.xi, "final_slots": played}
+        observations, masks, dealt = self._deal()
+        infos["slots"] = dealt["slots"]
+        return (observations, masks, result.payoffs.astype(np.float32), np.ones(self.num_envs, dtype=bool), infos)
+
+
+class ArrangeVectorEnv(VectorEnv):  # type: ignore[misc]
+    """``num_envs`` learner seats, one per table, against ``opponents`` (see the module doc).
+
+    ``game``: a game's name (with ``preset`` and rule switches) or a Game. ``opponents``:
+    None (uniformly random valid splits), an agent for every other seat, or one agent per
+    other seat in seat order (agents decide all tables' seats in one ``act_batch`` call;
+    build them from specs with ``splitpoker.agents.load_agent``). ``seat``: ``"rotate"``
+    (env i's learner sits at ``(i + hands) % players``) or a fixed seat. ``mask``: the
+    learners' masks, and the random opponents' choices, over every valid split or the
+    candidates. ``illegal_action``: a learner's split outside its mask raises
+    (``"raise"``) or ends that table's hand unscored with ``illegal_reward``
+    (``"penalty"``, ``infos["illegal"]``)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(self, game: Game | str = "thirteen", num_envs: int = 1, num_players: int = 4,
+                 opponents: BatchAgent | Sequence[BatchAgent] | None = None, *, preset: str = "classic",
+                 seat: int | str = "rotate", mask: str = "valid", observation: str = "dict",
+                 illegal_action: str = "raise", illegal_reward: float = -1.0, **switches: Any) -> None:
+        self.game = _game(game, preset, switches)
+        self.num_envs = _check_tables(num_envs)
+        self.num_players = self.game.check_players(num_players)
+        self.mask = check_mask(mask)
+        self.illegal_action, self.illegal_reward = check_illegal(illegal_action, illegal_reward)
+        if not isinstance(observation, str) or observation not in OBSERVATIONS:
+            raise ValueError(f"observation={observation!r} is not one of {', '.join(map(repr, OBSERVATIONS))}")
+        self.observation_kind = observation
+        if seat != "rotate" and (isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer))
+                                 or not 0 <= seat < self.num_players):
+            raise ValueError(f"seat={seat!r} is neither 'rotate' nor a seat of a {self.num_players}-player table")
+        self.seat = seat
+        self.opponents = self._opponents(opponents)
+        high = observation_high(self.game, finite=observation == "flat")
+        box = spaces.Box(np.zeros_like(high), high, dtype=np.float32)
+        n_actions = self.game.n_actions
+        self.single_observation_space = box if observation == "flat" else spaces.Dict({
+            "observation": box, "action_mask": spaces.Box(0, 1, (n_actions,), np.int8)})
+        self.single_action_space = spaces.Discrete(n_actions)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.rng = np.random.default_rng()
+        self._hands = 0
+        self._tables: Tables | None = None
+        self._seats = np.zeros(self.num_envs, dtype=np.int64)
+        self._masks = np.zeros((self.num_envs, n_actions), dtype=bool)
+        self._obs: Any = None
+
+    def _opponents(self, opponents: Any) -> list[BatchAgent] | None:
+        if opponents is None:
+            return None
+        given = list(opponents) if isinstance(opponents, Sequence) and not isinstance(opponents, str) else (
+            [opponents] * (self.num_players - 1))
+        if len(given) != self.num_players - 1:
+            raise ValueError(f"opponents has {len(given)} agents for the {self.num_players - 1} other seats")
+        for agent in given:
+            if not callable(getattr(agent, "act_batch", None)):
+                raise ValueError(f"opponent {agent!r} is not an agent (no act_batch); build agents from specs "
+                                 "with splitpoker.agents.load_agent")
+        return given
+
+    # ------------------------------------------------------------------ hands
+    def _deal(self) -> tuple[Any, dict[str, Any]]:
+        n, b = self.num_players, self.num_envs
+        self._tables = deal(self.game, n, self.rng, batch=b, mask=self.mask)
+        rotate = (self._hands + np.arange(b)) % n
+        self._seats = rotate if self.seat == "rotate" else np.full(b, int(self.seat))
+        self._hands += 1
+        mine = self._tables.slots[np.arange(b), self._seats]
+        self._masks = self.game.valid_masks(mine) if self.mask == "valid" else self.game.candidate_masks(mine)
+        vectors = encode_observations(self.game, mine, self._seats, n)
+        infos: dict[str, Any] = {"seat": self._seats.copy()}
+        if self.observation_kind == "flat":
+            self._obs = vectors
+            infos["action_mask"] = self._masks.view(np.int8).copy()
+        else:
+            self._obs = {"observation": vectors, "action_mask": self._masks.view(np.int8).copy()}
+        return self._obs, infos
+
+    def _opponent_actions(self, actions: np.ndarray) -> None:
+        """Every other seat's split into ``actions`` (B, players)."""
+        assert self._tables is not None
+        b, n = actions.shape
+        others = np.array([[s for s in range(n) if s != seat] for seat in range(n)])[self._seats]  # (B, n - 1)
+        tables = np.repeat(np.arange(b), n - 1)
+        seats = others.reshape(-1)
+        if self.opponents is None:
+            slots = self._tables.slots[tables, seats]
+            masks = None if self.mask == "valid" else self.game.candidate_masks(slots)
+            actions[tables, seats] = random_valid_splits(self.game, slots, self.rng, masks)
+            return
+        for agent in dict.fromkeys(self.opponents):  # each distinct agent decides once
+            chosen = np.isin(np.arange(n - 1), [i for i, a in enumerate(self.opponents) if a is agent])
+            pick = np.tile(chosen, b)
+            pairs = list(zip(tables[pick].tolist(), seats[pick].tolist()))
+            views = self._tables.views_at(pairs)
+            actions[tables[pick], seats[pick]] = np.asarray(agent.act_batch(views), dtype=np.int64).reshape(-1)
+
+    # ------------------------------------------------------------------ VectorEnv API
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        if options:
+            raise ValueError(f"unknown reset option {sorted(options)[0]!r}; ArrangeVectorEnv takes none")
+        if seed is not None:
+            if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+                raise ValueError(f"seed {seed!r} must be None or a non-negative integer")
+            self.rng = np.random.default_rng([int(seed), 11])
+            self._hands = 0
+            for i, agent in enumerate(dict.fromkeys(self.opponents or ())):
+                agent.seed(derived_seed(int(seed), i))
+        return self._deal()
+
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        if self._tables is None:
+            raise ValueError("call reset() before step()")
+        learner = np.asarray(actions)
+        if learner.shape != (self.num_envs,) or not np.issubdtype(learner.dtype, np.integer):
+            raise ValueError(f"actions of shape {learner.shape} and type {learner.dtype} are not "
+                             f"{self.num_envs} integer split indices")
+        rows = np.arange(self.num_envs)
+        inside = (learner >= 0) & (learner < self.game.n_actions)
+        legal = inside & self._masks[rows, np.where(inside, learner, 0)]
+        if not legal.all() and (self.illegal_action == "raise" or not inside.all()):
+            b = int(np.flatnonzero(~legal)[0])
+            raise ValueError(f"split {learner[b]} is not in the action mask of the learner's hand "
+                             f"(env {b}, seat {self._seats[b]})")
+        tables = self._tables
+        played = np.zeros((self.num_envs, self.num_players), dtype=np.int64)
+        self._opponent_actions(played)
+        played[rows, self._seats] = np.where(legal, learner, played[rows, self._seats])
+        payoffs = np.zeros((self.num_envs, self.num_players))
+        if legal.all():
+            payoffs = tables.score(played).payoffs
+        elif legal.any():
+            kept = Tables(self.game, tables.slots[legal], self.mask)
+            payoffs[legal] = kept.score(played[legal]).payoffs
+        payoff = np.where(legal, payoffs[rows, self._seats], self.illegal_reward)
+        seats = self._seats
+        final = np.empty(self.num_envs, dtype=object)
+        final[:] = [self._obs_at(b) for b in range(self.num_envs)]
+        observations, infos = self._deal()
+        infos.update({"payoff": payoff, "payoffs": payoffs, "played_seat": seats,
+                      "final_obs": final, "_final_obs": np.ones(self.num_envs, dtype=bool)})
+        if not legal.all():
+            infos["illegal"] = ~legal
+        terminations = np.ones(self.num_envs, dtype=bool)
+        return observations, payoff.astype(np.float32), terminations, np.zeros(self.num_envs, dtype=bool), infos
+
+    def _obs_at(self, b: int) -> Any:
+        if isinstance(self._obs, dict):
+            return {key: value[b] for key, value in self._obs.items()}
+        return self._obs[b]
+
+    def action_masks(self) -> np.ndarray:
+        """The learners' masks, bool ``(num_envs, n_actions)``."""
+        return self._masks
+
+    def close_extras(self, **kwargs: Any) -> None:
+        self._tables = None
