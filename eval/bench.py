@@ -27,6 +27,10 @@ from ..envs.games import GAMES, game_class, make_game
 from ..envs.table import deal
 
 SOLVER_SCALING = (64, 256, 1024)
+#: tables scored in one call by the ``tables_score_us`` figures
+SCORE_BATCH = 1024
+#: tables of the vector environment in the ``vector_hands_per_s`` figures
+VECTOR_BATCH = 256
 
 
 @dataclass(frozen=True)
@@ -137,11 +141,16 @@ def _figures(quick: bool) -> list[Figure]:
         arrangements = [[game.arrangement(h, greedy_index(game, h)) for h in t] for t in tables]
         figures.append(Figure(f"{name}.score_ms", "ms", f"scoring a {score_players}-player table",
                         lambda g=game, a=arrangements: _per_call_ms([lambda t=t: g.score(t) for t in a])))
+        figures.append(Figure(f"{name}.tables_score_us", "us", f"Tables.score of {SCORE_BATCH:,} {players}-player "
+                              "tables in one call, per table", lambda g=game, p=players: _tables_score_us(g, p)))
         figures.append(Figure(f"{name}.env_hands_per_s", "hands/s", f"{players}-player hands through the AEC API, "
                         "random legal actions", lambda n=name, p=players: _env_rate(n, p, 0.5 if quick else 2.0)))
         figures.append(Figure(f"{name}.env_undominated_hands_per_s", "hands/s",
                         f"{players}-player hands through the AEC API with mask='undominated', random candidates",
                         lambda n=name, p=players: _env_rate(n, p, 0.5 if quick else 2.0, mask="undominated")))
+        figures.append(Figure(f"{name}.vector_hands_per_s", "hands/s", f"{players}-player hands through "
+                              f"ArrangeVectorEnv, {VECTOR_BATCH} tables, random learner and opponents",
+                              lambda n=name, p=players: vector_hands_per_second(n, p, 0.5 if quick else 2.0)))
         figures.append(Figure(f"{name}.greedy_ms", "ms", "greedy decision",
                         lambda g=game, p=players: _spec_ms(g, "greedy", p, n_calls)))
         figures.append(Figure(f"{name}.heuristic_ms", "ms", "heuristic decision",
@@ -159,6 +168,33 @@ def _figures(quick: bool) -> list[Figure]:
                         lambda g=game, p=players, c=solver_calls: _spec_ms(
                             g, "solver:samples=256,splits=candidates", p, c)))
     return figures
+
+
+def _tables_score_us(game: Game, players: int) -> float:
+    """Microseconds per table of one :meth:`Tables.score` call over ``SCORE_BATCH`` tables
+    of greedy splits (decided beforehand)."""
+    tables = deal(game, players, np.random.default_rng(2), batch=SCORE_BATCH)
+    actions = load_agent("greedy", game, players).act_batch(tables.views()).reshape(SCORE_BATCH, players)
+    return _per_call_ms([lambda: tables.score(actions)]) * 1e3 / SCORE_BATCH
+
+
+def vector_hands_per_second(game_name: str, num_players: int = 4, seconds: float = 2.0,
+                            batch: int = 0, seed: int = 0) -> float:
+    """Hands per second of CPU time through :class:`~splitpoker.envs.vector.ArrangeVectorEnv`
+    of ``batch`` tables (``VECTOR_BATCH`` when 0), the learner drawing uniformly among its
+    valid splits and the opponents playing random valid splits."""
+    from ..envs.vector import ArrangeVectorEnv, random_valid_splits
+
+    env = ArrangeVectorEnv(game_name, num_envs=batch or VECTOR_BATCH, num_players=num_players)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    blank = np.zeros((env.num_envs, env.game.hand_size), dtype=np.intp)
+    env.step(random_valid_splits(env.game, blank, rng, masks=env.action_masks()))  # warm-up
+    hands, start = 0, time.process_time()
+    while time.process_time() - start < seconds:
+        env.step(random_valid_splits(env.game, blank, rng, masks=env.action_masks()))
+        hands += env.num_envs
+    return hands / (time.process_time() - start)
 
 
 def _env_rate(game: str, players: int, seconds: float, **kwargs: Any) -> float:
