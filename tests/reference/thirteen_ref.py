@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 Card = tuple[int, str]
@@ -197,20 +197,63 @@ PRESETS: dict[str, Rules] = {
         home_run=False,
         specials="shaoxing",
     ),
+    # 比大小 規則一: every pair compared, one unit to whoever wins more rows (scoring=majority)
+    "bidaxiao": dict(
+        wheel="second",
+        flush_compare="rank_first",
+        suit_tiebreak=True,
+        suit_order="spades>hearts>clubs>diamonds",
+        scoring="majority",
+        banker_seat=0,
+        royalties="none",
+        scoop="none",
+        home_run=False,
+        specials="off",
+    ),
+    # banker, rows compared by their most significant rank only, equal rows to the banker
+    "banker_top": dict(
+        wheel="ace_equal",
+        flush_compare="suit_first",
+        suit_tiebreak=False,
+        suit_order="spades>hearts>clubs>diamonds",
+        scoring="banker",
+        banker_seat=0,
+        royalties="none",
+        scoop="none",
+        home_run=False,
+        specials="banker",
+        tie_winner="banker",
+        rank_compare="top",
+    ),
+    # shisanshui with the strict special table (equal values: the one listed first wins)
+    "shisanshui_strict": dict(
+        wheel="second",
+        flush_compare="rank_first",
+        suit_tiebreak=True,
+        suit_order="spades>hearts>clubs>diamonds",
+        scoring="pairwise",
+        banker_seat=0,
+        royalties="classic",
+        scoop="double",
+        home_run=True,
+        specials="shisanshui_strict",
+    ),
 }
 
 ALLOWED: dict[str, tuple[Any, ...]] = {
     "wheel": ("second", "lowest", "ace_equal", "none"),
     "flush_compare": ("rank_first", "suit_first"),
     "suit_tiebreak": (True, False),
-    "scoring": ("pairwise", "banker", "two_four"),
+    "scoring": ("pairwise", "banker", "two_four", "majority"),
     "royalties": ("classic", "none"),
     "scoop": ("none", "double"),
     "home_run": (True, False),
-    "specials": ("classic", "shisanshui", "banker", "off"),
+    "specials": ("classic", "shisanshui", "banker", "off", "baodao", "mianbai", "baibian", "shaoxing",
+                 "suit_dragon", "classic_big_small", "shisanshui_strict", "baibian_complete", "shaoxing_distinct"),
     "counted_rows": ("all", "back"),
     "tie_winner": ("none", "banker"),
     "special_pays": tuple(range(0, 100)),
+    "rank_compare": ("all", "top"),
 }
 
 
@@ -228,6 +271,11 @@ def rules(preset: str = "classic", **overrides: Any) -> Rules:
     suit_strength(result)  # validates suit_order
     if not isinstance(result["banker_seat"], int) or result["banker_seat"] < 0:
         raise ValueError("banker_seat must be a non-negative int")
+    if result["scoring"] == "majority":
+        needs = dict(royalties="none", scoop="none", home_run=False, counted_rows="all")
+        for name, value in needs.items():
+            if result.get(name, value) != value:
+                raise ValueError(f"scoring=majority needs {name}={value}")
     return result
 
 
@@ -313,6 +361,10 @@ def rank_key(cards: Sequence[Card], r: Rules) -> tuple[float, ...]:
     After the type index: high card and flush all ranks from the top; pair the pair then
     kickers from the top; two pair high pair, low pair, kicker; trips, full house and four of
     a kind the rank of the three / four; straight and straight flush the straight value.
+
+    Under ``rank_compare: top`` only the most significant rank follows the type: the highest
+    card (high card, flush), the pair, the higher pair, the three, the four; straights keep
+    their straight value.
     """
     kind = row_type(cards, r)
     index = TYPE_INDEX[kind]
@@ -320,6 +372,8 @@ def rank_key(cards: Sequence[Card], r: Rules) -> tuple[float, ...]:
         value = straight_value(cards, r)
         assert value is not None
         return (index, value)
+    if r.get("rank_compare", "all") == "top":
+        return (index, ranks_by_group(cards)[0])
     if kind in ("trips", "full_house", "four_of_a_kind"):
         return (index, ranks_by_group(cards)[0])
     # high card, pair, two pair, flush: groups first, then ranks, all descending
@@ -376,7 +430,8 @@ def compare_front_with_row(front: Sequence[Card], row: Sequence[Card], r: Rules)
 
     Different types: the type decides. Same type: a high-card front's 3 ranks against the
     row's top three ranks; a pair front's pair and kicker against the row's pair and highest
-    kicker; trips front against the row's trips rank.
+    kicker; trips front against the row's trips rank. Under ``rank_compare: top`` the keys
+    hold the top rank only, so that alone is compared.
     """
     front_key = rank_key(front, r)
     row_key = rank_key(row, r)
@@ -429,8 +484,29 @@ SPECIAL_VALUES: dict[str, dict[str, int]] = {
                      all_six_to_ace=6, all_ace_to_ten=6, three_straights=6, three_flushes=6,
                      holds_straight_flush=5, holds_four_of_a_kind=4, holds_trips=3),
 }
+# Tables of the later rule readings. The order of a table is its precedence: a hand counts as
+# the first special listed that it qualifies for (values never increase down a table).
+SPECIAL_VALUES.update({
+    # 規則三: a one-suit dragon above a dragon; two one-suit dragons by their suit (DRAGONS_BY_SUIT)
+    "suit_dragon": dict(clean_dragon=26, dragon=13, six_pairs=3, three_straights=3, three_flushes=3),
+    # classic with 全小 (A-10, the ace low) and 全大 (5-A)
+    "classic_big_small": dict(dragon=13, clean_dragon=13, three_straights=3, three_flushes=3, six_pairs=3,
+                              all_small=3, all_big=3),
+    # shisanshui in its precedence order; equal values go to the one listed first
+    "shisanshui_strict": dict(clean_dragon=108, dragon=36, royals=24, three_straight_flushes=20, three_fours=20,
+                              all_big=10, all_small=10, one_colour=10, four_trips=6, six_pairs=4,
+                              three_straights=4, three_flushes=3),
+    # 百變 with 全小 and 半小 needing every rank of their range
+    "baibian_complete": dict(SPECIAL_VALUES["baibian"]),
+    # 紹興 with 三花色 in three different suits
+    "shaoxing_distinct": dict(SPECIAL_VALUES["shaoxing"]),
+})
 #: tables under which two specials of equal value are told apart by their best cards
-COMPARED_BY_CARDS = {"mianbai", "shaoxing"}
+COMPARED_BY_CARDS = {"mianbai", "shaoxing", "shaoxing_distinct"}
+#: tables under which two different specials of equal value go to the one listed first
+BY_PRECEDENCE = {"shisanshui_strict"}
+#: tables under which two one-suit dragons are told apart by their suit (``suit_order``)
+DRAGONS_BY_SUIT = {"suit_dragon"}
 #: the specials whose cards are compared there, and the row type of those cards
 CARD_KINDS = {"holds_straight_flush": "straight_flush", "holds_four_of_a_kind": "four_of_a_kind",
               "holds_trips": "trips"}
@@ -444,6 +520,12 @@ def is_dragon(hand: Sequence[Card]) -> bool:
 def is_clean_dragon(hand: Sequence[Card]) -> bool:
     """A dragon in one suit."""
     return is_dragon(hand) and len({suit for _, suit in hand}) == 1
+
+
+def is_mixed_dragon(hand: Sequence[Card]) -> bool:
+    """A dragon not all in one suit (section 7.2's `dragon`; the tables of the first readings
+    let `dragon` cover the clean one too, which changes no value there)."""
+    return is_dragon(hand) and not is_clean_dragon(hand)
 
 
 def is_six_pairs(hand: Sequence[Card]) -> bool:
@@ -475,17 +557,54 @@ def runs(length: int) -> list[list[int]]:
     return result
 
 
-def is_three_straights(hand: Sequence[Card]) -> bool:
+def is_three_straights(hand: Sequence[Card], fronts: Sequence[list[int]] | None = None) -> bool:
     """Can be set as a 3-card straight front (A-2-3 .. Q-K-A) and two 5-card straights.
 
-    A-2-3-4-5 counts whatever the ``wheel`` switch. Searches over rank multisets.
+    A-2-3-4-5 counts whatever the ``wheel`` switch. Searches over rank multisets: every two
+    5-card straights the ranks hold, and whether the ranks left are an allowed front
+    (``fronts`` narrows the 3-card straights allowed there).
     """
     counts = rank_counts(hand)
-    for front in runs(3):
-        for middle, back in itertools.combinations_with_replacement(runs(5), 2):
-            if Counter(front + middle + back) == counts:
-                return True
+    allowed = [sorted(front) for front in (runs(3) if fronts is None else fronts)]
+    for middle, back in itertools.combinations_with_replacement(runs(5), 2):
+        used = Counter(middle + back)
+        held = all(counts[rank] >= n for rank, n in used.items())
+        if held and sorted((counts - used).elements()) in allowed:
+            return True
     return False
+
+
+def is_three_straights_no_qka(hand: Sequence[Card]) -> bool:
+    """Three straights whose front is A-2-3 .. J-Q-K (no Q-K-A front)."""
+    return is_three_straights(hand, [run for run in runs(3) if run != [12, 13, 14]])
+
+
+def is_three_flushes_distinct(hand: Sequence[Card]) -> bool:
+    """Three flushes in three different suits: suit counts 5, 5, 3 and 0."""
+    counts = Counter(suit for _, suit in hand)
+    return sorted(counts[s] for s in "cdhs") == [0, 3, 5, 5]
+
+
+def rank_range(low: str, high: str) -> list[int]:
+    """The ranks ``low``..``high`` (rank characters); an ace as ``low`` is the ace below the 2, as 1."""
+    first = 1 if low == "A" else RANK_CHARS.index(low) + 2
+    return list(range(first, RANK_CHARS.index(high) + 3))
+
+
+def low_ranks(hand: Sequence[Card], low: str) -> list[int]:
+    """The hand's ranks, an ace counted as 1 when the range starts at the ace."""
+    return [1 if rank == 14 and low == "A" else rank for rank, _ in hand]
+
+
+def ranks_within(hand: Sequence[Card], low: str, high: str) -> bool:
+    """Every card's rank lies in ``low``..``high`` (the ``ranks`` test)."""
+    allowed = set(rank_range(low, high))
+    return all(rank in allowed for rank in low_ranks(hand, low))
+
+
+def all_ranks(hand: Sequence[Card], low: str, high: str) -> bool:
+    """Every card's rank lies in ``low``..``high`` and every rank of it is held (不能缺)."""
+    return ranks_within(hand, low, high) and set(low_ranks(hand, low)) == set(rank_range(low, high))
 
 
 def is_three_straight_flushes(hand: Sequence[Card]) -> bool:
@@ -621,19 +740,51 @@ SPECIAL_TESTS = {
 }
 
 
+#: per table, the specials whose test is not the one of their name in SPECIAL_TESTS
+TABLE_TESTS: dict[str, dict[str, Callable[[Sequence[Card]], bool]]] = {
+    "suit_dragon": {"dragon": is_mixed_dragon},
+    "classic_big_small": {
+        "dragon": is_mixed_dragon,
+        "all_small": lambda hand: ranks_within(hand, "A", "T"),
+        "all_big": lambda hand: ranks_within(hand, "5", "A"),
+    },
+    "shisanshui_strict": {"dragon": is_mixed_dragon, "three_straights": is_three_straights_no_qka},
+    "baibian_complete": {
+        "all_small_to_ten": lambda hand: all_ranks(hand, "2", "T"),
+        "all_ace_to_ten": lambda hand: all_ranks(hand, "A", "T"),
+    },
+    "shaoxing_distinct": {"three_flushes": is_three_flushes_distinct},
+}
+
+
+def special_test(table: str, name: str) -> Callable[[Sequence[Card]], bool]:
+    """The test of special ``name`` in table ``table``."""
+    return TABLE_TESTS.get(table, {}).get(name, SPECIAL_TESTS[name])
+
+
 def specials_held(hand13: Sequence[Card], r: Rules) -> list[str]:
-    """Names of all specials of the active table that the 13 cards qualify for."""
+    """Names of all specials of the active table that the 13 cards qualify for, in table order."""
     if len(hand13) != 13:
         raise ValueError("a special needs the 13 cards")
     table = SPECIAL_VALUES[r["specials"]]
-    return [name for name in table if SPECIAL_TESTS[name](hand13)]
+    return [name for name in table if special_test(r["specials"], name)(hand13)]
+
+
+def special_name(hand13: Sequence[Card], r: Rules) -> str:
+    """The special the hand counts as: the first listed of those of the highest value it
+    qualifies for (in a table listed in precedence order, the first it qualifies for); ""
+    if none."""
+    table = SPECIAL_VALUES[r["specials"]]
+    held = specials_held(hand13, r)
+    best = max((table[name] for name in held), default=0)
+    return next((name for name in held if table[name] == best), "")
 
 
 def special(hand13: Sequence[Card], r: Rules) -> int:
     """Value of the hand's special in the ``specials`` table (highest if several), 0 if none.
     The value says which special is the larger; what it is paid is :func:`paid`."""
-    table = SPECIAL_VALUES[r["specials"]]
-    return max((table[name] for name in specials_held(hand13, r)), default=0)
+    name = special_name(hand13, r)
+    return SPECIAL_VALUES[r["specials"]][name] if name else 0
 
 
 def paid(value: int, r: Rules) -> int:
@@ -690,6 +841,11 @@ def row_total(hand_a: Hand, hand_b: Hand, results: list[int], r: Rules) -> int:
     return total
 
 
+def majority_total(results: list[int]) -> int:
+    """``majority``: one point to whoever won more rows (ties in a row count for neither)."""
+    return sign(results.count(1) - results.count(-1))
+
+
 def two_four_total(results: list[int]) -> int:
     """``two_four``: one point per row won, plus one to whoever won more rows."""
     won_a = results.count(1)
@@ -697,11 +853,16 @@ def two_four_total(results: list[int]) -> int:
     return won_a - won_b + sign(won_a - won_b)
 
 
-def special_total(seat_a: int, seat_b: int, value_a: int, value_b: int, r: Rules) -> int:
+def special_total(seat_a: int, seat_b: int, value_a: int, value_b: int, r: Rules,
+                  names: tuple[str, str] = ("", "")) -> int:
     """Points ``a`` gets from ``b`` when at least one of them holds a special (3.5): the
-    larger special (by its table value) wins and is paid :func:`paid`."""
+    larger special (by its table value) wins and is paid :func:`paid`. Under a table of
+    ``BY_PRECEDENCE`` two different specials of equal value go to the one listed first."""
     if value_a != value_b:
         return paid(value_a, r) if value_a > value_b else -paid(value_b, r)
+    if r["specials"] in BY_PRECEDENCE and value_a > 0 and names[0] != names[1]:
+        order = list(SPECIAL_VALUES[r["specials"]])
+        return paid(value_a, r) if order.index(names[0]) < order.index(names[1]) else -paid(value_b, r)
     # equal values (both hold one): 0, except the `banker` table where the banker pays
     if r["specials"] == "banker" and value_a > 0:
         if seat_a == r["banker_seat"]:
@@ -725,19 +886,20 @@ def score(hands: Sequence[Hand], r: Rules) -> dict[str, list[Any]]:
     """Payoffs of one deal (3.3-3.5) with the fouled flags and special values per seat.
 
     A hand holding a special is never fouled (its arrangement is ignored). ``two_four``
-    ignores royalties, specials, scoop and home run.
+    ignores royalties, specials, scoop and home run; ``majority`` pays one unit a pair.
     """
     n = len(hands)
     two_four = r["scoring"] == "two_four"
     specials_on = r["specials"] != "off" and not two_four
-    specials = [special([*h[0], *h[1], *h[2]], r) if specials_on else 0 for h in hands]
+    names = [special_name([*h[0], *h[1], *h[2]], r) if specials_on else "" for h in hands]
+    specials = [SPECIAL_VALUES[r["specials"]][name] if name else 0 for name in names]
     fouled = [specials[s] == 0 and not is_valid(*hands[s], r) for s in range(n)]
 
     totals: dict[tuple[int, int], int] = {}  # (a, b) -> points a gets from b
     scooped: set[tuple[int, int]] = set()  # (a, b): a scooped b
     for a, b in pairs_to_compare(n, r):
         if specials[a] or specials[b]:
-            totals[(a, b)] = special_total(a, b, specials[a], specials[b], r)
+            totals[(a, b)] = special_total(a, b, specials[a], specials[b], r, (names[a], names[b]))
             if specials[a] == specials[b] and r["specials"] in COMPARED_BY_CARDS:
                 cards = [[*hands[s][0], *hands[s][1], *hands[s][2]] for s in (a, b)]
                 table = SPECIAL_VALUES[r["specials"]]
@@ -746,6 +908,10 @@ def score(hands: Sequence[Hand], r: Rules) -> dict[str, list[Any]]:
                 if kinds:  # both hold the same tier: compare their best such cards
                     best = [best_cards(c, kinds, r) for c in cards]
                     totals[(a, b)] = compare(best[0], best[1], r) * paid(specials[a], r)
+            if r["specials"] in DRAGONS_BY_SUIT and names[a] == names[b] == "clean_dragon":
+                strength = suit_strength(r)
+                suit_a, suit_b = hands[a][0][0][1], hands[b][0][0][1]  # each hand is one suit
+                totals[(a, b)] = sign(strength[suit_a] - strength[suit_b]) * paid(specials[a], r)
             continue
         results = row_results(hands[a], hands[b], fouled[a], fouled[b], r)
         if r.get("tie_winner", "none") == "banker" and not (fouled[a] or fouled[b]):
@@ -753,6 +919,9 @@ def score(hands: Sequence[Hand], r: Rules) -> dict[str, list[Any]]:
             results = [x if x else (1 if a == r["banker_seat"] else -1) for x in results]
         if two_four:
             totals[(a, b)] = two_four_total(results)
+            continue
+        if r["scoring"] == "majority":
+            totals[(a, b)] = majority_total(results)
             continue
         total = row_total(hands[a], hands[b], results, r)
         if results == [1, 1, 1]:
@@ -775,4 +944,4 @@ def score(hands: Sequence[Hand], r: Rules) -> dict[str, list[Any]]:
     for (a, b), points in totals.items():
         payoffs[a] += points
         payoffs[b] -= points
-    return dict(payoffs=payoffs, fouled=fouled, specials=[paid(v, r) for v in specials])
+    return dict(payoffs=payoffs, fouled=fouled, specials=[paid(v, r) for v in specials], names=names)
