@@ -58,33 +58,25 @@ def with_specials(rng: np.random.Generator, game: Game, n: int) -> list[list[lis
     return table
 
 
-@pytest.mark.parametrize("preset, switches", THIRTEEN_RULES,
-                         ids=[p + "".join(f"-{k}={v}" for k, v in s.items()) for p, s in THIRTEEN_RULES])
-def test_thirteen_tables_score_as_one_table_at_a_time(preset: str, switches: dict[str, Any]) -> None:
+#: random tables (fouls included; Thirteen's with planted special hands) by game
+TABLE_MAKERS = {"thirteen": with_specials, "biji": biji_table}
+CASES = [("thirteen", p, s) for p, s in THIRTEEN_RULES] + [("biji", p, s) for p, s in BIJI_RULES]
+
+
+@pytest.mark.parametrize("name, preset, switches", CASES,
+                         ids=[f"{g}-{p}" + "".join(f"-{k}={v}" for k, v in s.items()) for g, p, s in CASES])
+def test_tables_score_as_one_table_at_a_time(name: str, preset: str, switches: dict[str, Any]) -> None:
     rng = np.random.default_rng(7)
-    game = make_game("thirteen", preset, **switches)
-    for n in (2, 3, 4) if game.rules.banker_seat < 2 else (3, 4):
-        tables = [with_specials(rng, game, n) for _ in range(60)]
+    game = make_game(name, preset, **switches)
+    lo, hi = game.players
+    for n in range(max(lo, getattr(game.rules, "banker_seat", 0) + 1), hi + 1):
+        tables = [TABLE_MAKERS[name](rng, game, n) for _ in range(60)]
         cards = np.array([[np.concatenate(hand) for hand in t] for t in tables])
         payoffs, outcomes = game.score_batch(cards)
         want = per_table(game, tables)
         assert np.array_equal(payoffs, want.payoffs)
         assert_same(outcomes, want)
         assert np.array_equal(Game.score_batch(game, cards)[0], payoffs)  # the base class's loop
-
-
-@pytest.mark.parametrize("preset, switches", BIJI_RULES,
-                         ids=[p + "".join(f"-{k}={v}" for k, v in s.items()) for p, s in BIJI_RULES])
-def test_biji_tables_score_as_one_table_at_a_time(preset: str, switches: dict[str, Any]) -> None:
-    rng = np.random.default_rng(8)
-    game = make_game("biji", preset, **switches)
-    for n in (2, 3, 4, 5):
-        tables = [biji_table(rng, game, n) for _ in range(60)]
-        cards = np.array([[np.concatenate(hand) for hand in t] for t in tables])
-        payoffs, outcomes = game.score_batch(cards)
-        want = per_table(game, tables)
-        assert np.array_equal(payoffs, want.payoffs)
-        assert_same(outcomes, want)
 
 
 @pytest.mark.parametrize("name", ["thirteen", "biji"])
