@@ -32,6 +32,7 @@ import contextlib
 import io
 import json
 import math
+import numbers
 import warnings
 import zipfile
 from collections.abc import Iterator, Mapping, Sequence
@@ -48,7 +49,7 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint as grad_checkpoint
 
 from ..envs.game import Game
-from ..envs.games import game_class
+from ..envs.games import GAMES, game_class
 from ..envs.observation import SLOT_FEATURES, observation_size
 from ..envs.table import SeatView
 from .base import Agent
@@ -79,6 +80,14 @@ PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
 ACTIVATIONS: dict[str, type[nn.Module]] = {"relu": nn.ReLU, "tanh": nn.Tanh}
 #: floats of the (batch, splits, split_hidden) interaction computed at once
 _CHUNK_FLOATS = 1 << 22
+#: the widest layer a policy may have (``net_arch`` entries, ``subset_hidden``, ``embed_dim``,
+#: ``split_hidden``, ``value_hidden``, the observation size), checked before a network is built,
+#: so that a mistyped setting or a crafted checkpoint is one line, not a machine out of memory;
+#: 64 times the shipped policies' widest layer (64)
+MAX_WIDTH = 4096
+#: the most hidden layers an ``mlp`` policy may have, per network (``pi``, ``vf``)
+MAX_LAYERS = 64
+_SPLIT_SCORER_KEYS = ("subset_hidden", "embed_dim", "split_hidden", "value_hidden")
 
 
 # --------------------------------------------------------------------------- split scorer
@@ -486,28 +495,84 @@ def policy_class(kind: str) -> type[MaskableActorCriticPolicy]:
     return SplitScorerPolicy if check_kind(kind) == "split_scorer" else MaskableActorCriticPolicy
 
 
-def policy_kwargs(kind: str, arch: Mapping[str, Any], game: str) -> dict[str, Any]:
-    """SB3 ``policy_kwargs`` for a policy kind from its architecture settings.
+class BadSetting(ValueError):
+    """A policy setting missing or out of range: ``key`` (dotted), its ``value`` and ``why``;
+    :attr:`detail` says so on one line."""
+
+    def __init__(self, key: str, value: Any, why: str, *, missing: bool = False) -> None:
+        self.key, self.value, self.why, self.missing = key, value, why, missing
+        self.detail = f"lacks {key} ({why})" if missing else f"gives {key} = {_shown(value)}; {why}"
+        super().__init__(f"{key} is missing ({why})" if missing else f"{key} = {_shown(value)}: {why}")
+
+
+def _shown(value: Any, limit: int = 60) -> str:
+    """``value`` on one short line."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _width(key: str, value: Any, least: int = 1) -> int:
+    """``value`` when it is a whole number from ``least`` to :data:`MAX_WIDTH`; else BadSetting."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, (bool, np.bool_)):
+        raise BadSetting(key, value, f"not a whole number (a layer width, {least} to {MAX_WIDTH})")
+    width = int(value)
+    if width > MAX_WIDTH:
+        raise BadSetting(key, value, f"over the largest layer width, {MAX_WIDTH}")
+    if width < least:
+        raise BadSetting(key, value, f"a layer width is {least} or more")
+    return width
+
+
+def _layers(key: str, value: Any) -> list[int]:
+    """An mlp's hidden layer sizes: a list of at most :data:`MAX_LAYERS` widths."""
+    if not isinstance(value, (list, tuple)):
+        raise BadSetting(key, value, "not a list of layer widths")
+    if len(value) > MAX_LAYERS:
+        raise BadSetting(key, value, f"{len(value)} layers, more than the {MAX_LAYERS} an mlp may have")
+    return [_width(f"{key}[{i}]", width) for i, width in enumerate(value)]
+
+
+def check_arch(kind: str, arch: Any, prefix: str = "policy.") -> dict[str, Any]:
+    """The architecture settings of a policy kind, each checked (type, range, at most
+    :data:`MAX_WIDTH` wide) before anything is built; BadSetting naming ``prefix`` + the key.
 
     ``mlp``: ``net_arch`` (list of hidden sizes, or ``{"pi": [...], "vf": [...]}``) and
     ``activation`` (relu, tanh). ``split_scorer``: ``subset_hidden``, ``embed_dim``,
-    ``split_hidden``, ``value_hidden``."""
+    ``split_hidden`` (0: additive rows), ``value_hidden``."""
+    if not isinstance(arch, Mapping):
+        raise BadSetting(prefix.rstrip("."), arch, "not a mapping of architecture settings")
     arch = dict(arch)
     if check_kind(kind) == "mlp":
         activation = arch.get("activation", "relu")
-        if activation not in ACTIVATIONS:
-            raise ValueError(f"unknown activation {activation!r}; activations: {', '.join(ACTIVATIONS)}")
+        if not isinstance(activation, str) or activation not in ACTIVATIONS:
+            raise BadSetting(f"{prefix}activation", activation, f"activations: {', '.join(ACTIVATIONS)}")
         net_arch = arch.get("net_arch", [64, 64])
         if isinstance(net_arch, Mapping):
-            net_arch = {"pi": list(net_arch["pi"]), "vf": list(net_arch["vf"])}
+            missing = [k for k in ("pi", "vf") if k not in net_arch]
+            if missing:
+                raise BadSetting(f"{prefix}net_arch.{missing[0]}", None, "the hidden layer sizes", missing=True)
+            net_arch = {k: _layers(f"{prefix}net_arch.{k}", net_arch[k]) for k in ("pi", "vf")}
         else:
-            net_arch = {"pi": list(net_arch), "vf": list(net_arch)}
-        return {"net_arch": net_arch, "activation_fn": ACTIVATIONS[activation]}
-    keys = ("subset_hidden", "embed_dim", "split_hidden", "value_hidden")
-    unknown = sorted(set(arch) - set(keys))
+            net_arch = _layers(f"{prefix}net_arch", net_arch)
+        return {**arch, "net_arch": net_arch, "activation": activation}
+    unknown = sorted(set(arch) - set(_SPLIT_SCORER_KEYS))
     if unknown:
-        raise ValueError(f"unknown split_scorer setting {unknown[0]!r}; settings: {', '.join(keys)}")
-    return {"game": game, **{k: int(arch[k]) for k in keys if k in arch}}
+        raise BadSetting(f"{prefix}{unknown[0]}", arch[unknown[0]],
+                         f"not a split_scorer setting; settings: {', '.join(_SPLIT_SCORER_KEYS)}")
+    return {k: _width(f"{prefix}{k}", arch[k], least=0 if k == "split_hidden" else 1)
+            for k in _SPLIT_SCORER_KEYS if k in arch}
+
+
+def policy_kwargs(kind: str, arch: Mapping[str, Any], game: str, prefix: str = "policy.") -> dict[str, Any]:
+    """SB3 ``policy_kwargs`` for a policy kind from its architecture settings (see
+    :func:`check_arch`; a bad one is a ValueError naming ``prefix`` + its key)."""
+    arch = check_arch(kind, arch, prefix)
+    if kind == "mlp":
+        net_arch = arch["net_arch"]
+        if not isinstance(net_arch, dict):
+            net_arch = {"pi": list(net_arch), "vf": list(net_arch)}
+        return {"net_arch": net_arch, "activation_fn": ACTIVATIONS[arch["activation"]]}
+    return {"game": game, **arch}
 
 
 def spaces_of(game: Game) -> tuple[spaces.Box, spaces.Discrete]:
@@ -524,7 +589,7 @@ def build_policy(meta: Mapping[str, Any], *, initialise: bool = True) -> Maskabl
     obs_space = spaces.Box(-np.inf, np.inf, (int(meta["observation_size"]),), np.float32)
     act_space = spaces.Discrete(int(meta["n_actions"]))
     cls = policy_class(meta["policy"]["kind"])
-    kwargs = policy_kwargs(meta["policy"]["kind"], meta["policy"]["arch"], game)
+    kwargs = policy_kwargs(meta["policy"]["kind"], meta["policy"]["arch"], game, prefix="policy.arch.")
     policy = cls(obs_space, act_space, lambda _: 0.0, **kwargs, **({} if initialise else {"ortho_init": False}))
     return policy.eval()
 
@@ -663,6 +728,11 @@ def read_meta(path: str | Path) -> dict[str, Any]:
     required = ("format", "game", "num_players", "rules", "observation_size", "n_actions", "policy")
     if not isinstance(meta, dict) or any(key not in meta for key in required):
         raise ValueError(f"{path} is damaged: its {META_MEMBER} lacks the policy description")
+    if meta.get("format") in (CHECKPOINT_FORMAT, _FORMAT_1):
+        try:
+            _check_description(meta)
+        except BadSetting as error:
+            raise ValueError(f"{path} is damaged: its {META_MEMBER} {error.detail}") from None
     if meta.get("format") == _FORMAT_1:
         return {**meta, "format": CHECKPOINT_FORMAT, "upgraded_from": _FORMAT_1,
                 "observation_size": int(meta["observation_size"]) + _new_inputs(meta)}
@@ -670,6 +740,33 @@ def read_meta(path: str | Path) -> dict[str, Any]:
         raise ValueError(f"{path} has policy format {meta.get('format')!r}; this version reads "
                          f"{CHECKPOINT_FORMAT} and {_FORMAT_1}")
     return meta
+
+
+def _check_description(meta: Mapping[str, Any]) -> None:
+    """BadSetting unless the policy description of a ``splitpoker.json`` holds values of the
+    right types and in range: a known game, its number of splits, a table size, a rules
+    mapping, an observation and layers at most :data:`MAX_WIDTH` wide."""
+    game = meta["game"]
+    if not isinstance(game, str) or game not in GAMES:
+        raise BadSetting("game", game, f"games: {', '.join(GAMES)}")
+    players = meta["num_players"]
+    if not isinstance(players, numbers.Integral) or isinstance(players, bool) or players < 1:
+        raise BadSetting("num_players", players, "not a number of players")
+    if not isinstance(meta["rules"], Mapping):
+        raise BadSetting("rules", meta["rules"], "not a mapping of rule switches")
+    _width("observation_size", meta["observation_size"])
+    n_actions = game_class(game).split_index.n_actions
+    if meta["n_actions"] != n_actions or isinstance(meta["n_actions"], bool):
+        raise BadSetting("n_actions", meta["n_actions"], f"{game} has {n_actions} splits")
+    policy = meta["policy"]
+    if not isinstance(policy, Mapping):
+        raise BadSetting("policy", policy, "not a mapping of kind and arch")
+    for key, why in (("kind", f"the policy kind: {', '.join(POLICY_KINDS)}"), ("arch", "the layer sizes")):
+        if key not in policy:
+            raise BadSetting(f"policy.{key}", None, why, missing=True)
+    if policy["kind"] not in POLICY_KINDS:
+        raise BadSetting("policy.kind", policy["kind"], f"policies: {', '.join(POLICY_KINDS)}")
+    check_arch(policy["kind"], policy["arch"], prefix="policy.arch.")
 
 
 def damaged(path: str | Path, member: str, error: BaseException) -> ValueError:
