@@ -75,8 +75,13 @@ def check_choices(agent: Agent, views: Sequence[SeatView], actions: Any) -> np.n
         valid = views[0].tables.valid_choices(np.array([v.table for v in views]), np.array([v.seat for v in views]),
                                               chosen)
     else:
-        valid = np.array([0 <= a < len(v.mask) and bool(v.mask[a]) for a, v in zip(chosen.tolist(), views)],
-                         dtype=bool)
+        for a, view in zip(chosen.tolist(), views):
+            n_actions = view.n_actions
+            if n_actions is None or not 0 <= a < n_actions:
+                raise ValueError(f"agent {agent.name!r} chose {a!r}, not a split index of seat {view.seat}'s hand "
+                                 f"{' '.join(view.hand)}" + ("" if n_actions is None else f" (0 to {n_actions - 1})"))
+        # a view made from an environment's data without a mask holds no mask to check against
+        valid = np.array([v.mask.ndim != 1 or bool(v.mask[a]) for a, v in zip(chosen.tolist(), views)], dtype=bool)
     if not valid.all():
         i = int(np.flatnonzero(~valid)[0])
         raise ValueError(f"agent {agent.name!r} chose {chosen[i]!r}, not a valid split of seat {views[i].seat}'s "

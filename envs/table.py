@@ -47,7 +47,8 @@ import numpy as np
 from .cards import N_IDS, format_card, format_cards, parse_cards
 from .dominance import CANDIDATE, INVALID
 from .game import Game, Outcomes, Score
-from .observation import decode_hand, decode_seat, encode_observations
+from .games import GAMES, make_game
+from .observation import decode_hand, decode_seat, encode_observations, observation_size
 
 __all__ = ["MASKS", "SeatView", "Tables", "TableResult", "as_generator", "check_mask", "deal", "derived_seed",
            "deal_around", "from_hands"]
@@ -82,6 +83,57 @@ def check_mask(mask: Any) -> str:
     return mask
 
 
+@functools.lru_cache(maxsize=1)
+def _env_games() -> tuple[dict[int, tuple[str, int]], dict[int, tuple[str, int]]]:
+    """Each registered game's name and number of splits, by its hand size and by the length
+    of its observations (rule switches change neither)."""
+    games = {name: make_game(name) for name in GAMES}
+    return ({g.hand_size: (name, g.n_actions) for name, g in games.items()},
+            {observation_size(g): (name, g.n_actions) for name, g in games.items()})
+
+
+def _env_game(observation: np.ndarray, info: Mapping[str, Any]) -> tuple[str, int] | None:
+    """The game (name, number of splits) of an environment's seat data: by the size of
+    ``info["hand"]``, else by the length of the observation; None when neither tells."""
+    by_hand, by_observation = _env_games()
+    hand = info.get("hand")
+    if isinstance(hand, Sequence) and not isinstance(hand, str) and len(hand) in by_hand:
+        return by_hand[len(hand)]
+    return by_observation.get(observation.shape[0]) if observation.ndim == 1 else None
+
+
+def _env_mask(action_mask: Any, game: tuple[str, int] | None) -> np.ndarray:
+    """An environment's ``action_mask`` as bool ``(n_actions,)``: ValueError unless it is one
+    0/1 entry per split of ``game`` (of some game when None) with at least one 1."""
+    try:
+        mask = np.asarray(action_mask)
+    except Exception:  # a ragged or otherwise unconvertible value
+        raise ValueError(f"action_mask {_short(action_mask)} is not an array of 0/1 entries") from None
+    sizes = {n: name for name, n in _env_games()[0].values()}
+    if game is not None:
+        sizes = {game[1]: game[0]}
+    if mask.ndim != 1 or mask.shape[0] not in sizes:
+        wanted = " or ".join(f"({n},) for {name}" for n, name in sorted(sizes.items()))
+        raise ValueError(f"action_mask has shape {mask.shape}; a seat's mask has one entry per split: {wanted}")
+    if mask.dtype != bool:
+        if not (np.issubdtype(mask.dtype, np.integer) or np.issubdtype(mask.dtype, np.floating)):
+            raise ValueError(f"action_mask has entries of type {mask.dtype}, not 0/1")
+        integer = np.issubdtype(mask.dtype, np.integer)
+        bad = (np.empty(0, dtype=np.intp) if integer and mask.min() >= 0 and mask.max() <= 1
+               else np.flatnonzero((mask != 0) & (mask != 1)))
+        if len(bad):
+            raise ValueError(f"action_mask[{int(bad[0])}] is {mask[bad[0]].item()!r}; its entries are 0 or 1")
+        mask = mask.astype(bool)
+    if not mask.any():
+        raise ValueError("action_mask has no 1: no split of the hand is marked playable")
+    return mask
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 class SeatView:
     """One seat of one table as an agent sees it: the hand's card ids in slot order, the
     seat, the table size, the mask (bool: the valid splits, or the candidates under
@@ -114,7 +166,11 @@ class SeatView:
         read when an agent first reads :attr:`slots` (an agent that decides from the
         observation alone never parses it); without ``"hand"`` it is read off the
         observation, which encodes it, and so are the seat and the table size without
-        ``"seat"`` and ``"num_players"``: ``info`` is optional."""
+        ``"seat"`` and ``"num_players"``: ``info`` is optional.
+
+        ``action_mask`` must be one 0/1 entry per split of the seat's game (the game of the
+        hand's size, or of the observation's length), with at least one 1: ValueError naming
+        what is wrong otherwise."""
         info = info if isinstance(info, Mapping) else {}
         observation = np.asarray(observation)
         seat, players = info.get("seat"), info.get("num_players")
@@ -125,11 +181,24 @@ class SeatView:
                 decoded = (None, None)
             seat = decoded[0] if seat is None else seat
             players = decoded[1] if players is None else players
-        view = cls(None, int(seat or 0), int(players or 0),
-                   mask=np.asarray(action_mask).astype(bool, copy=False), observation=observation)
+        # an agent called without a mask (one that decides from the hand alone) gets an empty one
+        mask = np.zeros((), dtype=bool) if action_mask is None else _env_mask(action_mask, _env_game(observation, info))
+        view = cls(None, int(seat or 0), int(players or 0), mask=mask, observation=observation)
         if "hand" in info:
             view._text = list(info["hand"])
         return view
+
+    @property
+    def n_actions(self) -> int | None:
+        """The number of splits of the seat's game: of its tables, its mask's length, or for a
+        view made from an environment's data without a mask, that of the game of the hand's
+        size (None when no game has hands of its size)."""
+        if self._tables is not None:
+            return self._tables.game.n_actions
+        if self._mask is not None and self._mask.ndim == 1:
+            return len(self._mask)
+        game = _env_games()[0].get(len(self.slots))
+        return None if game is None else game[1]
 
     @property
     def tables(self) -> Tables | None:

@@ -88,7 +88,8 @@ class PlaySettings:
                 raise ValueError(f"{name}={value!r} is not a whole number of at least 1")
         if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0):
             raise ValueError(f"seed={self.seed!r} is not a whole number of at least 0")
-        if self.banker_term is not None and (not isinstance(self.banker_term, int) or self.banker_term < 1):
+        if self.banker_term is not None and (isinstance(self.banker_term, bool) or not isinstance(self.banker_term, int)
+                                             or self.banker_term < 1):
             raise ValueError(f"banker_term={self.banker_term!r} is not a whole number of at least 1")
         if self.banker_term is not None and game.banker() is None:
             raise ValueError(f"banker_term={self.banker_term!r}: these {game.name} rules have no banker "

@@ -32,7 +32,7 @@ from pydantic import (
 
 from ..agents.specs import check_spec, parse_options
 from ..envs.games import check_game, game_class, game_names, make_rules
-from ..eval.files import read_mapping
+from ..eval.files import load_yaml, read_mapping
 from ..eval.limits import MAX_ENVS, MAX_HANDS, MAX_THREADS, MAX_TIMESTEPS, MAX_WORKERS
 
 POLICY_KINDS = ("mlp", "split_scorer")
@@ -192,7 +192,7 @@ class ImitationConfig(_Labelling):
     @classmethod
     def _solver_spec(cls, value: str) -> str:
         if value.partition(":")[0] != "solver":
-            raise ValueError(f"{value!r} is not a solver spec (solver[:samples=N,opponent=SPEC])")
+            raise ValueError(f"{_shown(value)} is not a solver spec (solver[:samples=N,opponent=SPEC])")
         return value
 
 
@@ -223,9 +223,9 @@ class FictitiousPlayConfig(_Labelling):
     def _solver_spec(cls, value: str) -> str:
         spec = check_spec(value)
         if spec.partition(":")[0] != "solver":
-            raise ValueError(f"{value!r} is not a solver spec (solver[:samples=N,seed=S])")
+            raise ValueError(f"{_shown(value)} is not a solver spec (solver[:samples=N,seed=S])")
         if "opponent" in parse_options(spec.partition(":")[2]):
-            raise ValueError(f"{value!r} names an opponent; fictitious play sets it to the population: "
+            raise ValueError(f"{_shown(value)} names an opponent; fictitious play sets it to the population: "
                              "leave opponent= out")
         return spec
 
@@ -383,6 +383,17 @@ def _section_model(loc: Sequence[Any]) -> type[BaseModel] | None:
     return model
 
 
+#: the most characters of a value an error message echoes
+SHOWN_CHARS = 200
+
+
+def _shown(value: Any, quote: bool = True) -> str:
+    """``repr(value)`` (``str`` with ``quote=False``) cut to :data:`SHOWN_CHARS` characters
+    with an ellipsis, so that no error line echoes a huge value whole."""
+    text = repr(value) if quote else str(value)
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "..."
+
+
 def _explain(error: Mapping[str, Any]) -> str:
     loc = tuple(error.get("loc", ()))
     key = _key(loc)
@@ -394,16 +405,16 @@ def _explain(error: Mapping[str, Any]) -> str:
         section = _section_model(loc[:-1])
         allowed = ", ".join(section.model_fields) if section else "none"
         where = f" of {_key(loc[:-1])}" if loc[:-1] else ""
-        return f"unknown key {key!r}; allowed keys{where}: {allowed}"
+        return f"unknown key {_shown(key)}; allowed keys{where}: {allowed}"
     if kind == "missing":
         return f"{key} is required"
     if kind == "model_type" or kind == "dict_type":
-        return f"{key or 'the config'} must be a mapping of keys, got {error.get('input')!r}"
+        return f"{key or 'the config'} must be a mapping of keys, got {_shown(error.get('input'))}"
     if not key:
         return message
     if message.startswith(f"{key}:") or message.startswith(f"{key.split('.')[0]}."):
         return message
-    return f"{key}: {message} (got {error.get('input')!r})"
+    return f"{key}: {message} (got {_shown(error.get('input'))})"
 
 
 def load_config_dict(data: Mapping[str, Any], source: str = "config") -> TrainConfig:
@@ -422,14 +433,15 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     """``"ppo.n_steps=128"`` → (["ppo", "n_steps"], 128); the value is read as a YAML scalar."""
     key, sep, value = text.partition("=")
     if not sep or not key.strip():
-        raise ValueError(f"cannot read --set {text!r}; expected key.sub=value")
+        raise ValueError(f"cannot read --set {_shown(text)}; expected key.sub=value")
     parts = [p.strip() for p in key.split(".")]
     if any(not p for p in parts):
-        raise ValueError(f"cannot read --set {text!r}; the key {key!r} has an empty part")
-    try:
-        parsed = yaml.safe_load(value) if value.strip() else None
-    except yaml.YAMLError:
-        raise ValueError(f"cannot read the value of --set {text!r} as YAML") from None
+        raise ValueError(f"cannot read --set {_shown(text)}; the key {_shown(key)} has an empty part")
+    try:  # the loader of config files: no key twice, no aliases expanding past a bound
+        parsed = load_yaml(value) if value.strip() else None
+    except yaml.YAMLError as error:
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise ValueError(f"cannot read the value of --set {_shown(text)} as YAML: {problem}") from None
     return parts, parsed
 
 
@@ -444,7 +456,7 @@ def apply_overrides(data: Mapping[str, Any], overrides: Iterable[str]) -> dict[s
             if child is None:
                 child = node[part] = {}
             elif not isinstance(child, dict):
-                raise ValueError(f"--set {text!r}: {'.'.join(parts[: i + 1])} is not a section")
+                raise ValueError(f"--set {_shown(text)}: {_shown('.'.join(parts[: i + 1]), quote=False)} is not a section")
             node = child
         node[parts[-1]] = value
     return out
@@ -464,7 +476,7 @@ def load_config(path: str | Path, overrides: Iterable[str] = ()) -> TrainConfig:
     """Read, override and validate a config file."""
     overrides = list(overrides)
     data = apply_overrides(read_yaml(path), overrides)
-    source = str(path) + (" with --set " + " ".join(overrides) if overrides else "")
+    source = str(path) + (" with --set " + " ".join(_shown(o, quote=False) for o in overrides) if overrides else "")
     return load_config_dict(data, source=source)
 
 

@@ -39,7 +39,7 @@ import signal
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -394,6 +394,10 @@ class Trainer:
                     first = str(error).splitlines()[0] if str(error).strip() else ""
                     raise ValueError(f"{self.checkpoints / name} is damaged and cannot be resumed from "
                                      f"({type(error).__name__}{': ' + first if first else ''})") from None
+            if self.model.num_timesteps != self.state["step"]:  # before anything in the folder changes
+                self.env.close()
+                raise ValueError(f"{self.checkpoints / 'state.json'} is damaged: it records step {self.state['step']} "
+                                 f"but checkpoint {self.state['checkpoint']} holds step {self.model.num_timesteps}")
             sync_pool(self.env, self.pool)
             self.state.setdefault("imitation_epochs", 0)
             drop_events_after(run_dir, self.model.num_timesteps, self.state["imitation_epochs"],
@@ -876,6 +880,41 @@ def resume_run(run_dir: str | Path, overrides: Sequence[str], command: str,
         return _resume_locked(run_dir, overrides, command, emit, claim)
 
 
+def check_resume_meta(config: TrainConfig, meta: Mapping[str, Any], state: Mapping[str, Any], run_dir: Path) -> None:
+    """ValueError unless the checkpoint ``state.json`` names (its ``splitpoker.json``,
+    ``meta``) was trained with the game, preset, rules, table size and network of the
+    run's ``config.yaml`` as it reads now (an edited ``config.yaml`` would otherwise fail to
+    load the weights, or train them at another table). The step ``state.json`` records is
+    checked against the checkpoint's own once its counters are loaded (:class:`Trainer`)."""
+    name = str(state["checkpoint"])
+    game = make_game(config.game, **config.game_kwargs())
+    here, trained = _as_json(game.rules.to_dict()), meta.get("rules") or {}
+    policy = meta.get("policy") or {}
+    arch, trained_arch = _as_json(config.policy.arch()), policy.get("arch") or {}
+    pairs: list[tuple[str, Any, Any]] = [("game", config.game, meta.get("game"))]
+    pairs += [("num_players", config.num_players, meta.get("num_players"))]
+    if meta.get("preset") is not None:
+        pairs.append(("preset", config.preset, meta["preset"]))
+    pairs += [(f"rules.{key}", here.get(key), trained[key]) for key in trained if key in here]
+    pairs.append(("policy.kind", config.policy.kind, policy.get("kind")))
+    pairs += [(f"policy.{key}", arch[key], trained_arch[key]) for key in arch if key in trained_arch]
+    for key, now, then in pairs:
+        if now != then:
+            raise ValueError(f"{run_dir / 'config.yaml'}: {key} is {_setting(now)} but checkpoint {name} was trained "
+                             f"with {_setting(then)}; a run resumes with the settings it was started with")
+
+
+def _as_json(value: Any) -> Any:
+    """``value`` as it reads back from JSON (tuples become lists), to compare with a checkpoint's record."""
+    return json.loads(json.dumps(value))
+
+
+def _setting(value: Any) -> str:
+    """A setting's value in a message: numbers as they are, anything else as its repr, cut short."""
+    text = str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else repr(value)
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
 def _resume_locked(run_dir: Path, overrides: Sequence[str], command: str, emit: Callable[[str], None],
                    claim: Callable[[], None]) -> RunResult:
     before = load_config(run_dir / "config.yaml")
@@ -887,7 +926,8 @@ def _resume_locked(run_dir: Path, overrides: Sequence[str], command: str, emit: 
         raise ValueError(f"--resume cannot change {changed[0]}; a resumed run may change: {', '.join(RESUMABLE)}")
     check_run(config, f"{run_dir / 'config.yaml'}" + (" with --set " + " ".join(overrides) if overrides else ""))
     state = read_state(run_dir / "checkpoints")
-    read_meta(run_dir / "checkpoints" / state["checkpoint"])  # a damaged checkpoint is found before any change
+    meta = read_meta(run_dir / "checkpoints" / state["checkpoint"])  # a damaged checkpoint is found before any change
+    check_resume_meta(config, meta, state, run_dir)
     if state.get("finished") and state.get("step", 0) >= config.total_timesteps:
         key = "fictitious_play.rounds" if config.algorithm == "fictitious_play" else "total_timesteps"
         raise ValueError(f"{run_dir} finished at step {state['step']}; raise it with --set {key}=N")
