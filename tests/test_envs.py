@@ -102,6 +102,24 @@ def test_pettingzoo_parallel_seed_with_penalties(game: str, players: int, preset
         api_test(MODULES[game].raw_env(num_players=players, preset=preset, illegal_action="penalty"), num_cycles=5)
 
 
+#: every preset of both games, at the largest table it allows (slow: PettingZoo's four tests each)
+EVERY_PRESET = [(name, min(4, max(players)), preset) for name, players, presets in (
+    ("thirteen", T.PLAYERS, T.ThirteenRules.PRESETS), ("biji", B.PLAYERS, B.BijiRules.PRESETS)) for preset in presets]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("game", "players", "preset"), cases(EVERY_PRESET))
+def test_pettingzoo_tests_on_every_preset(game: str, players: int, preset: str) -> None:
+    """PettingZoo's api, seed, parallel_api and parallel_seed tests on every preset."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # api_test's advice on Dict observation spaces
+        api_test(MODULES[game].env(num_players=players, preset=preset), num_cycles=5)
+        seed_test(functools.partial(MODULES[game].env, num_players=players, preset=preset), num_cycles=3)
+        parallel_api_test(MODULES[game].parallel_env(num_players=players, preset=preset), num_cycles=5)
+        parallel_seed_test(functools.partial(MODULES[game].parallel_env, num_players=players, preset=preset,
+                                             illegal_action="penalty"))
+
+
 @pytest.mark.parametrize(("game", "players", "preset"), cases(TABLES))
 def test_flat_observation_is_the_vector_with_the_mask_in_the_infos(game: str, players: int, preset: str) -> None:
     """``observation="flat"``: a ``Box`` of finite bounds (a rule's value bounded by itself),
