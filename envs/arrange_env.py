@@ -21,9 +21,10 @@ game. A valid but dominated split is then outside the mask: ``env()`` treats it 
 A split outside the action mask (``illegal_action``): ``"raise"``, the default of ``raw_env``
 and ``parallel_env``, makes it a ``ValueError``; ``"penalty"``, the default of ``env()``, ends
 the hand at once, unscored, with ``illegal_reward`` (default −1) for each seat that played
-one (its index in ``infos[agent]["illegal_action"]``) and 0 for the others, as PettingZoo's
-classic games do; with it, PettingZoo's ``parallel_seed_test``, which samples actions
-without the mask, passes. An action that is not an integer in range always raises.
+one and 0 for the others, as PettingZoo's classic games do (``raw_env`` and ``parallel_env``
+record the split in ``infos[agent]["illegal_action"]``; ``env()`` ends the hand through
+PettingZoo's ``TerminateIllegalWrapper``, which sets the rewards only); with it,
+PettingZoo's ``parallel_seed_test``, which samples actions without the mask, passes. An action that is not an integer in range always raises.
 
 The observation (``observation``): ``"dict"``, the default, holds the float32 vector and the
 action mask, as PettingZoo's classic games do; ``"flat"`` gives the vector alone as a ``Box``
@@ -32,6 +33,23 @@ bounded by that value, fixed for the environment), with the mask in
 ``infos[agent]["action_mask"]``, where PettingZoo's wrappers look beside a ``Box``: SuperSuit's
 observation wrappers (``dtype_v0``, ``flatten_v0``, ``normalize_obs_v0``, ``frame_stack_v1``,
 ``pad_observations_v0``) take it unchanged.
+
+The infos (``infos``): ``"text"``, the default, hold the hand as card strings and, after the
+hand, the arrangement, the rows' type names and the game's scoring breakdown as nested dicts,
+for people. ``"arrays"`` holds, for wrappers that turn every info value into a tensor (TorchRL's
+``PettingZooWrapper``), the same keys with the same shapes and dtypes from ``reset`` to the
+end, each a number or a NumPy array: ``"hand_ids"`` (int64, hand size: the card ids of
+:mod:`splitpoker.envs.cards` in slot order), ``"seat"``, ``"num_players"``, and, −1 or 0 until
+the hand is scored, ``"split"`` (the split index played), ``"arrangement_ids"`` (int64, hand
+size: the card ids row by row), ``"type_ids"`` (int64, 3: each row's index in the game's
+``type_names``), ``"payoff"`` (float: the seat's reward for the hand), ``"rows_won"`` (float32,
+3: the share of the other seats beaten in each row for Thirteen, 1 for first place in each pot
+for Biji), ``"fouled"`` (0/1), ``"special"`` (the 报到 value paid), ``"xi"`` (the 喜 count) and
+``"illegal_action"`` (the index of a split outside the mask that ended the hand, else −1; as
+in the text infos, ``raw_env`` and ``parallel_env`` under ``illegal_action="penalty"`` record
+it, ``env()``'s PettingZoo wrapper only sets the rewards); ``observation="flat"`` adds
+``"action_mask"`` as above. The hand is under ``"hand_ids"``, not ``"hand"``, so that an agent
+given these infos reads the hand off its observation.
 
 The environment is a thin driver of the table core (:mod:`splitpoker.envs.table`) with one
 table: ``reset`` deals it (or takes the given hands), the first observation prepares every
@@ -67,12 +85,17 @@ from .table import Tables, check_illegal, check_mask, check_seed, deal, from_han
 
 RENDER_MODES = ("ansi", "human")
 #: keyword arguments of every environment besides the rule switches
-ENV_KEYWORDS = ("num_players", "preset", "render_mode", "mask", "illegal_action", "illegal_reward", "observation")
+ENV_KEYWORDS = ("num_players", "preset", "render_mode", "mask", "illegal_action", "illegal_reward", "observation",
+                "infos")
 #: what an agent observes: ``"dict"``, the observation vector and the action mask in one
 #: ``Dict`` (PettingZoo's classic games), or ``"flat"``, the vector alone as a ``Box`` with
 #: finite bounds and the mask in ``infos[agent]["action_mask"]`` (for wrappers that take a
 #: ``Box``, such as SuperSuit's)
 OBSERVATIONS = ("dict", "flat")
+#: what ``infos[agent]`` holds: ``"text"``, the hand and the scoring as card strings and
+#: nested dicts for people, or ``"arrays"``, the same keys every step, each a number or a NumPy
+#: array of fixed shape and dtype (for wrappers that turn every info value into a tensor)
+INFOS = ("text", "arrays")
 #: the keys of ``reset(options=...)``
 RESET_OPTIONS = ("hands",)
 #: keys of ``reset(options=...)`` that are ignored: PettingZoo's ``api_test`` and
@@ -93,10 +116,10 @@ class ArrangeEnv(AECEnv, EzPickle):
 
     def __init__(self, num_players: int = 4, preset: str = "classic", render_mode: str | None = None,
                  mask: str = "valid", illegal_action: str = "raise", illegal_reward: float = -1.0,
-                 observation: str = "dict", **switches: Any) -> None:
+                 observation: str = "dict", infos: str = "text", **switches: Any) -> None:
         EzPickle.__init__(self, num_players=num_players, preset=preset, render_mode=render_mode, mask=mask,
                           illegal_action=illegal_action, illegal_reward=illegal_reward, observation=observation,
-                          **switches)
+                          infos=infos, **switches)
         super().__init__()
         if not self.game_name:
             raise TypeError("ArrangeEnv is a base class; use thirteen_v0 or biji_v0")
@@ -112,6 +135,10 @@ class ArrangeEnv(AECEnv, EzPickle):
             raise ValueError(f"observation={observation!r} is not one of {', '.join(map(repr, OBSERVATIONS))}")
         #: what :meth:`observe` gives (:data:`OBSERVATIONS`)
         self.observation_kind = observation
+        if not isinstance(infos, str) or infos not in INFOS:
+            raise ValueError(f"infos={infos!r} is not one of {', '.join(map(repr, INFOS))}")
+        #: what ``infos[agent]`` holds (:data:`INFOS`)
+        self.infos_kind = infos
         #: what a split outside the action mask does (:data:`ILLEGAL_ACTIONS`) and its reward
         self.illegal_action, self.illegal_reward = check_illegal(illegal_action, illegal_reward)
         self.preset = preset
@@ -187,12 +214,35 @@ class ArrangeEnv(AECEnv, EzPickle):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: tables.view(0, seat).info() for seat, agent in enumerate(self.agents)}
+        if self.infos_kind == "arrays":
+            self.infos = {agent: self._array_info(seat) for seat, agent in enumerate(self.agents)}
+        else:
+            self.infos = {agent: tables.view(0, seat).info() for seat, agent in enumerate(self.agents)}
         if self.observation_kind == "flat":  # the mask where PettingZoo looks for it beside a Box
             for seat, agent in enumerate(self.agents):
                 self.infos[agent]["action_mask"] = self._mask(seat).view(np.int8).copy()
         self.agent_selection = self.agents[0]
         self._skip_agent_selection = None
+
+    def _array_info(self, seat: int) -> dict[str, Any]:
+        """The seat's ``infos`` entry under ``infos="arrays"`` at the deal: every key it will
+        hold, with the values of a hand not yet scored (−1 for what is not known yet)."""
+        assert self._tables is not None
+        rows = len(self.game.row_names)
+        return {
+            "hand_ids": self._tables.slots[0, seat].astype(np.int64),
+            "seat": seat,
+            "num_players": self.num_players,
+            "split": -1,
+            "arrangement_ids": np.full(self.game.hand_size, -1, dtype=np.int64),
+            "type_ids": np.full(rows, -1, dtype=np.int64),
+            "payoff": 0.0,
+            "rows_won": np.zeros(rows, dtype=np.float32),
+            "fouled": 0,
+            "special": 0,
+            "xi": 0,
+            "illegal_action": -1,
+        }
 
     def _mask(self, seat: int) -> np.ndarray:
         """The seat's mask (its valid splits or its candidates); the first one asked for
@@ -301,6 +351,8 @@ class ArrangeEnv(AECEnv, EzPickle):
             self.terminations[agent] = True
             if agent in played:
                 self.infos[agent]["illegal_action"] = int(played[agent])
+            if self.infos_kind == "arrays":
+                self.infos[agent]["payoff"] = float(self.rewards[agent])
         self._accumulate_rewards()
         self._deads_step_first()
 
@@ -311,12 +363,23 @@ class ArrangeEnv(AECEnv, EzPickle):
         names = self.game.type_names
         self._arrangements = [self.game.arrangement(self._tables.slots[0, seat], index)
                               for seat, index in enumerate(self._actions)]  # type: ignore[arg-type]
-        self._types = [[names[t] for t in row] for row in self.game.strength_type(np.asarray(score.strengths)).tolist()]
+        type_ids = np.asarray(self.game.strength_type(np.asarray(score.strengths)), dtype=np.int64)
+        self._types = [[names[t] for t in row] for row in type_ids.tolist()]
+        if self.infos_kind == "arrays":
+            outcomes = score.outcomes()
         for seat, agent in enumerate(self.possible_agents):
             payoff = float(score.payoffs[seat])
             self.rewards[agent] = payoff
             self.terminations[agent] = True
             info = self.infos[agent]
+            if self.infos_kind == "arrays":  # new arrays: a caller's earlier ones stay as they were
+                info.update(split=int(cast(int, self._actions[seat])),
+                            arrangement_ids=np.array([c for row in self._arrangements[seat] for c in row], dtype=np.int64),
+                            type_ids=type_ids[seat].copy(), payoff=payoff,
+                            rows_won=np.asarray(outcomes.rows_won[seat], dtype=np.float32),
+                            fouled=int(outcomes.fouled[seat]), special=int(outcomes.special[seat]),
+                            xi=int(outcomes.xi[seat]))
+                continue
             info["arrangement"] = [format_cards(row) for row in self._arrangements[seat]]
             info["types"] = self._types[seat]
             info["score"] = {**score.seat_breakdown(seat), "payoff": payoff}

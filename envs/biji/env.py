@@ -30,7 +30,7 @@ terminates.
 from splitpoker.envs import biji_v0
 
 biji_v0.env(num_players=4, preset="classic", render_mode=None, mask="valid", illegal_action="penalty",
-            illegal_reward=-1.0, **switches)
+            illegal_reward=-1.0, observation="dict", infos="text", **switches)
 ```
 
 Through PettingZoo's registry: `pettingzoo.make("aec", "splitpoker/biji_v0", **kwargs)` (or
@@ -59,6 +59,12 @@ mask does (`splitpoker.envs.arrange_env`).
 
 `observation`: `"dict"` (default, below) or `"flat"`: the vector alone, a `Box` of finite
 bounds, with the mask in `infos[agent]["action_mask"]` (`splitpoker.envs.arrange_env`).
+
+`infos`: `"text"` (default, under Rewards) or `"arrays"`: the same keys from `reset` to the
+end, each a number or a NumPy array of fixed shape and dtype (card ids as int64 arrays,
+`"hand_ids"`, `"arrangement_ids"`, the rows' `"type_ids"`, `"payoff"`, `"rows_won"`, …), for
+wrappers that turn every info value into a tensor such as TorchRL's `PettingZooWrapper`
+(`splitpoker.envs.arrange_env` lists them).
 
 `reset(seed=None, options=None)`: a seed makes the deals reproducible (a NumPy
 generator of the environment's own; the global random state is never touched; the first
@@ -109,7 +115,7 @@ At the end of the hand every seat receives its payoff from the rules engine
 bonuses worth h 喜 receives h × (players − 1) from every other seat. The payoffs sum to
 zero. Before the end all rewards are 0.
 
-`infos[agent]` holds `"hand"` (canonical card strings in slot order), `"seat"` and
+Under `infos="text"`, `infos[agent]` holds `"hand"` (canonical card strings in slot order), `"seat"` and
 `"num_players"`; after the hand also `"arrangement"` (pots 1 - 3 as card strings),
 `"types"` (the pots' types), `"payoff"` and `"score"`: the seat's part of the scoring
 breakdown (`places` and `pot_payoffs` per pot, `xi`, `bonuses`, `bonus_payoff`, and

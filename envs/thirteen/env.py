@@ -31,7 +31,7 @@ change the scoring (its rows are not compared).
 from splitpoker.envs import thirteen_v0
 
 thirteen_v0.env(num_players=4, preset="classic", render_mode=None, mask="valid", illegal_action="penalty",
-                illegal_reward=-1.0, **switches)
+                illegal_reward=-1.0, observation="dict", infos="text", **switches)
 ```
 
 Through PettingZoo's registry: `pettingzoo.make("aec", "splitpoker/thirteen_v0", **kwargs)` (or
@@ -62,6 +62,12 @@ mask does (`splitpoker.envs.arrange_env`).
 
 `observation`: `"dict"` (default, below) or `"flat"`: the vector alone, a `Box` of finite
 bounds, with the mask in `infos[agent]["action_mask"]` (`splitpoker.envs.arrange_env`).
+
+`infos`: `"text"` (default, under Rewards) or `"arrays"`: the same keys from `reset` to the
+end, each a number or a NumPy array of fixed shape and dtype (card ids as int64 arrays,
+`"hand_ids"`, `"arrangement_ids"`, the rows' `"type_ids"`, `"payoff"`, `"rows_won"`, …), for
+wrappers that turn every info value into a tensor such as TorchRL's `PettingZooWrapper`
+(`splitpoker.envs.arrange_env` lists them).
 
 `reset(seed=None, options=None)`: a seed makes the deals reproducible (a NumPy
 generator of the environment's own; the global random state is never touched; the first
@@ -118,7 +124,7 @@ At the end of the hand every seat receives its payoff from the rules engine
 with `royalties`), fouls, special hands, `scoop` and `home_run` doubling, or the 2-4
 points under `scoring=two_four`. The payoffs sum to zero. Before the end all rewards are 0.
 
-`infos[agent]` holds `"hand"` (canonical card strings in slot order), `"seat"` and
+Under `infos="text"`, `infos[agent]` holds `"hand"` (canonical card strings in slot order), `"seat"` and
 `"num_players"`; after the hand also `"arrangement"` (front, middle, back as card
 strings), `"types"` (the rows' types), `"payoff"` and `"score"`: the seat's part of the
 scoring breakdown (`fouled`, `special`, `special_value`, the compared `pairs` holding the
