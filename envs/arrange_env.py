@@ -78,7 +78,7 @@ from pettingzoo.utils.wrappers import BaseWrapper
 from .cards import format_cards
 from .game import Game, Score
 from .games import game_class, make_game
-from .observation import observation_labels
+from .observation import observation_high
 from .registration import register_envs
 from .render import render_table
 from .table import Tables, check_illegal, check_mask, check_seed, deal, from_hands
@@ -151,14 +151,8 @@ class ArrangeEnv(AECEnv, EzPickle):
         self.possible_agents = [f"player_{seat}" for seat in range(self.num_players)]
         self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         n_actions = self.game.n_actions
-        labels = observation_labels(self.game)
-        high = np.ones(len(labels), dtype=np.float32)
-        counts = {name: value for name, value in self.game.rules.to_dict().items()
-                  if isinstance(value, int) and not isinstance(value, bool)}
-        for i, label in enumerate(labels):  # a rule's value (a 喜, a banker seat): any count, or, flat, this one
-            if label in counts:
-                high[i] = max(1, counts[label]) if observation == "flat" else np.inf
-        box = spaces.Box(low=0.0, high=high, shape=(len(labels),), dtype=np.float32)
+        high = observation_high(self.game, finite=observation == "flat")  # a rule's value: any count, or, flat, this one
+        box = spaces.Box(low=np.zeros_like(high), high=high, dtype=np.float32)
         self.observation_spaces = {agent: box if observation == "flat" else spaces.Dict({
             "observation": box, "action_mask": spaces.Box(low=0, high=1, shape=(n_actions,), dtype=np.int8),
         }) for agent in self.possible_agents}
