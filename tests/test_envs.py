@@ -166,6 +166,25 @@ def test_supersuit_observation_wrappers_take_the_flat_observation(game: str) -> 
         assert sum(rewards.values()) == pytest.approx(0.0) and len(rewards) == 3, name
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("game", ["thirteen", "biji"])
+def test_supersuit_vector_wrappers_take_the_parallel_env(game: str) -> None:
+    """SuperSuit's ``pettingzoo_env_to_vec_env_v1`` and ``concat_vec_envs_v1`` on the flat
+    parallel env, with no glue: every step is a whole hand of every table (each seat one
+    env), legal when drawn from the infos' masks, and each table's payoffs sum to zero."""
+    ss = pytest.importorskip("supersuit")
+    env = MODULES[game].parallel_env(num_players=4, observation="flat", illegal_action="penalty")
+    vector = ss.concat_vec_envs_v1(ss.pettingzoo_env_to_vec_env_v1(env), 2, num_cpus=0, base_class="gymnasium")
+    observations, infos = vector.reset(seed=0)
+    assert observations.shape[0] == 8
+    rng = np.random.default_rng(0)
+    for _ in range(4):
+        actions = np.array([rng.choice(np.flatnonzero(info["action_mask"])) for info in infos])
+        observations, rewards, terminations, _, infos = vector.step(actions)
+        assert terminations.all() and np.allclose(rewards.reshape(2, 4).sum(axis=1), 0)
+        assert all(info.get("illegal_action") is None for info in infos)
+
+
 @pytest.mark.parametrize("game", ["thirteen", "biji"])
 def test_pettingzoo_render(game: str, capsys: pytest.CaptureFixture[str]) -> None:
     render_test(functools.partial(MODULES[game].env, num_players=3),
