@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-slow test-all test-floor test-browser lint bench install clean
+.PHONY: demo test test-slow test-all test-floor test-browser test-install wheel lint bench install clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +25,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2
 
 # the slow tests include the Ray backend and outside RL tools, so they install the [ray] and
-# [ecosystem] extras
+# [ecosystem] extras; they include test-install's clean install of the wheel
 test-slow: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[dev,ray,ecosystem]"
 	$(BIN)/python -m pytest -q -n 2 -m slow
@@ -33,6 +33,15 @@ test-slow: $(STAMP)
 test-all: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[dev,ray,ecosystem]"
 	$(BIN)/python -m pytest -q -n 2 -m "slow or not slow"
+
+# the wheel built from this tree, installed (not editable) in a fresh venv in a temporary
+# folder, runs every subcommand (tests/test_install.py; about two minutes, part of test-slow)
+test-install: $(STAMP)
+	$(BIN)/python -m pytest -q -p no:xdist -m slow tests/test_install.py
+
+# the wheel, in dist/ (what tests/test_install.py builds and installs)
+wheel: $(STAMP)
+	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir dist .
 
 # browser play in headless Chromium (Debian: apt-get install chromium chromium-driver);
 # screenshots go to artifacts/
@@ -57,4 +66,4 @@ bench: $(STAMP)
 	$(BIN)/splitpoker bench
 
 clean:
-	rm -rf $(VENV) $(FLOOR) build *.egg-info .pytest_cache .ruff_cache .mypy_cache artifacts
+	rm -rf $(VENV) $(FLOOR) build dist *.egg-info .pytest_cache .ruff_cache .mypy_cache artifacts

@@ -21,7 +21,9 @@ observation of :mod:`splitpoker.envs.observation`):
     without torch's per-operator cost (:mod:`.split_inference`).
 
 A saved policy is a zip holding ``policy.pth`` (the state dict) and ``splitpoker.json``
-(:data:`CHECKPOINT_FORMAT`: game, players, rules, policy kind and architecture, step). The
+(:data:`CHECKPOINT_FORMAT`: game, players, rules, policy kind and architecture, step, and
+under ``"splitpoker"`` the :func:`~splitpoker.agents.version.stamp` of the code that wrote
+it, which older files lack). The
 checkpoints written by training are SB3 model zips with that member added, so the same file
 resumes training and plays as an agent.
 """
@@ -65,6 +67,7 @@ from .subset_kernels import (
     subset_hidden_gradients,
     subset_shapes,
 )
+from .version import stamp
 
 POLICY_KINDS = ("mlp", "split_scorer")
 CHECKPOINT_FORMAT = "splitpoker-policy/2"
@@ -76,6 +79,9 @@ _INPUT_WEIGHTS = {"split_scorer": ("mlp_extractor.context_layers.", "mlp_extract
                   "mlp": ("mlp_extractor.policy_net.0.weight", "mlp_extractor.value_net.0.weight")}
 META_MEMBER = "splitpoker.json"
 POLICY_MEMBER = "policy.pth"
+#: the key of ``splitpoker.json`` that records what wrote the file (version, commit;
+#: :func:`~splitpoker.agents.version.stamp`); absent from files written before it
+STAMP_KEY = "splitpoker"
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
 ACTIVATIONS: dict[str, type[nn.Module]] = {"relu": nn.ReLU, "tanh": nn.Tanh}
 #: floats of the (batch, splits, split_hidden) interaction computed at once
@@ -795,13 +801,19 @@ def read_policy_state(path: str | Path) -> dict[str, th.Tensor]:
     return state
 
 
+def stamped(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """``meta`` with the stamp of this code (:data:`STAMP_KEY`), as a file written now records it."""
+    return {**meta, STAMP_KEY: stamp()}
+
+
 def write_policy_file(path: str | Path, meta: Mapping[str, Any], state: Mapping[str, th.Tensor]) -> Path:
-    """Write a policy-only file (no optimizer; e.g. for ``agents/pretrained``)."""
+    """Write a policy-only file (no optimizer; e.g. for ``agents/pretrained``), its
+    ``splitpoker.json`` stamped (:func:`stamped`)."""
     path = Path(path)
     buffer = io.BytesIO()
     th.save(dict(state), buffer)
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr(META_MEMBER, json.dumps(dict(meta), indent=1))
+        archive.writestr(META_MEMBER, json.dumps(stamped(meta), indent=1))
         archive.writestr(POLICY_MEMBER, buffer.getvalue())
     return path
 

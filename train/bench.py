@@ -1,8 +1,9 @@
 """Training figures of ``splitpoker bench``: self-play hands per second of each game's full
 training config, and one decision of its policy.
 
-``<game>.train_hands_per_s`` trains with the policy, PPO and self-play settings of
-``configs/<game>_classic_4p.yaml`` (imitation, evaluation and checkpoints off): one rollout
+``<game>.train_hands_per_s`` trains with the policy, PPO and self-play settings of the
+packaged config ``<game>_classic_4p.yaml`` (:data:`~splitpoker.train.config.PACKAGED_CONFIGS`:
+``configs/`` in a checkout), with imitation, evaluation and checkpoints off: one rollout
 and update of warm-up, then whole rollouts and their PPO updates timed, with the processes
 and torch threads the config asks for. A config that trains in one process is timed by
 that process's CPU time (all its threads), as ``<game>.env_hands_per_s`` is, so that other
@@ -31,12 +32,12 @@ from ..agents.policy import PolicyAgent, build_policy
 from ..envs.game import Game
 from ..envs.games import GAMES, make_game
 from ..eval.bench import Figure, agent_ms, relative_time
-from .config import TrainConfig, load_config
+from .config import PACKAGED_CONFIGS, TrainConfig, load_config
 from .policies import build_model, run_meta
 from .selfplay import OpponentPool
 
-#: the configs whose settings the figures train with, by game name
-CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
+#: the configs whose settings the figures train with, by game name: the packaged ones
+CONFIG_DIR = PACKAGED_CONFIGS
 BENCH_OVERRIDES = ("imitation.enabled=false", "eval.every=0", "checkpoint.every=0", "progress=false")
 
 

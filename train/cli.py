@@ -41,12 +41,10 @@ def handled() -> Any:
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    from ..agents.version import version  # the version that checkpoints and run folders record
 
-    try:
-        return version("splitpoker")
-    except PackageNotFoundError:
-        return "unknown (not installed)"
+    found = version()
+    return found if found != "unknown" else "unknown (not installed)"
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -65,11 +65,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Train a policy from a YAML config (see configs/): by self-play with MaskablePPO "
         "(algorithm: ppo, the default) or by fictitious play, distilling the solver's best responses to the "
         "policy's past play (algorithm: fictitious_play). "
-        "Writes runs/<game>__<config>__<seed>__<timestamp>/ with config.yaml, command.txt, TensorBoard "
+        "Writes runs/<game>__<config>__<seed>__<timestamp>/ with config.yaml, command.txt, splitpoker.json (the "
+        "version and commit that started and resumed the run), TensorBoard "
         "events, checkpoints/ and eval/, and ends with a duplicate evaluation against the config's opponents. "
         "Ctrl-C or SIGTERM saves a checkpoint (exit status 130 or 143); --resume RUN_DIR continues it, or "
         "finishes the final evaluation of a run stopped during it.")
-    p.add_argument("config", nargs="?", help="the YAML config file, e.g. configs/quickstart.yaml")
+    p.add_argument("config", nargs="?", help="the YAML config file (e.g. configs/quickstart.yaml) or the name of "
+                   "a config shipped with the package (e.g. quickstart; an existing file of that name wins)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.SUB=VALUE",
                    help="override a config key (repeatable; the value is read as YAML), e.g. --set ppo.n_steps=128")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its latest checkpoint")

@@ -6,7 +6,9 @@ its rounds of best-response distillation), an optional imitation warm start, the
 and checkpoint schedules, the total number of hands (timesteps) and the seed. Every section
 forbids unknown keys, and a section or key the chosen algorithm does not use is an error. :func:`load_config` reads a file, applies ``--set key.sub=value``
 overrides (values read as YAML scalars) and validates; any problem is one ``ValueError``
-line naming the file, the key and what is allowed.
+line naming the file, the key and what is allowed. :func:`find_config` resolves what
+``splitpoker train`` is given: a file, or the bare name of a config shipped with the
+package (:data:`PACKAGED_CONFIGS`, e.g. ``quickstart``).
 
 >>> config = load_config_dict({"game": "biji", "total_timesteps": 1000}, source="inline")
 >>> config.policy.kind, config.num_players
@@ -36,6 +38,9 @@ from ..eval.files import load_yaml, read_mapping
 from ..eval.limits import MAX_ENVS, MAX_HANDS, MAX_THREADS, MAX_TIMESTEPS, MAX_WORKERS
 
 POLICY_KINDS = ("mlp", "split_scorer")
+#: the configs shipped with the package, ``splitpoker.configs`` (the top-level ``configs/``
+#: folder of a checkout, which an installed package holds beside ``splitpoker.train``)
+PACKAGED_CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
 
 class _Section(BaseModel):
@@ -470,6 +475,33 @@ def read_yaml(path: str | Path) -> dict[str, Any]:
     """The mapping in a YAML file; ValueError when missing, a folder, unreadable, not valid
     YAML, holding a key twice or not a mapping."""
     return read_mapping(path, what="config file")
+
+
+def packaged_configs() -> list[str]:
+    """The names of the configs shipped with the package (``quickstart``, ...)."""
+    return sorted(p.stem for p in PACKAGED_CONFIGS.glob("*.yaml")) if PACKAGED_CONFIGS.is_dir() else []
+
+
+def packaged_config(name: str) -> Path:
+    """The file of the packaged config ``name``; ValueError listing the names when there is none."""
+    names = packaged_configs()
+    if name not in names:
+        raise ValueError(f"config {name!r} is neither a file nor a packaged config; packaged configs: "
+                         f"{', '.join(names) or 'none'}")
+    return PACKAGED_CONFIGS / f"{name}.yaml"
+
+
+def find_config(ref: str | Path) -> Path:
+    """The config file ``ref`` names: an existing path as it is; else a bare name (no folder,
+    no ``.yaml``), such as ``quickstart``, as the packaged config of that name
+    (:func:`packaged_config`; ValueError listing the names when unknown); else the path as
+    it is (reading it says what is wrong)."""
+    path = Path(ref)
+    text = str(ref)
+    if path.exists() or not text or any(sep in text for sep in ("/", "\\")) \
+            or path.suffix.lower() in (".yaml", ".yml"):
+        return path
+    return packaged_config(text)
 
 
 def load_config(path: str | Path, overrides: Iterable[str] = ()) -> TrainConfig:

@@ -3,7 +3,8 @@
 ``checkpoints/`` holds:
 
 * ``step_<N>.zip`` and ``final.zip``: SB3 model zips (policy, optimizer state, PPO
-  settings) with a ``splitpoker.json`` member (:func:`splitpoker.agents.policy.policy_meta`),
+  settings) with a ``splitpoker.json`` member (:func:`splitpoker.agents.policy.policy_meta`,
+  stamped with the version and commit that wrote it: :func:`splitpoker.agents.policy.stamped`),
   so each one resumes training and loads as ``checkpoint:PATH``;
 * ``<checkpoint>.pool.pt``: the self-play pool (snapshot policy states) of the latest
   checkpoint (older ones are removed once ``state.json`` names the newer);
@@ -35,7 +36,7 @@ import torch as th
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import VecEnv
 
-from ..agents.policy import META_MEMBER, policy_class, policy_kwargs, policy_meta
+from ..agents.policy import META_MEMBER, policy_class, policy_kwargs, policy_meta, stamped
 from ..envs.games import Game
 from ..eval.files import atomic_write_bytes
 from .buffers import PackedMaskRolloutBuffer
@@ -66,11 +67,12 @@ def run_meta(config: TrainConfig, game: Game, step: int) -> dict[str, Any]:
 
 
 def save_checkpoint(model: MaskablePPO, path: Path, meta: Mapping[str, Any]) -> Path:
-    """Save the model (with optimizer state) and its ``splitpoker.json`` atomically."""
+    """Save the model (with optimizer state) and its ``splitpoker.json``, stamped with the
+    version and commit of this code, atomically."""
     buffer = io.BytesIO()
     model.save(buffer)
     with zipfile.ZipFile(buffer, "a") as archive:
-        archive.writestr(META_MEMBER, json.dumps(dict(meta), indent=1))
+        archive.writestr(META_MEMBER, json.dumps(stamped(meta), indent=1))
     return atomic_write_bytes(path, buffer.getvalue())
 
 

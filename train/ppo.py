@@ -3,8 +3,9 @@
 :func:`train` runs a :class:`~splitpoker.train.config.TrainConfig`:
 
 1. checks everything the run needs (:func:`check_run`), then creates
-   ``runs/<game>__<config>__<seed>__<timestamp>/`` with ``config.yaml`` (resolved) and
-   ``command.txt`` (or reopens it with :func:`resume_run`);
+   ``runs/<game>__<config>__<seed>__<timestamp>/`` with ``config.yaml`` (resolved),
+   ``command.txt`` and ``splitpoker.json`` (the version and commit that started the run and
+   each resume, :func:`write_run_stamp`), or reopens it with :func:`resume_run`;
 2. builds the vectorised :class:`~splitpoker.train.selfplay.SelfPlayEnv` views sharing one
    opponent pool, and the MaskablePPO learner (or loads the latest checkpoint);
 3. optionally clones the solver (:mod:`splitpoker.train.imitation`) before self-play, and
@@ -53,11 +54,12 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
 from ..agents import load_agent
 from ..agents.policy import PolicyAgent, read_meta
+from ..agents.version import stamp
 from ..envs.games import Game, make_game
 from ..envs.table import derived_seed
 from ..eval.files import atomic_write_bytes, exclusive_lock
 from ..eval.interrupts import Interrupted, handled, signal_of, spawning_deaf, unmasked
-from .config import TrainConfig, load_config, model_keys
+from .config import TrainConfig, find_config, load_config, model_keys
 from .policies import (
     POOL_FILE,
     build_model,
@@ -777,6 +779,32 @@ def new_run_dir(config: TrainConfig, stem: str) -> Path:
     return path
 
 
+#: the run folder's record of the splitpoker that started it and resumed it
+RUN_STAMP_FILE = "splitpoker.json"
+
+
+def write_run_stamp(run_dir: Path, resumed: bool = False) -> Path:
+    """Write ``splitpoker.json`` in a run folder: ``{"started": STAMP, "resumes": [STAMP, ...]}``,
+    each the :func:`~splitpoker.agents.version.stamp` (version, and the commit when run from
+    a git checkout) of the code that started the run or resumed it. A resume appends to the
+    list; a run folder from before the file (or with a damaged one) gets one that lists
+    the resume only."""
+    path = run_dir / RUN_STAMP_FILE
+    record: dict[str, Any] = {}
+    if resumed:
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            record = {}
+        if not isinstance(record, dict):
+            record = {}
+        resumes = record.get("resumes")
+        record["resumes"] = [*(resumes if isinstance(resumes, list) else []), stamp()]
+    else:
+        record = {"started": stamp(), "resumes": []}
+    return atomic_write_bytes(path, (json.dumps(record, indent=1) + "\n").encode())
+
+
 def command_line(argv: Sequence[str] | None = None) -> str:
     return shlex.join(["splitpoker", *(sys.argv[1:] if argv is None else argv)])
 
@@ -859,6 +887,7 @@ def start_run(config: TrainConfig, stem: str, command: str, emit: Callable[[str]
     try:
         (run_dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
         (run_dir / "command.txt").write_text(command + "\n", encoding="utf-8")
+        write_run_stamp(run_dir)
         trainer = trainer_class(config)(config, run_dir, resume=False, emit=emit)
     except BaseException:
         shutil.rmtree(run_dir, ignore_errors=True)
@@ -939,15 +968,18 @@ def _resume_locked(run_dir: Path, overrides: Sequence[str], command: str, emit: 
         (run_dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
     with open(run_dir / "command.txt", "a", encoding="utf-8") as handle:
         handle.write(command + "\n")
+    write_run_stamp(run_dir, resumed=True)
     emit(f"resuming {run_dir} at step {state['step']}")
     return trainer.run()
 
 
 def train(config: TrainConfig | str | Path, overrides: Sequence[str] = (), command: str | None = None,
           emit: Callable[[str], None] = print) -> RunResult:
-    """Train from a config object or file (with ``--set`` overrides)."""
+    """Train from a config object, a config file or the name of a packaged config
+    (:func:`~splitpoker.train.config.find_config`), with ``--set`` overrides."""
     if isinstance(config, (str, Path)):
-        stem = Path(config).stem
+        config = find_config(config)
+        stem = config.stem
         source = str(config) + (" with --set " + " ".join(overrides) if overrides else "")
         config = load_config(config, overrides)
     else:
