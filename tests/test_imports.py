@@ -1,12 +1,16 @@
 """No import cycles: every module of the package imports on its own in a fresh interpreter,
-and the pure modules (rules, cards, splits, the game interface, the registry and the table
-core) import nothing beyond the standard library and NumPy (see test_purity)."""
+no chain of imports leads back to where it started (counting imports inside functions, not
+those only for type checkers), and the pure modules (rules, cards, splits, the game
+interface, the registry and the table core) import nothing beyond the standard library and
+NumPy (see test_purity)."""
 
 from __future__ import annotations
 
+import ast
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -59,3 +63,68 @@ def test_layers_import_only_downwards(layer: str, forbidden: tuple[str, ...]) ->
     loaded = done.stdout.strip().splitlines()[-1]
     for above in forbidden:
         assert f'"splitpoker.{above}' not in loaded, f"splitpoker.{layer} loads splitpoker.{above}"
+
+
+def _imported(module: str, tree: ast.AST, modules: dict[str, Path]) -> set[str]:
+    """The package's modules that ``module`` imports anywhere in its code (functions
+    included), except under ``if TYPE_CHECKING:``; ``from . import x`` counts as importing
+    the submodule ``x``, not the package."""
+    is_package = modules[module].name == "__init__.py"
+    skipped = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
+               and "TYPE_CHECKING" in ast.unparse(node.test) for n in ast.walk(node)}
+    found = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = module if is_package else module.rpartition(".")[0]
+            if node.level:
+                base = ".".join(base.split(".")[: len(base.split(".")) - node.level + 1])
+            target = ".".join(p for p in (base if node.level else "", node.module or "") if p)
+            subs = [f"{target}.{alias.name}" for alias in node.names if f"{target}.{alias.name}" in modules]
+            found.update(subs)
+            if len(subs) < len(node.names):
+                found.add(target)
+    return {name for name in found if name in modules and name != module}
+
+
+def test_no_import_cycles_counting_imports_inside_functions() -> None:
+    """The import graph of the package's own modules has no cycle: a module imported inside
+    a function to dodge a circular import at load time still counts."""
+    modules: dict[str, Path] = {}
+    for name in _modules():
+        package = __import__(name, fromlist=["_"])
+        modules[name] = Path(package.__file__ or "")
+    graph = {name: _imported(name, ast.parse(path.read_text(encoding="utf-8")), modules)
+             for name, path in modules.items() if path.suffix == ".py"}
+    state: dict[str, int] = {}  # 1 on the current path, 2 done
+    path: list[str] = []
+
+    def visit(name: str) -> list[str] | None:
+        state[name] = 1
+        path.append(name)
+        for nxt in sorted(graph.get(name, ())):
+            if state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state and (cycle := visit(nxt)):
+                return cycle
+        path.pop()
+        state[name] = 2
+        return None
+
+    for name in sorted(graph):
+        if name not in state and (cycle := visit(name)):
+            raise AssertionError("import cycle: " + " -> ".join(cycle))
+
+
+def test_every_training_algorithm_has_a_registered_trainer() -> None:
+    import typing
+
+    from splitpoker.train.config import TrainConfig
+    from splitpoker.train.trainers import TRAINERS, trainer_class
+
+    algorithms = typing.get_args(TrainConfig.model_fields["algorithm"].annotation)
+    assert set(algorithms) == set(TRAINERS)
+    assert all(isinstance(trainer_class(name), type) for name in algorithms)

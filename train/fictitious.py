@@ -50,7 +50,7 @@ from .imitation import (
     read_labels,
     write_labels,
 )
-from .ppo import RunResult, Trainer, _next_multiple
+from .ppo import RunResult, Trainer, next_multiple
 
 #: characters a checkpoint path may not hold inside a solver spec (option and member separators)
 _SEPARATORS = (",", ";")
@@ -181,7 +181,7 @@ class FictitiousPlayTrainer(Trainer):
             self.logger.record("charts/hands_per_s", self.hands_per_s)
             if self.next_eval is not None and step >= self.next_eval:
                 self.periodic_eval(step)
-                self.next_eval = _next_multiple(step, config.eval.every)
+                self.next_eval = next_multiple(step, config.eval.every)
             self.logger.dump(step)
             name = f"step_{step:09d}.zip"
             self.state["fp_rounds_done"] = round_index + 1

@@ -23,7 +23,8 @@ count, pool and optimizer exactly (see :meth:`Trainer.at_boundary` and the READM
 "Interrupts and resume").
 
 The run folder, checkpoints, signals, evaluations, warm start and :meth:`Trainer.finish`
-serve fictitious play too: :func:`trainer_class` picks the trainer of ``config.algorithm``,
+serve fictitious play too: :func:`trainer_class` picks the trainer of ``config.algorithm``
+from the registry of :mod:`.trainers`,
 :class:`~splitpoker.train.fictitious.FictitiousPlayTrainer` (a subclass whose rounds
 replace the PPO phases) for ``fictitious_play``.
 """
@@ -59,6 +60,7 @@ from ..envs.games import Game, make_game
 from ..envs.table import derived_seed
 from ..eval.files import atomic_write_bytes, exclusive_lock
 from ..eval.interrupts import Interrupted, handled, signal_of, spawning_deaf, unmasked
+from . import trainers
 from .config import TrainConfig, find_config, load_config, model_keys
 from .policies import (
     POOL_FILE,
@@ -359,7 +361,7 @@ def _rewrite_events(path: Path, keep: Callable[[str, int], bool]) -> None:
     atomic_write_bytes(path, buffer.getvalue())
 
 
-def _next_multiple(step: int, every: int) -> int | None:
+def next_multiple(step: int, every: int) -> int | None:
     return (step // every + 1) * every if every > 0 else None
 
 
@@ -432,17 +434,17 @@ class Trainer:
 
     # ------------------------------------------------------------------ schedules
     def _schedule(self, step: int) -> None:
-        self.next_snapshot = _next_multiple(step, self.config.selfplay.snapshot_interval)
-        self.next_eval = _next_multiple(step, self.config.eval.every)
-        self.next_checkpoint = _next_multiple(step, self.config.checkpoint.every)
+        self.next_snapshot = next_multiple(step, self.config.selfplay.snapshot_interval)
+        self.next_eval = next_multiple(step, self.config.eval.every)
+        self.next_checkpoint = next_multiple(step, self.config.checkpoint.every)
 
     def on_rollout_end(self, step: int) -> None:
         if self.next_snapshot is not None and step >= self.next_snapshot:
             self.add_snapshot(step)
-            self.next_snapshot = _next_multiple(step, self.config.selfplay.snapshot_interval)
+            self.next_snapshot = next_multiple(step, self.config.selfplay.snapshot_interval)
         if self.next_eval is not None and step >= self.next_eval:
             self.periodic_eval(step)
-            self.next_eval = _next_multiple(step, self.config.eval.every)
+            self.next_eval = next_multiple(step, self.config.eval.every)
 
     # ------------------------------------------------------------------ boundaries and signals
     def at_boundary(self, step: int, reseed: bool) -> None:
@@ -458,7 +460,7 @@ class Trainer:
         self.check_finite(step, "the PPO update")
         if self.next_checkpoint is not None and step >= self.next_checkpoint:
             self.save(f"step_{step:09d}.zip")
-            self.next_checkpoint = _next_multiple(step, self.config.checkpoint.every)
+            self.next_checkpoint = next_multiple(step, self.config.checkpoint.every)
         self.boundary_step = step
         if self.pending_signal is not None:
             raise Interrupted(self.pending_signal)
@@ -868,14 +870,10 @@ def check_run(config: TrainConfig, source: str = "config") -> None:
 
 
 def trainer_class(config: TrainConfig) -> type[Trainer]:
-    """The trainer of the config's algorithm: :class:`Trainer` (PPO) or
-    :class:`~splitpoker.train.fictitious.FictitiousPlayTrainer`, a subclass (imported here,
-    when asked for: it builds on this module)."""
-    if config.algorithm == "fictitious_play":
-        from .fictitious import FictitiousPlayTrainer
-
-        return FictitiousPlayTrainer
-    return Trainer
+    """The trainer of the config's algorithm (:mod:`.trainers`): :class:`Trainer` (PPO) or
+    :class:`~splitpoker.train.fictitious.FictitiousPlayTrainer`, a subclass."""
+    cls: type[Trainer] = trainers.trainer_class(config.algorithm)
+    return cls
 
 
 def start_run(config: TrainConfig, stem: str, command: str, emit: Callable[[str], None] = print,
