@@ -6,6 +6,7 @@ import argparse
 import json
 import re
 import signal
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -80,7 +81,7 @@ def _settings(args: argparse.Namespace) -> Any:
 
 def _eval(args: argparse.Namespace) -> int:
     from .files import check_writable_folder
-    from .report import results_table, write_report
+    from .report import DecisionsTable, results_table, write_report
     from .runner import default_out, run
 
     settings = _settings(args)
@@ -88,8 +89,12 @@ def _eval(args: argparse.Namespace) -> int:
     check_writable_folder(out, "--out")
     if (out / "summary.json").exists():  # an earlier report is never written over
         raise ValueError(f"--out {str(out)!r} already holds a report (summary.json); choose another folder")
-    summary, decisions = run(settings, progress=not args.json)
-    write_report(summary, decisions, out, plots=not args.no_plots)
+    table = DecisionsTable()  # decisions.csv is formatted as the deals are played
+    summary, decisions = run(settings, progress=not args.json, sink=table)
+    if summary["partial"]:  # on stderr: stdout keeps the report (and --json its one document)
+        print(f"splitpoker eval: interrupted ({summary['interrupted_by']}) after {summary['hands']} of "
+              f"{summary['hands_planned']} deals; writing the partial report to {out}", file=sys.stderr, flush=True)
+    write_report(summary, decisions, out, plots=not args.no_plots, table=table)
     status = 0
     if summary["partial"]:
         from .interrupts import exit_status

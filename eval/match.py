@@ -10,6 +10,7 @@ among workers.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -137,33 +138,135 @@ def play_group(game: Game, agents: Sequence[Agent], num_players: int, seed: int,
     return decisions
 
 
+def decision_order(decision: Decision) -> tuple[int, int, int]:
+    """The order of a match's decisions (of ``decisions.csv``): by deal group, rotation, seat."""
+    return decision.group, decision.rotation, decision.seat
+
+
+_NUMBERS = operator.attrgetter("group", "agent", "payoff", "fouled", "special", "xi", "ms", "regret", "agreement")
+_ROWS_WON = operator.attrgetter("rows_won")
+#: the rows of a :class:`_Part`'s columns
+_COLUMNS = ("payoff", "row0", "row1", "row2", "fouled", "special", "xi", "ms", "regret", "agreement")
+
+
+@dataclasses.dataclass
+class _Part:
+    """One part of a :class:`Tally`: its decisions, its deal groups' range and each agent's columns."""
+
+    decisions: list[Decision]
+    first: int
+    last: int
+    #: by agent: a row of each of :data:`_COLUMNS`, a column of each of its decisions
+    columns: list[np.ndarray]
+    #: by agent: the mean payoff per hand of each deal group of the part, the groups ascending
+    per_group: list[np.ndarray]
+
+
+class Tally:
+    """A match's decisions gathered as they are played, one part (say a worker's chunk of deal
+    groups) at a time, with each agent's figures kept as columns of numbers, so that the
+    summary at any moment (an interrupt above all) costs little more than joining them.
+
+    :meth:`results` gives exactly :func:`summarise` of :meth:`decisions`, bit for bit: parts
+    are taken in the order of their deal groups, and their columns and per-group means are
+    those ``summarise`` computes from the same decisions in the same order. Give each part as
+    whole deal groups in the order of ``(group, rotation, seat)`` (the order of
+    :func:`play_group` and of :func:`.runner.play_chunk`); parts whose deal groups interleave
+    are put in that order at the end, at the cost of a full sort.
+    """
+
+    def __init__(self, num_agents: int) -> None:
+        self.num_agents = num_agents
+        self._parts: list[_Part] = []
+        self._groups: set[int] = set()
+        self._count = 0
+
+    def __len__(self) -> int:
+        return self._count
+
+    @property
+    def hands(self) -> int:
+        """The number of deal groups played."""
+        return len(self._groups)
+
+    def add(self, part: Sequence[Decision]) -> None:
+        """Tally one part of the match."""
+        if not part:
+            return
+        decisions = list(part)
+        numbers = np.array(list(map(_NUMBERS, decisions)), dtype=float).T  # exact: integers, bools, floats
+        rows_won = np.array(list(map(_ROWS_WON, decisions)), dtype=float).reshape(len(decisions), 3).T
+        group, agent = numbers[0].astype(np.int64), numbers[1]
+        every = np.concatenate([numbers[2:3], rows_won, numbers[3:]])  # in the order of _COLUMNS
+        columns, per_group = [], []
+        for index in range(self.num_agents):
+            mine = agent == index
+            columns.append(every[:, mine])  # each row contiguous
+            per_group.append(_group_means(group[mine], columns[-1][0]))
+        self._parts.append(_Part(decisions, int(group.min()), int(group.max()), columns, per_group))
+        self._groups.update(group.tolist())
+        self._count += len(decisions)
+
+    def _ordered(self) -> list[_Part]:
+        """The parts in the order of their deal groups (merged into one by a full sort where
+        their groups interleave)."""
+        parts = sorted(self._parts, key=lambda p: p.first)
+        if any(a.last >= b.first for a, b in zip(parts, parts[1:])):
+            merged = Tally(self.num_agents)
+            merged.add(sorted((d for p in parts for d in p.decisions), key=decision_order))
+            self._parts = parts = merged._parts
+        return parts
+
+    def decisions(self) -> list[Decision]:
+        """Every decision tallied, parts in the order of their deal groups."""
+        out: list[Decision] = []
+        for part in self._ordered():
+            out += part.decisions
+        return out
+
+    def results(self, specs: Sequence[str], names: Sequence[str]) -> list[AgentResult]:
+        """Per-agent figures; the CI of the mean is over deal groups (each group's mean payoff per hand)."""
+        parts = self._ordered()
+        results = []
+        for index, (spec, name) in enumerate(zip(specs, names)):
+            hands = sum(p.columns[index].shape[1] for p in parts)
+            if not hands:
+                raise ValueError("no decisions to summarise: play at least one deal group")
+            every = np.concatenate([p.columns[index] for p in parts], axis=1)
+            column = dict(zip(_COLUMNS, every))  # each a contiguous row: NumPy sums it as the list it was
+            per_group = np.concatenate([p.per_group[index] for p in parts])
+            regrets = column["regret"]
+            has_regret = not np.isnan(regrets).all()
+            results.append(AgentResult(
+                spec=spec, name=name, hands=hands, mean=float(per_group.mean()), ci95=mean_ci(per_group),
+                row_win_rate=[float(np.mean(column[f"row{k}"])) for k in range(3)],
+                foul_rate=float(np.mean(column["fouled"])),  # 0 and 1: sums exact, as of the booleans
+                special_rate=float(np.mean(column["special"] > 0)),
+                xi_rate=float(np.mean(column["xi"] > 0)),
+                ms_per_decision=float(np.mean(column["ms"])),
+                regret={"mean": float(np.mean(regrets)), "median": float(np.median(regrets)),
+                        "p90": float(np.quantile(regrets, 0.9))} if has_regret else None,
+                agreement=float(np.mean(column["agreement"])) if has_regret else None,
+            ))
+        return results
+
+
+def _group_means(group_of: np.ndarray, payoffs: np.ndarray) -> np.ndarray:
+    """Each deal group's mean payoff, the groups ascending: each group's payoffs in their
+    order, by one stable sort (linear in the decisions)."""
+    if not len(group_of):
+        return np.zeros(0)
+    order = np.argsort(group_of, kind="stable")
+    ordered = payoffs[order]
+    starts = np.flatnonzero(np.r_[True, group_of[order][1:] != group_of[order][:-1]])
+    return np.array([np.mean(part) for part in np.split(ordered, starts[1:])])
+
+
 def summarise(specs: Sequence[str], names: Sequence[str], decisions: Sequence[Decision]) -> list[AgentResult]:
     """Per-agent figures; the CI of the mean is over deal groups (each group's mean payoff per hand)."""
-    results = []
-    for index, (spec, name) in enumerate(zip(specs, names)):
-        mine = [d for d in decisions if d.agent == index]
-        if not mine:
-            raise ValueError("no decisions to summarise: play at least one deal group")
-        # each group's decisions in their order, by one stable sort: linear in the decisions
-        group_of = np.array([d.group for d in mine])
-        order = np.argsort(group_of, kind="stable")
-        payoffs = np.array([d.payoff for d in mine])[order]
-        starts = np.flatnonzero(np.r_[True, group_of[order][1:] != group_of[order][:-1]])
-        per_group = np.array([np.mean(part) for part in np.split(payoffs, starts[1:])])
-        regrets = np.array([d.regret for d in mine])
-        has_regret = not np.isnan(regrets).all()
-        results.append(AgentResult(
-            spec=spec, name=name, hands=len(mine), mean=float(per_group.mean()), ci95=mean_ci(per_group),
-            row_win_rate=[float(np.mean([d.rows_won[k] for d in mine])) for k in range(3)],
-            foul_rate=float(np.mean([d.fouled for d in mine])),
-            special_rate=float(np.mean([d.special > 0 for d in mine])),
-            xi_rate=float(np.mean([d.xi > 0 for d in mine])),
-            ms_per_decision=float(np.mean([d.ms for d in mine])),
-            regret={"mean": float(np.mean(regrets)), "median": float(np.median(regrets)),
-                    "p90": float(np.quantile(regrets, 0.9))} if has_regret else None,
-            agreement=float(np.mean([d.agreement for d in mine])) if has_regret else None,
-        ))
-    return results
+    tally = Tally(len(specs))
+    tally.add(decisions)
+    return tally.results(specs, names)
 
 
 def evaluate(game: Game, agents: Sequence[Agent], num_players: int, hands: int, seed: int,

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import dataclasses
 import io
+import itertools
 import json
+import operator
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -102,21 +106,130 @@ def plot(summary: dict[str, Any], decisions: Sequence[Decision], out: Path) -> l
     return paths
 
 
-def write_report(summary: dict[str, Any], decisions: Sequence[Decision], out: Path, plots: bool = True) -> Path:
-    """Write summary.json, summary.md, decisions.csv (and plots) under ``out``."""
+def _cell(value: Any) -> str:
+    """One value as the ``csv`` module writes it: a float (a subclass too) by ``float.__repr__``,
+    anything else by ``str``, ``None`` as nothing; quoted where it holds a comma, a quote or a
+    line break."""
+    text = "" if value is None else float.__repr__(value) if isinstance(value, float) else str(value)
+    if any(c in text for c in ',"\r\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+#: the columns of decisions.csv: a decision's fields, then the agent's name
+COLUMNS = [field.name for field in dataclasses.fields(Decision)] + ["agent_name"]
+
+
+def decision_lines(decisions: Sequence[Decision], names: Sequence[str]) -> str | None:
+    """The rows of ``decisions`` in ``decisions.csv`` (the agent as its index in the lineup and
+    by its name): the bytes ``csv.DictWriter`` writes from :meth:`Decision.to_row`, at a sixth
+    of its cost; None where an agent has no name (the table then needs the writer)."""
+    cells = [_cell(name) for name in names]
+    if any(d.agent >= len(cells) or d.agent < 0 for d in decisions):
+        return None
+    if _plain(decisions):  # integers by str and three rows won, as play_group makes them
+        r = float.__repr__  # how the csv module writes a float (a TypeError for anything else)
+        with contextlib.suppress(TypeError):
+            return "".join([
+                f"{d.group},{d.rotation},{d.seat},{d.agent},{d.action},{r(d.payoff)},{r(d.ms)},{d.fouled},"
+                f"{d.special},{d.xi},{(w := d.rows_won)[0]:.4g} {w[1]:.4g} {w[2]:.4g},{r(d.regret)},"
+                f"{r(d.agreement)},{cells[d.agent]}\r\n" for d in decisions])
+    return "".join([
+        f"{_cell(d.group)},{_cell(d.rotation)},{_cell(d.seat)},{_cell(d.agent)},{_cell(d.action)},"
+        f"{_cell(d.payoff)},{_cell(d.ms)},{_cell(d.fouled)},{_cell(d.special)},{_cell(d.xi)},"
+        f"{_cell(' '.join(f'{x:.4g}' for x in d.rows_won))},{_cell(d.regret)},{_cell(d.agreement)},"
+        f"{cells[d.agent]}\r\n" for d in decisions])
+
+
+_INTEGER_FIELDS = operator.attrgetter("group", "rotation", "seat", "agent", "action", "fouled", "special", "xi")
+
+
+def _plain(decisions: Sequence[Decision]) -> bool:
+    """Whether the decisions' integer fields are ``int`` or ``bool`` (written by ``str``, as
+    ``format`` writes them: not so for a subclass, an enum) and each holds three rows won."""
+    kinds = set(map(type, itertools.chain.from_iterable(map(_INTEGER_FIELDS, decisions))))
+    return kinds <= {int, bool} and set(map(len, map(operator.attrgetter("rows_won"), decisions))) <= {3}
+
+
+class DecisionsTable:
+    """``decisions.csv`` built as a match is played: each part of the decisions (a worker's
+    chunk of whole deal groups, in the order of ``(group, rotation, seat)``) is formatted
+    when it arrives, so that writing the report, after an interrupt above all, only joins the
+    parts. Give it to :func:`.runner.run` (which calls :meth:`start` with the agents' names and
+    :meth:`add` with each part) and then to :func:`write_report`."""
+
+    def __init__(self) -> None:
+        self._names: list[str] | None = None
+        self._parts: list[tuple[int, int, str]] = []  # first group, last group, rows
+        self._count = 0
+        self._usable = True
+
+    @property
+    def names(self) -> list[str] | None:
+        """The agents' names given to :meth:`start`."""
+        return self._names
+
+    def start(self, names: Sequence[str]) -> None:
+        """The agents' names, by their index in the lineup; parts added before are dropped."""
+        self._names = list(names)
+        self._parts, self._count, self._usable = [], 0, True
+
+    def add(self, part: Sequence[Decision]) -> None:
+        """Format one part of the decisions."""
+        if not part or not self._usable:
+            return
+        lines = None if self._names is None else decision_lines(part, self._names)
+        if lines is None:
+            self._usable = False  # the table is built from all the decisions at the end instead
+            return
+        groups = [d.group for d in part]
+        self._parts.append((min(groups), max(groups), lines))
+        self._count += len(part)
+
+    def text(self, decisions: Sequence[Decision]) -> str | None:
+        """The whole table of the parts added, in the order of their deal groups, for
+        ``decisions``, the decisions of those parts in that order (as :func:`.runner.run` returns
+        them with this table); None where it cannot be that table: the parts' deal groups
+        interleave, or ``decisions`` are not as many, or do not begin and end as the parts."""
+        parts = sorted(self._parts, key=lambda p: p[0])
+        if (not self._usable or self._names is None or self._count != len(decisions) or not decisions
+                or any(a[1] >= b[0] for a, b in zip(parts, parts[1:]))
+                or (decisions[0].group, decisions[-1].group) != (parts[0][0], parts[-1][1])):
+            return None
+        header = ",".join(_cell(c) for c in COLUMNS) + "\r\n"
+        return header + "".join(p[2] for p in parts)
+
+
+def decisions_csv(decisions: Sequence[Decision], names: Sequence[str]) -> str:
+    """``decisions.csv`` of ``decisions``, the agent as its index in the lineup and by its name."""
+    table = DecisionsTable()
+    table.start(names)
+    table.add(decisions)
+    fast = table.text(decisions)
+    if fast is not None:
+        return fast
+    out = io.StringIO(newline="")
+    rows = []
+    for d in decisions:
+        row = d.to_row()
+        rows.append({**row, "agent_name": names[d.agent]} if d.agent < len(names) else row)
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else ["group"])
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def write_report(summary: dict[str, Any], decisions: Sequence[Decision], out: Path, plots: bool = True,
+                 table: DecisionsTable | None = None) -> Path:
+    """Write summary.json, summary.md, decisions.csv (and plots) under ``out``. ``table``:
+    decisions.csv as it was built while the match was played (see :class:`DecisionsTable`);
+    without it, or where it does not hold ``decisions``, the table is made here."""
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(out / "summary.json", (json.dumps(summary, indent=2, ensure_ascii=False) + "\n").encode())
     atomic_write_bytes(out / "summary.md", markdown(summary).encode())
-    table = io.StringIO(newline="")
     names = [agent["name"] for agent in summary.get("agents", [])]
-    rows = []
-    for d in decisions:  # the agent as its index in the lineup and by its name
-        row = d.to_row()
-        rows.append({**row, "agent_name": names[d.agent]} if d.agent < len(names) else row)
-    writer = csv.DictWriter(table, fieldnames=list(rows[0]) if rows else ["group"])
-    writer.writeheader()
-    writer.writerows(rows)
-    atomic_write_bytes(out / "decisions.csv", table.getvalue().encode())
+    text = table.text(decisions) if table is not None and table.names == names else None
+    atomic_write_bytes(out / "decisions.csv", (decisions_csv(decisions, names) if text is None else text).encode())
     if plots:
         plot(summary, decisions, out)
     return out

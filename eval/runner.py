@@ -16,7 +16,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -27,7 +27,7 @@ from ..envs.table import check_mask
 from .distributed import ray_chunks
 from .interrupts import Interrupted, handled, signal_of, worker_pool
 from .limits import MAX_HANDS, MAX_WORKERS
-from .match import Decision, check_lineup, play_group, summarise
+from .match import Decision, Tally, check_lineup, decision_order, play_group
 
 
 @dataclasses.dataclass
@@ -147,19 +147,57 @@ def _ray(settings: EvalSettings, work: list[list[int]]) -> Iterator[list[Decisio
     yield from ray_chunks(play_chunk, settings.to_dict(), work, settings.workers, settings.address)
 
 
-def run(settings: EvalSettings, progress: bool = True, task: str = "eval") -> tuple[dict[str, Any], list[Decision]]:
+class DecisionSink(Protocol):
+    """What :func:`run` hands each part of the decisions to as it is played (a report table
+    being built, :class:`.report.DecisionsTable`): ``start(names)`` once before play with
+    the agents' names by lineup index, then ``add(part)`` for each part, whole deal groups in
+    the order of ``(group, rotation, seat)``."""
+
+    def start(self, names: Sequence[str]) -> None: ...
+
+    def add(self, part: Sequence[Decision]) -> None: ...
+
+
+def run(settings: EvalSettings, progress: bool = True, task: str = "eval",
+        sink: DecisionSink | None = None) -> tuple[dict[str, Any], list[Decision]]:
     """Play the match; on Ctrl-C or SIGTERM keep what was played (``summary["partial"]`` and
-    ``summary["interrupted_by"]`` say so). ``task`` names the work on the progress bar.
-    Returns (summary, decisions)."""
+    ``summary["interrupted_by"]`` say so). ``task`` names the work on the progress bar;
+    ``sink`` gets each part of the decisions as it arrives. Returns (summary, decisions), the
+    decisions in the order of ``(group, rotation, seat)``.
+
+    The figures are tallied as the parts arrive (:class:`.match.Tally`), so that an interrupted
+    match is summed up at once, whatever its size."""
     work = chunks(settings.hands, settings.workers)
-    decisions: list[Decision] = []
+    game = make_game(settings.game, settings.preset, **settings.switches)
+    names = [load_agent(spec, game, num_players=settings.players, seed=settings.seed).name for spec in settings.agents]
+    if sink is not None:
+        sink.start(names)
+    tally = Tally(len(settings.agents))
     partial = False
     stopped_by = None
+    deferred: list[int] = []  # a signal that came while a part was being tallied, raised once it is
+    receiving = [True]
     source = _ray(settings, work) if settings.backend == "ray" else _local(settings, work)
     start = time.perf_counter()
+
+    def take(part: list[Decision]) -> None:
+        receiving[0] = False
+        part.sort(key=decision_order)
+        tally.add(part)
+        if sink is not None:
+            sink.add(part)
+        receiving[0] = True
+        if deferred:
+            raise Interrupted(deferred[0])
+
+    def decide(signum: int) -> bool:
+        if not receiving[0]:
+            deferred.append(signum)
+        return receiving[0]
+
     try:
-        with handled():
-            _play(settings, source, decisions, progress, task)
+        with handled(decide):
+            _play(settings, source, take, progress, task)
     except KeyboardInterrupt as stop:
         partial = True
         stopped_by = signal.Signals(signal_of(stop)).name
@@ -167,24 +205,21 @@ def run(settings: EvalSettings, progress: bool = True, task: str = "eval") -> tu
         close = getattr(source, "close", None)
         if close is not None:
             close()  # the pool of a generator interrupted in the middle is terminated here
-    decisions.sort(key=lambda d: (d.group, d.rotation, d.seat))
-    if not decisions:
+    if not len(tally):
         raise Interrupted(signal.Signals[stopped_by]) if stopped_by else ValueError("no deal was played")
-    game = make_game(settings.game, settings.preset, **settings.switches)
-    names = [load_agent(spec, game, num_players=settings.players, seed=settings.seed).name for spec in settings.agents]
-    results = summarise(settings.agents, names, decisions)
+    results = tally.results(settings.agents, names)
     summary = {
         "game": settings.game, "players": settings.players, "preset": settings.preset,
-        "switches": game.rules.to_dict(), "hands": len({d.group for d in decisions}), "seed": settings.seed,
+        "switches": game.rules.to_dict(), "hands": tally.hands, "seed": settings.seed,
         "agents": [r.to_dict() for r in results],
         "regret_model": settings.regret_spec if settings.regret else None,
         "partial": partial, "interrupted_by": stopped_by, "hands_planned": settings.hands,
         "elapsed_s": round(time.perf_counter() - start, 3),
     }
-    return summary, decisions
+    return summary, tally.decisions()
 
 
-def _play(settings: EvalSettings, source: Iterator[list[Decision]], decisions: list[Decision],
+def _play(settings: EvalSettings, source: Iterator[list[Decision]], take: Callable[[list[Decision]], None],
           progress: bool, task: str) -> None:
     if progress:
         from .progress import progress_bar
@@ -192,11 +227,11 @@ def _play(settings: EvalSettings, source: Iterator[list[Decision]], decisions: l
         with progress_bar() as bar:
             bar_task = bar.add_task(f"{settings.game} {task}", total=settings.hands)
             for part in source:
-                decisions += part
+                take(part)
                 bar.advance(bar_task, len({d.group for d in part}))
     else:
         for part in source:
-            decisions += part
+            take(part)
 
 
 def default_out(settings: EvalSettings) -> Path:
