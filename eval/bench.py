@@ -22,6 +22,7 @@ import numpy as np
 
 from ..agents import load_agent
 from ..agents.base import Agent
+from ..agents.version import stamp
 from ..envs.game import Game
 from ..envs.games import GAMES, game_class, make_game
 from ..envs.table import deal
@@ -267,7 +268,7 @@ def run_bench(quick: bool = False, only: str | None = None, progress: bool = Tru
     out = _measure(figures, repeats=3 if quick else 7, progress=progress)
     pinning = ("one core per figure, except unpinned ones" if hasattr(os, "sched_setaffinity")
                else "not pinned (no sched_setaffinity)")
-    return {"machine": machine() | {"affinity": pinning}, "figures": out}
+    return {"machine": machine() | {"affinity": pinning}, "splitpoker": stamp(), "figures": out}
 
 
 def _measure_one(figure: Figure, repeats: int) -> list[float]:

@@ -61,6 +61,10 @@ def markdown(summary: dict[str, Any]) -> str:
     if summary.get("regret_model"):
         lines.append(f"Regret and agreement are relative to `{summary['regret_model']}` on the same sampled "
                      "opponents: a best response to that opponent model, not equilibrium play.")
+    if summary.get("splitpoker"):
+        made = summary["splitpoker"]
+        lines.append(f"Measured by splitpoker {made['version']}"
+                     + (f" (commit {made['commit']})." if made.get("commit") else "."))
     lines += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     extra = ["", "| agent | row/pot win rates | special rate | 喜 rate |", "|---|---|---|---|"]

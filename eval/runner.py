@@ -22,6 +22,7 @@ import numpy as np
 
 from ..agents import load_agent
 from ..agents.solver import MAX_SAMPLES
+from ..agents.version import stamp
 from ..envs.games import make_game
 from ..envs.table import check_mask
 from .distributed import ray_chunks
@@ -214,7 +215,7 @@ def run(settings: EvalSettings, progress: bool = True, task: str = "eval",
         "agents": [r.to_dict() for r in results],
         "regret_model": settings.regret_spec if settings.regret else None,
         "partial": partial, "interrupted_by": stopped_by, "hands_planned": settings.hands,
-        "elapsed_s": round(time.perf_counter() - start, 3),
+        "elapsed_s": round(time.perf_counter() - start, 3), "splitpoker": stamp(),
     }
     return summary, tally.decisions()
 

@@ -397,8 +397,8 @@ EVAL_CLI_CASES = {
         "eval", "biji", "--preset", "no-jokers", "--agents", "solver:samples=16,random,greedy", "--hands", "5",
         "--players", "5", "--seed", "8", "--regret-samples", "16", "--regret-opponent", "random"],
 }
-#: time-based keys, never recorded
-TIME_KEYS = ("elapsed_s", "ms_per_decision")
+#: time-based keys and the stamp of the version that ran (it changes with every commit), never recorded
+TIME_KEYS = ("elapsed_s", "ms_per_decision", "splitpoker")
 
 
 def _drop_times(value: Any) -> Any:
