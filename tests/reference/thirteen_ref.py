@@ -197,48 +197,13 @@ PRESETS: dict[str, Rules] = {
         home_run=False,
         specials="shaoxing",
     ),
-    # 比大小 規則一: every pair compared, one unit to whoever wins more rows (scoring=majority)
-    "bidaxiao": dict(
-        wheel="second",
-        flush_compare="rank_first",
-        suit_tiebreak=True,
-        suit_order="spades>hearts>clubs>diamonds",
-        scoring="majority",
-        banker_seat=0,
-        royalties="none",
-        scoop="none",
-        home_run=False,
-        specials="off",
-    ),
-    # banker, rows compared by their most significant rank only, equal rows to the banker
-    "banker_top": dict(
-        wheel="ace_equal",
-        flush_compare="suit_first",
-        suit_tiebreak=False,
-        suit_order="spades>hearts>clubs>diamonds",
-        scoring="banker",
-        banker_seat=0,
-        royalties="none",
-        scoop="none",
-        home_run=False,
-        specials="banker",
-        tie_winner="banker",
-        rank_compare="top",
-    ),
-    # shisanshui with the strict special table (equal values: the one listed first wins)
-    "shisanshui_strict": dict(
-        wheel="second",
-        flush_compare="rank_first",
-        suit_tiebreak=True,
-        suit_order="spades>hearts>clubs>diamonds",
-        scoring="pairwise",
-        banker_seat=0,
-        royalties="classic",
-        scoop="double",
-        home_run=True,
-        specials="shisanshui_strict",
-    ),
 }
+# 比大小 規則一: every pair compared, one unit to whoever wins more rows (scoring=majority)
+PRESETS["bidaxiao"] = dict(PRESETS["classic"], scoring="majority", royalties="none", specials="off")
+# banker, rows compared by their most significant rank only, equal rows to the banker
+PRESETS["banker_top"] = dict(PRESETS["banker"], suit_tiebreak=False, tie_winner="banker", rank_compare="top")
+# shisanshui with the strict special table (equal values: the one listed first wins)
+PRESETS["shisanshui_strict"] = dict(PRESETS["shisanshui"], specials="shisanshui_strict")
 
 ALLOWED: dict[str, tuple[Any, ...]] = {
     "wheel": ("second", "lowest", "ace_equal", "none"),
