@@ -26,9 +26,17 @@ def _play(args: argparse.Namespace) -> int:
                             players=args.players, against=tuple(split_agent_specs(args.against)),
                             hands=args.hands, time_limit=args.time_limit, seed=args.seed,
                             banker_term=args.banker_hands, hint_samples=args.hint_samples).check()
-    app = create_app(settings)
     sock = bind(args.host, args.port)
     host, port = sock.getsockname()[:2]
+    loopback = host in ("127.0.0.1", "::1") or host.startswith("127.")
+    # a loopback server answers only its own names, so that a name rebound to it is refused
+    app = create_app(settings, reveal_seed=args.reveal_seed,
+                     allowed_hosts=("localhost", "127.0.0.1", "::1", host) if loopback else ())
+    if not loopback:
+        import sys
+
+        print(f"splitpoker play: warning: listening on {host}, reachable from other machines; anyone who "
+              "can reach it can play", file=sys.stderr, flush=True)
     url = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
     print(f"splitpoker play: {settings.game} ({settings.preset}), {settings.players} players, "
           f"{settings.hands} hands against {', '.join(settings.against)}", flush=True)
@@ -87,4 +95,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=0, help="the port (default 0: a free one)")
     p.add_argument("--open", action="store_true", help="open the page in a browser")
+    p.add_argument("--reveal-seed", action="store_true",
+                   help="show the seed in /api/settings (hidden by default: it tells the deals)")
     p.set_defaults(run=_play)

@@ -1,8 +1,8 @@
 """The web layer of browser play: a Starlette application that serves the page and
 translates HTTP requests into calls of :class:`~splitpoker.play.session.PlaySession`.
 
-It holds no rules. Routes (every answer JSON; an error is ``{"error": "…"}`` with a 4xx
-status and changes nothing):
+It holds no rules. Routes (every answer JSON; an error, an unknown path and a wrong method
+included, is ``{"error": "…"}`` with a 4xx status and changes nothing):
 
 =========================================  ===========================================
 ``GET  /``                                 the page (``static/index.html``)
@@ -17,6 +17,14 @@ status and changes nothing):
 ``POST /api/matches/{id}/hint``            ``{"hand"}``: the solver's best splits and their EVs
 ``GET  /api/matches/{id}/record``          the match as a JSON download
 =========================================  ===========================================
+
+Matches are dropped by last use: beyond :data:`MAX_MATCHES`, the least recently used one
+if it has been idle for :data:`IDLE_S` seconds; otherwise a new match is refused (503), so
+creating matches never evicts one in play. A request whose ``Origin`` is not the page's own
+(a cross-site form or script, or a DNS-rebound name) is refused with 403, and so is one
+whose ``Host`` is not the address served (``allowed_hosts``) when the server is given
+them. ``/api/settings`` leaves out the seed unless ``reveal_seed``. A JSON body nested too
+deeply is a 400.
 
 Needs the optional ``[play]`` extra (Starlette and uvicorn).
 """
@@ -36,6 +44,7 @@ from typing import Any
 import numpy as np
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -49,8 +58,10 @@ __all__ = ["MAX_BODY", "MAX_MATCHES", "Matches", "create_app", "STATIC"]
 STATIC = Path(__file__).resolve().parent / "static"
 #: the largest request body accepted (bytes)
 MAX_BODY = 16_384
-#: matches kept in memory; the oldest is dropped beyond
+#: matches kept in memory; beyond, the least recently used is dropped if it has been idle
+#: for ``IDLE_S`` seconds, else a new match is refused (503) until one is
 MAX_MATCHES = 64
+IDLE_S = 1800.0
 ACTIONS = ("check", "submit", "timeout", "auto", "hint")
 
 
@@ -62,6 +73,7 @@ class Matches:
         self.settings = settings
         self.clock = clock
         self._sessions: collections.OrderedDict[str, PlaySession] = collections.OrderedDict()
+        self._used: dict[str, float] = {}  # when each match was last asked for
         self._count = itertools.count()
         self._lock = threading.Lock()
 
@@ -70,15 +82,24 @@ class Matches:
             k = next(self._count)
             seed = (np.random.SeedSequence([self.settings.seed, k]) if self.settings.seed is not None
                     else np.random.SeedSequence())
+            if len(self._sessions) >= MAX_MATCHES:
+                oldest = next(iter(self._sessions))
+                if self.clock() - self._used[oldest] < IDLE_S:
+                    raise RequestError(503, f"the server holds {MAX_MATCHES} matches in play; "
+                                            "try again when one has been idle for a while")
+                del self._sessions[oldest], self._used[oldest]
             session = PlaySession(secrets.token_hex(8), self.settings, seed, clock=self.clock)
             self._sessions[session.id] = session
-            while len(self._sessions) > MAX_MATCHES:
-                self._sessions.popitem(last=False)
+            self._used[session.id] = self.clock()
             return session
 
     def get(self, match_id: str) -> PlaySession:
+        """The match ``match_id``, now its most recently used; 404 when unknown."""
         with self._lock:
             session = self._sessions.get(match_id)
+            if session is not None:
+                self._sessions.move_to_end(match_id)
+                self._used[match_id] = self.clock()
         if session is None:
             raise RequestError(404, f"unknown match {match_id[:40]!r}")
         return session
@@ -101,15 +122,34 @@ async def _json_body(request: Request) -> Any:
         return json.loads(body.decode("utf-8")) if body else None
     except (UnicodeDecodeError, ValueError) as error:
         raise RequestError(400, f"the body is not JSON: {str(error).splitlines()[0]}") from None
+    except RecursionError:
+        raise RequestError(400, "the body is JSON nested too deeply") from None
 
 
-def create_app(settings: PlaySettings, clock: Callable[[], float] = time.monotonic) -> Starlette:
-    """The application for matches under ``settings`` (checked first)."""
+def _check_origin(request: Request, allowed_hosts: tuple[str, ...]) -> None:
+    """403 for a request from another site: an ``Origin`` header whose host is not the
+    request's own ``Host``, or, when ``allowed_hosts`` is given, a ``Host`` not among them
+    (a name rebound to this address)."""
+    host = request.headers.get("host", "")
+    if allowed_hosts and host.rsplit(":", 1)[0].strip("[]") not in allowed_hosts:
+        raise RequestError(403, f"requests for host {host[:60]!r} are refused; this server answers "
+                                f"{', '.join(allowed_hosts)}")
+    origin = request.headers.get("origin")
+    if origin is not None and origin.split("://", 1)[-1].rstrip("/") != host:
+        raise RequestError(403, f"cross-origin request from {origin[:60]!r} refused")
+
+
+def create_app(settings: PlaySettings, clock: Callable[[], float] = time.monotonic, *,
+               reveal_seed: bool = False, allowed_hosts: tuple[str, ...] = ()) -> Starlette:
+    """The application for matches under ``settings`` (checked first). ``reveal_seed``:
+    ``/api/settings`` shows the seed; ``allowed_hosts``: the only ``Host`` names answered
+    (none: any)."""
     matches = Matches(settings.check(), clock)
 
     def guarded(handler: Callable[[Request], Any]) -> Callable[[Request], Any]:
         async def endpoint(request: Request) -> Response:
             try:
+                _check_origin(request, allowed_hosts)
                 return await handler(request)
             except RequestError as error:
                 return _error(error.status, str(error))
@@ -122,7 +162,10 @@ def create_app(settings: PlaySettings, clock: Callable[[], float] = time.monoton
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
 
     async def show_settings(request: Request) -> Response:
-        return JSONResponse(matches.settings.to_dict())
+        shown = matches.settings.to_dict()
+        if not reveal_seed:
+            shown.pop("seed")
+        return JSONResponse(shown)
 
     async def create(request: Request) -> Response:
         body = await _json_body(request)
@@ -174,6 +217,13 @@ def create_app(settings: PlaySettings, clock: Callable[[], float] = time.monoton
         Route("/api/matches/{match_id}/{action}", guarded(action), methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes)
+    async def http_error(request: Request, error: Exception) -> Response:
+        assert isinstance(error, HTTPException)
+        message = {404: f"no such page {request.url.path[:60]!r}",
+                   405: f"{request.method} is not allowed on {request.url.path[:60]!r}"}.get(error.status_code,
+                                                                                        str(error.detail))
+        return JSONResponse({"error": message}, status_code=error.status_code, headers=error.headers)
+
+    app = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
     app.state.matches = matches
     return app
