@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
+import secrets
 import socket
+import sys
 from typing import Any
 
 from ..envs.commands import GAME_CHOICES
@@ -28,16 +31,23 @@ def _play(args: argparse.Namespace) -> int:
                             banker_term=args.banker_hands, hint_samples=args.hint_samples).check()
     sock = bind(args.host, args.port)
     host, port = sock.getsockname()[:2]
-    loopback = host in ("127.0.0.1", "::1") or host.startswith("127.")
-    # a loopback server answers only its own names, so that a name rebound to it is refused
-    app = create_app(settings, reveal_seed=args.reveal_seed,
-                     allowed_hosts=("localhost", "127.0.0.1", "::1", host) if loopback else ())
-    if not loopback:
-        import sys
-
-        print(f"splitpoker play: warning: listening on {host}, reachable from other machines; anyone who "
-              "can reach it can play", file=sys.stderr, flush=True)
-    url = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
+    address = ipaddress.ip_address(host.split("%", 1)[0])
+    # the server answers only its own names, so that a name rebound to it is refused
+    names = ("localhost", "127.0.0.1", "::1", host, *args.allow_host)
+    if address.is_loopback:
+        token = None
+        app = create_app(settings, reveal_seed=args.reveal_seed, allowed_hosts=names)
+        shown = host
+    else:  # reachable from other machines: every request needs the token printed once below
+        token = secrets.token_urlsafe(16)
+        any_ip = address.is_unspecified  # an IP literal is never a rebound name
+        app = create_app(settings, reveal_seed=args.reveal_seed, allowed_hosts=names + _machine_names(),
+                         any_ip=any_ip, token=token)
+        shown = _outward_address() if any_ip else host
+        print(f"splitpoker play: warning: listening on {host}, reachable from other machines: every request "
+              "needs the token in the URL below; share it only with the people you play with",
+              file=sys.stderr, flush=True)
+    url = f"http://{'[' + shown + ']' if ':' in shown else shown}:{port}/" + (f"?token={token}" if token else "")
     print(f"splitpoker play: {settings.game} ({settings.preset}), {settings.players} players, "
           f"{settings.hands} hands against {', '.join(settings.against)}", flush=True)
     print(f"open {url}  (Ctrl-C stops the server)", flush=True)
@@ -49,6 +59,22 @@ def _play(args: argparse.Namespace) -> int:
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     server.run(sockets=[sock])
     return 0
+
+
+def _machine_names() -> tuple[str, ...]:
+    """This machine's host names."""
+    return tuple(name for name in {socket.gethostname(), socket.getfqdn()} if name)
+
+
+def _outward_address() -> str:
+    """The address other machines reach this one at (the source address of a route out;
+    nothing is sent), else its host name."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("192.0.2.1", 9))
+            return str(probe.getsockname()[0])
+    except OSError:
+        return socket.gethostname()
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -73,8 +99,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p: Any = sub.add_parser(
         "play", help="play against agents in the browser",
         description="Start a local web server with a page to play a match against agents: arrange your hand "
-        "by clicks or drag and drop, ask the solver for a hint, see every row compared and the payoffs broken "
-        "down, keep the totals over the match and download it as JSON. Needs the [play] extra.")
+        "by clicks or drag and drop, ask the solver for a hint (5 a hand), see every row compared and the "
+        "payoffs broken down, keep the totals over the match and download it as JSON. A match belongs to the "
+        "browser that created it (a secret cookie) and survives a reload; cross-site requests are refused. "
+        "Needs the [play] extra.")
     p.add_argument("game", choices=GAME_CHOICES, help="the game")
     add_rules_options(p)
     p.add_argument("--players", type=int, default=4, help="seats at the table, yours included (default 4)")
@@ -83,8 +111,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "e.g. pretrained:thirteen_classic_4p")
     p.add_argument("--hands", type=int, default=8, help="hands in the match (default 8)")
     p.add_argument("--time-limit", type=float, default=None, metavar="S",
-                   help="seconds to arrange each hand, above 0; when the clock runs out the hand is "
-                        "arranged automatically (default: no clock)")
+                   help="seconds to arrange each hand, above 0; when the clock runs out your arrangement "
+                        "is played if it is complete and valid, else the hand is arranged automatically "
+                        "(default: no clock)")
     p.add_argument("--seed", type=int, default=None, help="seed of the deals and the agents: the server's k-th match is dealt from (seed, k) "
                         "(default: random)")
     p.add_argument("--banker-hands", type=int, default=None, metavar="K",
@@ -92,9 +121,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--hint-samples", type=int, default=256, metavar="K",
                    help="opponent deals the solver's hint samples (default 256)")
     p.add_argument("--host", default="127.0.0.1",
-                   help="the address to listen on (default 127.0.0.1: this machine only)")
+                   help="the address to listen on (default 127.0.0.1: this machine only). Any other address "
+                        "(e.g. 0.0.0.0) prints a warning and a URL with a token, ?token=..., generated "
+                        "for this run and shown once: every request needs it (the page keeps it in a cookie)")
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="a further host name the server answers to (repeatable); requests naming any "
+                        "other host are refused (DNS rebinding). Answered anyway: localhost, the address "
+                        "listened on (any IP address under 0.0.0.0 or ::) and, beyond loopback, the machine's host names")
     p.add_argument("--port", type=int, default=0, help="the port (default 0: a free one)")
     p.add_argument("--open", action="store_true", help="open the page in a browser")
     p.add_argument("--reveal-seed", action="store_true",
-                   help="show the seed in /api/settings (hidden by default: it tells the deals)")
+                   help="show the seed in /api/settings and the matches' states and records (hidden by "
+                        "default: it tells the deals)")
     p.set_defaults(run=_play)

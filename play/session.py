@@ -9,10 +9,12 @@ it was. The rules stay in the game: this module asks it for validity, row types,
 automatic arrangement and the payoffs.
 
 * the **clock** (``time_limit``): it starts when the hand is first shown (:meth:`state`);
-  when it has run out, :meth:`timeout` (or a late :meth:`submit`) plays the automatic
-  arrangement instead of the person's;
+  when it has run out, :meth:`timeout` (or a late :meth:`submit`) plays the person's
+  arrangement if a valid one arrived in time (sent with the time-out, or kept by
+  :meth:`save`), else the automatic one;
 * the **automatic arrangement**: the first registered agent kind of :data:`AUTO_KINDS`;
-* the **hint**: the exhaustive solver's best splits with their expected payoffs.
+* the **hint**: the exhaustive solver's best splits with their expected payoffs, at most
+  :data:`HINT_LIMIT` answers a hand (the solver runs once a hand).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from ..envs.game import Game
 from ..envs.games import check_game, make_game
 from ..envs.match import Match
 
-__all__ = ["AUTO_KINDS", "HUMAN", "PlaySession", "PlaySettings", "RequestError", "auto_kind"]
+__all__ = ["AUTO_KINDS", "HINT_LIMIT", "HUMAN", "PlaySession", "PlaySettings", "RequestError", "auto_kind"]
 
 #: the seat of the person at the table
 HUMAN = 0
@@ -43,6 +45,8 @@ AUTO_KINDS = ("heuristic", "greedy")
 GRACE_S = 1.0
 #: the most splits a hint lists
 HINT_TOP = 5
+#: hint answers a match gives for one hand; beyond, 429 (the solver runs once a hand)
+HINT_LIMIT = 5
 
 
 def auto_kind() -> str:
@@ -52,7 +56,7 @@ def auto_kind() -> str:
 
 class RequestError(ValueError):
     """A request the session refuses: ``status`` is the HTTP status (400 malformed, 404
-    unknown, 409 out of turn or stale, 422 an invalid split)."""
+    unknown, 409 out of turn or stale, 422 an invalid split, 429 too many hints)."""
 
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
@@ -128,6 +132,8 @@ class PlaySession:
         self.timed_out: list[bool] = []
         self._agents: dict[tuple[int, int | None], Agent] = {}
         self._hints: dict[int, list[dict[str, Any]]] = {}
+        self._hint_asks: dict[int, int] = {}  # hint answers given, by hand
+        self._saved: int | None = None  # the split kept by save() for the hand in play
         self._deadline: float | None = None
 
     # ------------------------------------------------------------------ agents
@@ -164,7 +170,8 @@ class PlaySession:
             if start_clock and self.settings.time_limit is not None and self._deadline is None:
                 self._deadline = self.clock() + self.settings.time_limit
             hand = {"number": deal.number, "first": deal.first, "banker": deal.banker,
-                    "cards": [format_card(c) for c in deal.hand(HUMAN).tolist()], "remaining": self._remaining()}
+                    "cards": [format_card(c) for c in deal.hand(HUMAN).tolist()], "remaining": self._remaining(),
+                    "saved": None if self._saved is None else self._split_view(self._saved)["rows"]}
         history = [{"hand": r.deal.number, "payoffs": r.payoffs.tolist(), "totals": r.totals.tolist(),
                     "timed_out": t} for r, t in zip(self.match.history, self.timed_out)]
         last = self.match.history[-1].to_dict() if self.match.history else None
@@ -184,20 +191,38 @@ class PlaySession:
         reason = None if valid else f"{' | '.join(format_cards(r) for r in rows)} {self._deal().game.invalid_reason}"
         return {"valid": valid, "reason": reason, "split": split, "types": self._deal().game.describe_rows(rows)}
 
-    def submit(self, body: Any) -> dict[str, Any]:
-        """Play the person's arrangement (or, past the clock, the automatic one) with the
-        agents' splits; the reveal of the hand and the new state."""
+    def save(self, body: Any) -> dict[str, Any]:
+        """Keep a valid arrangement of the hand (checked as a submission is), to be played if
+        the clock runs out before one is submitted; changes nothing else."""
         split, rows = self._read_split(body)
         if self._expired(GRACE_S):
-            return self._play(None)
+            raise RequestError(409, "the time is up: an arrangement saved now is not played")
+        if not self._valid(split):
+            raise RequestError(422, f"{' | '.join(format_cards(r) for r in rows)} "
+                               f"{self._deal().game.invalid_reason}: only a valid arrangement is kept")
+        self._saved = split
+        return {"saved": True, "split": split, "types": self._deal().game.describe_rows(rows)}
+
+    def submit(self, body: Any) -> dict[str, Any]:
+        """Play the person's arrangement (or, past the clock, the one saved in time or the
+        automatic one) with the agents' splits; the reveal of the hand and the new state."""
+        split, rows = self._read_split(body)
+        if self._expired(GRACE_S):
+            return self._play(None, ran_out=True)
         if not self._valid(split):
             raise RequestError(422, f"{' | '.join(format_cards(r) for r in rows)} "
                                f"{self._deal().game.invalid_reason}: rearrange before you submit")
         return self._play(split)
 
     def timeout(self, body: Any) -> dict[str, Any]:
-        """Play the automatic arrangement when the clock has run out."""
-        self._read_hand(body, ("hand",))
+        """The clock has run out: play the arrangement sent with it (``{"hand", "rows"}``)
+        when it is valid and arrived within the grace, else the one saved, else the
+        automatic one."""
+        split: int | None = None
+        if isinstance(body, Mapping) and "rows" in body:
+            split, _ = self._read_split(body)
+        else:
+            self._read_hand(body, ("hand",))
         if self.settings.time_limit is None:
             raise RequestError(409, "this match has no time limit")
         remaining = self._remaining()
@@ -205,7 +230,9 @@ class PlaySession:
             raise RequestError(409, "the clock of this hand has not started: it starts when the hand is shown")
         if not self._expired(-GRACE_S):
             raise RequestError(409, f"the time is not up: {remaining:.1f} s left")
-        return self._play(None)
+        if split is not None and (self._expired(GRACE_S) or not self._valid(split)):
+            split = None  # too late, or not valid: not played
+        return self._play(split, ran_out=True)
 
     def auto(self, body: Any) -> dict[str, Any]:
         """The automatic arrangement of the hand (changes nothing)."""
@@ -214,15 +241,21 @@ class PlaySession:
         return {"agent": auto_kind(), **self._split_view(split)}
 
     def hint(self, body: Any) -> dict[str, Any]:
-        """The solver's best splits of the hand with their expected payoffs (changes nothing)."""
+        """The solver's best splits of the hand with their expected payoffs, worked out once
+        a hand; at most :data:`HINT_LIMIT` answers a hand, then 429."""
         deal = self._read_hand(body, ("hand",))
+        asked = self._hint_asks.get(deal.number, 0)
+        if asked >= HINT_LIMIT:
+            raise RequestError(429, f"no more hints for hand {deal.number}: {HINT_LIMIT} a hand")
         if deal.number not in self._hints:
             solver = SolverAgent(deal.game, self.settings.players, samples=self.settings.hint_samples)
             seed = np.random.default_rng(self._hint_seed.spawn(1)[0])
             result = solver.solve(deal.hand(HUMAN), seed=seed, seat=HUMAN)
             self._hints[deal.number] = [{**self._split_view(split), "ev": ev} for split, ev in
                                         result.ranking(HINT_TOP)]
-        return {"samples": self.settings.hint_samples, "splits": self._hints[deal.number]}
+        self._hint_asks[deal.number] = asked + 1
+        return {"samples": self.settings.hint_samples, "splits": self._hints[deal.number],
+                "hints_left": HINT_LIMIT - asked - 1}
 
     def record(self) -> dict[str, Any]:
         """The whole match so far: settings, every hand, split and payoff, the totals."""
@@ -254,7 +287,11 @@ class PlaySession:
         return {"split": split, "rows": [[format_card(c) for c in row] for row in rows],
                 "types": deal.game.describe_rows(rows)}
 
-    def _play(self, split: int | None) -> dict[str, Any]:
+    def _play(self, split: int | None, ran_out: bool = False) -> dict[str, Any]:
+        """Play the hand: ``split`` for the person, or when the clock ``ran_out`` without
+        one, the saved split, else the automatic one (``timed_out``)."""
+        if split is None and ran_out:
+            split = self._saved
         seats = list(range(1, self.settings.players)) + ([HUMAN] if split is None else [])
         chosen = self._decide(seats)
         if split is not None:
@@ -262,7 +299,9 @@ class PlaySession:
         record = self.match.play([chosen[s] for s in range(self.settings.players)])
         self.timed_out.append(split is None)
         self._deadline = None
-        return {"timed_out": split is None, "reveal": {**record.to_dict(), "timed_out": split is None},
+        self._saved = None
+        return {"timed_out": split is None, "clock_ran_out": ran_out,
+                "reveal": {**record.to_dict(), "timed_out": split is None, "clock_ran_out": ran_out},
                 "state": self.state(start_clock=False)}
 
     def _read_hand(self, body: Any, keys: tuple[str, ...]) -> Any:

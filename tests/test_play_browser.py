@@ -52,14 +52,22 @@ class LiveServer:
 
         self.socket = bind("127.0.0.1", 0)
         self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}/"
-        self.server = uvicorn.Server(uvicorn.Config(create_app(PlaySettings(**settings)), log_level="warning"))
+        self.app = create_app(PlaySettings(**settings))
+        self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning"))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True)
         self.thread.start()
 
     def api(self, path: str, body: Any = None) -> Any:
+        """A request to the match API as the page's own client: with the match's secret (read
+        from the server in this process; the page holds it in a cookie of the match's path)."""
+        from splitpoker.play.server import SECRET_HEADER
+
         data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.url + path.lstrip("/"), data=data,
-                                         headers={"Content-Type": "application/json"})
+        headers = {"Content-Type": "application/json"}
+        parts = path.strip("/").split("/")
+        if parts[:2] == ["api", "matches"] and len(parts) > 2:
+            headers[SECRET_HEADER] = self.app.state.matches._secrets[parts[2]]
+        request = urllib.request.Request(self.url + path.lstrip("/"), data=data, headers=headers)
         with urllib.request.urlopen(request, timeout=30) as response:
             return json.loads(response.read())
 

@@ -185,9 +185,12 @@ function tick() {
 
 async function timeUp() {
   busy = true;
+  // a complete arrangement goes with the time-out: the server plays it if it is valid
+  const full = rows.every((row, k) => row.length === sizes()[k]);
+  const body = full ? { hand: match.hand.number, rows } : { hand: match.hand.number };
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
-      showRevealed(await api(`/api/matches/${match.id}/timeout`, { hand: match.hand.number }));
+      showRevealed(await api(`/api/matches/${match.id}/timeout`, body));
       return;
     } catch (error) {
       if (!String(error.message).startsWith("the time is not up")) { showError(error); return; }
@@ -346,11 +349,22 @@ async function newMatch() {
   showError(null);
   try {
     const created = await api("/api/matches", {});
-    match = await api(`/api/matches/${created.id}`);
-    $("title").textContent = `${match.game} (${match.settings.preset}), ${match.seats.length} players, against ${match.settings.against.join(", ")}`;
-    drawTotals();
-    showHand();
+    localStorage.setItem("splitpoker-match", created.id);  // a reload resumes it (its secret is a cookie)
+    await openMatch(created.id);
   } catch (error) { showError(error); }
+}
+
+async function openMatch(id) {
+  match = await api(`/api/matches/${id}`);
+  $("title").textContent = `${match.game} (${match.settings.preset}), ${match.seats.length} players, against ${match.settings.against.join(", ")}`;
+  drawTotals();
+  showHand();
+}
+
+async function resume() {
+  const id = localStorage.getItem("splitpoker-match");
+  try { if (id) { await openMatch(id); return; } } catch (error) { /* gone, or not this browser's: a new one */ }
+  newMatch();
 }
 
 async function nextHand() {
@@ -370,4 +384,4 @@ $("submit").addEventListener("click", submit);
 $("next").addEventListener("click", nextHand);
 $("new-match").addEventListener("click", newMatch);
 dropZone($("hand"), -1);
-newMatch();
+resume();
