@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-slow test-all test-floor test-browser test-install wheel lint bench install clean
+.PHONY: demo test test-slow test-all test-floor test-browser test-install wheel lint bench docs install clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,12 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/splitpoker bench
+
+# the documentation site (mkdocs.yml, docs/), built into site/ with warnings as errors; it
+# installs the [docs] extra (MkDocs, mkdocstrings)
+docs: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[dev,docs]"
+	$(BIN)/mkdocs build --strict
 
 clean:
 	rm -rf $(VENV) $(FLOOR) build dist *.egg-info .pytest_cache .ruff_cache .mypy_cache artifacts

@@ -146,10 +146,16 @@ def test_random_splits_are_valid_and_spread() -> None:
 
 
 def test_gymnasium_vector_wrappers() -> None:
+    """gymnasium's RecordEpisodeStatistics reads SAME_STEP autoreset from the metadata: every
+    hand is an episode of length 1 whose return is the step's reward (releases before 1.4
+    record the first hand of each table only)."""
     env = gymnasium.wrappers.vector.RecordEpisodeStatistics(ArrangeVectorEnv("biji", num_envs=4, num_players=2))
     env.reset(seed=0)
-    _, _, _, _, infos = env.step(random_actions(env.unwrapped))  # type: ignore[arg-type]
-    assert infos["episode"]["l"].tolist() == [1, 1, 1, 1]
+    release = tuple(int(p) for p in gymnasium.__version__.split(".")[:2])
+    for step in range(3 if release >= (1, 4) else 1):
+        _, rewards, _, _, infos = env.step(random_actions(env.unwrapped, step))  # type: ignore[arg-type]
+        assert infos["episode"]["l"].tolist() == [1, 1, 1, 1]
+        assert np.allclose(infos["episode"]["r"], rewards)
 
 
 def test_every_seat_in_one_batch() -> None:

@@ -19,8 +19,8 @@
    ``eval/final.json``; only then is the run marked finished.
 
 Ctrl-C or SIGTERM saves the resume point and returns; :func:`resume_run` continues the step
-count, pool and optimizer exactly (see :meth:`Trainer.at_boundary` and the README's
-"Interrupts and resume").
+count, pool and optimizer exactly (see :meth:`Trainer.at_boundary` and "Interrupts and
+resume" in docs/training.md).
 
 The run folder, checkpoints, signals, evaluations, warm start and :meth:`Trainer.finish`
 serve fictitious play too: :func:`trainer_class` picks the trainer of ``config.algorithm``
