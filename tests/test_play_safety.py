@@ -15,14 +15,7 @@ from starlette.testclient import TestClient  # noqa: E402
 from splitpoker.play import server  # noqa: E402
 from splitpoker.play.server import create_app  # noqa: E402
 from splitpoker.play.session import PlaySettings  # noqa: E402
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.test_play_api import Clock  # noqa: E402
 
 
 def client(clock: Clock | None = None, **kwargs: Any) -> TestClient:
