@@ -155,6 +155,9 @@ async function arranged() {
     status.className = check.valid ? "good" : "bad";
     status.textContent = check.valid ? "valid: ready to submit" : `${match.invalid_name}: ${check.reason}`;
     $("submit").disabled = !check.valid || busy;
+    if (check.valid) {  // kept by the server: played if the clock runs out, restored after a reload
+      api(`/api/matches/${match.id}/save`, { hand: match.hand.number, rows }).catch(() => {});
+    }
   } catch (error) { showError(error); }
 }
 
@@ -218,6 +221,11 @@ function showHand() {
   $("info").textContent = roleText(hand);
   rows = match.row_names.map(() => []);
   loose = [...hand.cards];
+  if (hand.saved) {  // the arrangement kept before a reload
+    rows = hand.saved.map((row) => [...row]);
+    const placed = new Set(rows.flat());
+    loose = hand.cards.filter((card) => !placed.has(card));
+  }
   active = 0;
   busy = false;
   arranged();
