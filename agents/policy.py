@@ -52,6 +52,7 @@ from torch.utils.checkpoint import checkpoint as grad_checkpoint
 
 from ..envs.game import Game
 from ..envs.games import GAMES, game_class
+from ..envs.messages import cut
 from ..envs.observation import SLOT_FEATURES, observation_size
 from ..envs.table import SeatView
 from .base import Agent
@@ -511,10 +512,9 @@ class BadSetting(ValueError):
         super().__init__(f"{key} is missing ({why})" if missing else f"{key} = {_shown(value)}: {why}")
 
 
-def _shown(value: Any, limit: int = 60) -> str:
-    """``value`` on one short line."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+def _shown(value: Any) -> str:
+    """``value`` on one short line (at most 60 characters)."""
+    return cut(repr(value), 57)
 
 
 def _width(key: str, value: Any, least: int = 1) -> int:

@@ -48,6 +48,7 @@ from .cards import N_IDS, format_card, format_cards, parse_cards
 from .dominance import CANDIDATE, INVALID
 from .game import Game, Outcomes, Score
 from .games import GAMES, make_game
+from .messages import cut
 from .observation import decode_hand, decode_seat, encode_observations, observation_size
 
 __all__ = ["MASKS", "SeatView", "Tables", "TableResult", "as_generator", "check_mask", "deal", "derived_seed",
@@ -108,7 +109,7 @@ def _env_mask(action_mask: Any, game: tuple[str, int] | None) -> np.ndarray:
     try:
         mask = np.asarray(action_mask)
     except Exception:  # a ragged or otherwise unconvertible value
-        raise ValueError(f"action_mask {_short(action_mask)} is not an array of 0/1 entries") from None
+        raise ValueError(f"action_mask {cut(repr(action_mask), 80)} is not an array of 0/1 entries") from None
     sizes = {n: name for name, n in _env_games()[0].values()}
     if game is not None:
         sizes = {game[1]: game[0]}
@@ -127,11 +128,6 @@ def _env_mask(action_mask: Any, game: tuple[str, int] | None) -> np.ndarray:
     if not mask.any():
         raise ValueError("action_mask has no 1: no split of the hand is marked playable")
     return mask
-
-
-def _short(value: Any, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 class SeatView:

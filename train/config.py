@@ -34,6 +34,7 @@ from pydantic import (
 
 from ..agents.specs import check_spec, parse_options
 from ..envs.games import check_game, game_class, game_names, make_rules
+from ..envs.messages import cut
 from ..eval.files import load_yaml, read_mapping
 from ..eval.limits import MAX_ENVS, MAX_HANDS, MAX_THREADS, MAX_TIMESTEPS, MAX_WORKERS
 
@@ -395,8 +396,7 @@ SHOWN_CHARS = 200
 def _shown(value: Any, quote: bool = True) -> str:
     """``repr(value)`` (``str`` with ``quote=False``) cut to :data:`SHOWN_CHARS` characters
     with an ellipsis, so that no error line echoes a huge value whole."""
-    text = repr(value) if quote else str(value)
-    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "..."
+    return cut(repr(value) if quote else str(value), SHOWN_CHARS)
 
 
 def _explain(error: Mapping[str, Any]) -> str:

@@ -57,11 +57,12 @@ from ..agents import load_agent
 from ..agents.policy import PolicyAgent, read_meta
 from ..agents.version import stamp
 from ..envs.games import Game, make_game
+from ..envs.messages import cut
 from ..envs.table import derived_seed
 from ..eval.files import atomic_write_bytes, exclusive_lock
 from ..eval.interrupts import Interrupted, handled, signal_of, spawning_deaf, unmasked
 from . import trainers
-from .config import TrainConfig, find_config, load_config, model_keys
+from .config import SHOWN_CHARS, TrainConfig, find_config, load_config, model_keys
 from .policies import (
     POOL_FILE,
     build_model,
@@ -938,8 +939,8 @@ def _as_json(value: Any) -> Any:
 
 def _setting(value: Any) -> str:
     """A setting's value in a message: numbers as they are, anything else as its repr, cut short."""
-    text = str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else repr(value)
-    return text if len(text) <= 200 else text[:200] + "..."
+    return cut(str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else repr(value),
+               SHOWN_CHARS)
 
 
 def _resume_locked(run_dir: Path, overrides: Sequence[str], command: str, emit: Callable[[str], None],
