@@ -89,30 +89,45 @@ def _game(game: Game | str, preset: str, switches: Mapping[str, Any]) -> Game:
     return make_game(game, preset, **switches)
 
 
-def random_valid_splits(game: Game, slots: np.ndarray, rng: np.random.Generator,
+def random_valid_splits(game: Game, slots: np.ndarray | None, rng: np.random.Generator,
                         masks: np.ndarray | None = None, draws: int = 8, rounds: int = 4) -> np.ndarray:
     """A split drawn uniformly from the valid ones of each hand ``slots`` (K, hand size),
-    or from ``masks`` (K, n_actions) bool when given: by rejection, ``draws`` uniform indices
-    a hand checked at once in up to ``rounds`` rounds (the first valid one is a uniform draw
-    among the valid), without building the masks; a hand that misses every round draws from
-    its mask."""
-    slots = np.asarray(slots)
-    choice = np.full(len(slots), -1, dtype=np.int64)
-    todo = np.arange(len(slots))
+    or from ``masks`` (K, n_actions) bool when given (then ``slots`` is not read and may be
+    None): by rejection, ``draws`` uniform indices a hand checked at once in up to
+    ``rounds`` rounds (the first valid one is a uniform draw among the valid), without
+    building the masks; a hand that misses every round draws from its mask."""
+    if masks is not None:
+        def valid(rows: np.ndarray, tries: np.ndarray) -> np.ndarray:
+            return masks[rows[:, None], tries]
+
+        def every(row: int) -> np.ndarray:
+            return masks[row]
+        count = len(masks)
+    elif slots is not None:
+        hands = np.asarray(slots)
+
+        def valid(rows: np.ndarray, tries: np.ndarray) -> np.ndarray:
+            return game.valid_arrangements(game.arranged(np.repeat(hands[rows, None, :], tries.shape[1], axis=1),
+                                                         tries))
+
+        def every(row: int) -> np.ndarray:
+            return game.valid_mask(hands[row])
+        count = len(hands)
+    else:
+        raise ValueError("random_valid_splits needs the hands' slots or their masks")
+    choice = np.full(count, -1, dtype=np.int64)
+    todo = np.arange(count)
     for _ in range(rounds):
         if not len(todo):
             return choice
         tries = rng.integers(0, game.n_actions, size=(len(todo), draws))
-        if masks is None:
-            hit = game.valid_arrangements(game.arranged(np.repeat(slots[todo, None, :], draws, axis=1), tries))
-        else:
-            hit = masks[todo[:, None], tries]
+        hit = valid(todo, tries)
         found = hit.any(axis=1)
         choice[todo[found]] = tries[found, hit[found].argmax(axis=1)]
         todo = todo[~found]
     for k in todo.tolist():
-        valid = np.flatnonzero(game.valid_mask(slots[k]) if masks is None else masks[k])
-        choice[k] = valid[int(rng.integers(len(valid)))]
+        playable = np.flatnonzero(every(k))
+        choice[k] = playable[int(rng.integers(len(playable)))]
     return choice
 
 

@@ -189,11 +189,10 @@ def vector_hands_per_second(game_name: str, num_players: int = 4, seconds: float
     env = ArrangeVectorEnv(game_name, num_envs=batch or VECTOR_BATCH, num_players=num_players)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
-    blank = np.zeros((env.num_envs, env.game.hand_size), dtype=np.intp)
-    env.step(random_valid_splits(env.game, blank, rng, masks=env.action_masks()))  # warm-up
+    env.step(random_valid_splits(env.game, None, rng, masks=env.action_masks()))  # warm-up
     hands, start = 0, time.process_time()
     while time.process_time() - start < seconds:
-        env.step(random_valid_splits(env.game, blank, rng, masks=env.action_masks()))
+        env.step(random_valid_splits(env.game, None, rng, masks=env.action_masks()))
         hands += env.num_envs
     return hands / (time.process_time() - start)
 

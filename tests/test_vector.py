@@ -17,8 +17,7 @@ from splitpoker.envs.vector import ArrangeVectorEnv, TableBatchEnv, random_valid
 
 
 def random_actions(env: ArrangeVectorEnv, seed: int = 1) -> np.ndarray:
-    return random_valid_splits(env.game, np.zeros((env.num_envs, env.game.hand_size), dtype=np.intp),
-                               np.random.default_rng(seed), masks=env.action_masks())
+    return random_valid_splits(env.game, None, np.random.default_rng(seed), masks=env.action_masks())
 
 
 @pytest.mark.parametrize("name, batches", [("biji", (1, 7, 4096)), ("thirteen", (1, 5, 64))])
