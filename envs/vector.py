@@ -89,6 +89,12 @@ def _game(game: Game | str, preset: str, switches: Mapping[str, Any]) -> Game:
     return make_game(game, preset, **switches)
 
 
+def seat_masks(game: Game, slots: np.ndarray, mask: str) -> np.ndarray:
+    """The masks of hands ``slots`` (K, hand size) of the kind ``mask``: every valid split,
+    or the candidates; bool (K, n_actions)."""
+    return game.valid_masks(slots) if mask == "valid" else game.candidate_masks(slots)
+
+
 def random_valid_splits(game: Game, slots: np.ndarray | None, rng: np.random.Generator,
                         masks: np.ndarray | None = None, draws: int = 8, rounds: int = 4) -> np.ndarray:
     """A split drawn uniformly from the valid ones of each hand ``slots`` (K, hand size),
@@ -147,7 +153,7 @@ class TableBatchEnv:
 
     def _masks_of(self, slots: np.ndarray) -> np.ndarray:
         flat = slots.reshape(-1, self.game.hand_size)
-        masks = self.game.valid_masks(flat) if self.mask == "valid" else self.game.candidate_masks(flat)
+        masks = seat_masks(self.game, flat, self.mask)
         return masks.reshape(*slots.shape[:2], self.game.n_actions)
 
     def _deal(self) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
@@ -254,7 +260,7 @@ class ArrangeVectorEnv(VectorEnv):  # type: ignore[misc]
         self._seats = rotate if self.seat == "rotate" else np.full(b, int(self.seat))
         self._hands += 1
         mine = self._tables.slots[np.arange(b), self._seats]
-        self._masks = self.game.valid_masks(mine) if self.mask == "valid" else self.game.candidate_masks(mine)
+        self._masks = seat_masks(self.game, mine, self.mask)
         vectors = encode_observations(self.game, mine, self._seats, n)
         infos: dict[str, Any] = {"seat": self._seats.copy()}
         if self.observation_kind == "flat":
