@@ -123,7 +123,7 @@ def _joint_terms(rules: ThirteenRules, n: int, seat: int, opp_seats: tuple[int, 
     """The terms that need all three rows of a split at once, summed over the samples:
     the majority point (``two_four``, ``majority``), the scoop (打枪) doubling and the home
     run (全垒打). ``tie``: per opponent, who wins an equal row (:func:`.rules.tie_sign`)."""
-    two_four = rules.scoring in MAJORITY_SCORING
+    majority = rules.scoring in MAJORITY_SCORING
     scoop = rules.scoop == "double"
     home_run = scoop and rules.home_run and n == 4
     samples, n_opp, _ = strengths.shape
@@ -153,7 +153,7 @@ def _joint_terms(rules: ThirteenRules, n: int, seat: int, opp_seats: tuple[int, 
             won, lost = won | (equal & (tie_block > 0)), lost | (equal & (tie_block < 0))
         wins.append(pack_bits(won & live))
         losses.append(pack_bits(lost & live))
-    weight = block((values.sum(axis=2) + int(two_four)) * good)
+    weight = block((values.sum(axis=2) + int(majority)) * good)
     planes = [pack_bits((weight >> p) & 1 == 1) for p in range(int(weight.max()).bit_length())]
     hero_home_run = home_run and len(cols) == n - 1
     swept_free = pack_bits(block(plain & fouled)) if hero_home_run else None
@@ -165,7 +165,7 @@ def _joint_terms(rules: ThirteenRules, n: int, seat: int, opp_seats: tuple[int, 
         part = slice(start, start + _CHUNK)
         wf, wm, wb = (wins[k][ids[k][part]] for k in range(3))
         lf, lm, lb = (losses[k][ids[k][part]] for k in range(3))
-        if two_four:
+        if majority:
             ahead = (wf & wm) | (wf & wb) | (wm & wb) | ((wf | wm | wb) & ~(lf | lm | lb))
             behind = (lf & lm) | (lf & lb) | (lm & lb) | ((lf | lm | lb) & ~(wf | wm | wb))
             out[part] += popcount_rows(ahead) - popcount_rows(behind)
