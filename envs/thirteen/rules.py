@@ -711,8 +711,9 @@ def tie_sign(i: int, j: int, rules: ThirteenRules) -> int:
 def _pair_rows(i: int, j: int, strengths: Sequence[Sequence[int]], values: Sequence[Sequence[int]],
                fouled: Sequence[bool],
                rules: ThirteenRules) -> tuple[list[int], int]:
-    """Per-row points to seat i against seat j (no specials), and who won more rows (+1, -1, 0).
-    Rows pay nothing under ``scoring=majority``, one point each under ``two_four``."""
+    """Per-row points to seat i against seat j (no specials), and who won more rows (+1, -1, 0;
+    a row the banker takes under ``tie_winner`` counts as won). Rows pay nothing under
+    ``scoring=majority``, one point each under ``two_four``."""
     if fouled[i] and fouled[j]:
         return [0, 0, 0], 0
     if fouled[i] or fouled[j]:
@@ -727,7 +728,7 @@ def _pair_rows(i: int, j: int, strengths: Sequence[Sequence[int]], values: Seque
         points = results
     else:
         points = [values[i][k] if r > 0 else -values[j][k] if r < 0 else 0 for k, r in enumerate(results)]
-    wins = sum(r > 0 for r in points) - sum(r < 0 for r in points) if rules.scoring != "majority" else sum(results)
+    wins = sum(results)
     return points, (wins > 0) - (wins < 0)
 
 
@@ -836,12 +837,10 @@ def score_tables(cards: np.ndarray, rules: ThirteenRules) -> tuple[np.ndarray, O
         results = np.where(fi & fj, 0, np.where(fi, -1, np.where(fj, 1, results)))
         if rules.scoring == "majority":
             points = np.zeros_like(results)
-            wins = results.sum(axis=1)
         else:
             points = results if rules.scoring == "two_four" else np.where(
                 results > 0, values[:, i], np.where(results < 0, -values[:, j], 0))
-            wins = (points > 0).sum(axis=1) - (points < 0).sum(axis=1)
-        total = points.sum(axis=1) + (np.sign(wins) if rules.scoring in MAJORITY_SCORING else 0)
+        total = points.sum(axis=1) + (np.sign(results.sum(axis=1)) if rules.scoring in MAJORITY_SCORING else 0)
         decided = (special[:, i] != 0) | (special[:, j] != 0)
         if scoop:
             doubled = ~decided & (total != 0) & ((points > 0).all(axis=1) | (points < 0).all(axis=1))
