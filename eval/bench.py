@@ -298,7 +298,7 @@ def _measure(figures: Sequence[Figure], repeats: int, progress: bool) -> list[di
     out = []
     iterator: Any = figures
     if progress:
-        from .progress import track
+        from ..runtime.progress import track
 
         iterator = track(figures, description="bench")
     for figure in iterator:

@@ -41,7 +41,7 @@ def _settings(args: argparse.Namespace) -> Any:
 
     values: dict[str, Any] = {}
     if args.config:
-        from .files import read_mapping
+        from ..runtime.files import read_mapping
 
         loaded = read_mapping(args.config, what="eval config")
         known = {f for f in EvalSettings.__dataclass_fields__}
@@ -80,7 +80,7 @@ def _settings(args: argparse.Namespace) -> Any:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from .files import check_writable_folder
+    from ..runtime.files import check_writable_folder
     from .report import DecisionsTable, results_table, write_report
     from .runner import default_out, run
 
@@ -97,7 +97,7 @@ def _eval(args: argparse.Namespace) -> int:
     write_report(summary, decisions, out, plots=not args.no_plots, table=table)
     status = 0
     if summary["partial"]:
-        from .interrupts import exit_status
+        from ..runtime.interrupts import exit_status
 
         status = exit_status(signal.Signals[summary["interrupted_by"]])
     if args.json:
@@ -161,7 +161,7 @@ def _exploit(args: argparse.Namespace) -> int:
                                 progress=not args.json)
     status = 0
     if result.partial:
-        from .interrupts import exit_status
+        from ..runtime.interrupts import exit_status
 
         status = exit_status(signal.Signals[str(result.interrupted_by)])
     if args.json:

@@ -284,7 +284,7 @@ def evaluate(game: Game, agents: Sequence[Agent], num_players: int, hands: int, 
     decisions: list[Decision] = []
     groups = range(hands)
     if progress:
-        from .progress import track
+        from ..runtime.progress import track
 
         groups = track(groups, description="evaluating")  # type: ignore[assignment]
     for group in groups:

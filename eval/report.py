@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .files import atomic_write_bytes
+from ..runtime.files import atomic_write_bytes
 from .match import AgentResult, Decision
 
 

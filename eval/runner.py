@@ -25,9 +25,9 @@ from ..agents.solver import MAX_SAMPLES
 from ..agents.version import stamp
 from ..envs.games import make_game
 from ..envs.table import check_mask
-from .distributed import ray_chunks
-from .interrupts import Interrupted, handled, signal_of, worker_pool
-from .limits import MAX_HANDS, MAX_WORKERS
+from ..runtime.distributed import ray_chunks
+from ..runtime.interrupts import Interrupted, handled, signal_of, worker_pool
+from ..runtime.limits import MAX_HANDS, MAX_WORKERS
 from .match import Decision, Tally, check_lineup, decision_order, play_group
 
 
@@ -223,7 +223,7 @@ def run(settings: EvalSettings, progress: bool = True, task: str = "eval",
 def _play(settings: EvalSettings, source: Iterator[list[Decision]], take: Callable[[list[Decision]], None],
           progress: bool, task: str) -> None:
     if progress:
-        from .progress import progress_bar
+        from ..runtime.progress import progress_bar
 
         with progress_bar() as bar:
             bar_task = bar.add_task(f"{settings.game} {task}", total=settings.hands)

@@ -200,7 +200,7 @@ def test_an_interrupt_reported_by_a_compiled_call_stops_the_run_like_the_interru
     """A signal whose handler raised while a numba function was being called comes out of the
     call as a SystemError caused by the interrupt (CPython's "returned a result with an
     exception set"): the run stops resumably, as for the interrupt itself."""
-    from splitpoker.eval.interrupts import Interrupted
+    from splitpoker.runtime.interrupts import Interrupted
     from splitpoker.train import ppo
 
     evaluate = ppo.evaluate_policy
@@ -221,7 +221,7 @@ def test_an_interrupt_reported_by_a_compiled_call_stops_the_run_like_the_interru
 
 
 def test_handled_raises_the_interrupt_behind_a_compiled_call_and_nothing_else():
-    from splitpoker.eval.interrupts import Interrupted, handled
+    from splitpoker.runtime.interrupts import Interrupted, handled
 
     with pytest.raises(Interrupted) as stop, handled():
         raise SystemError("returned a result with an exception set") from Interrupted(signal.SIGTERM)
@@ -419,7 +419,7 @@ def test_ctrl_c_before_the_first_checkpoint_leaves_no_folder(tmp_path, monkeypat
 
 _IDLE_POOL_INTERRUPTED = """
 import multiprocessing, time
-from splitpoker.eval.interrupts import worker_pool
+from splitpoker.runtime.interrupts import worker_pool
 try:
     with worker_pool(multiprocessing.get_context("spawn"), 2) as pool:
         pool.map(abs, [1, 2])  # both workers idle now: one waits for a task holding the queue's read lock
@@ -533,7 +533,7 @@ def test_a_full_disk_names_the_file_and_how_to_resume(tmp_path, monkeypatch):
     names a whole checkpoint, and the run resumes to the uninterrupted run's end."""
     import errno
 
-    import splitpoker.eval.files as files
+    import splitpoker.runtime.files as files
 
     real_fsync = os.fsync
 

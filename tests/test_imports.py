@@ -18,6 +18,7 @@ import splitpoker.agents
 import splitpoker.envs
 import splitpoker.eval
 import splitpoker.play
+import splitpoker.runtime
 import splitpoker.train
 
 OPTIONAL = ("ray", "starlette", "uvicorn")
@@ -25,7 +26,8 @@ OPTIONAL = ("ray", "starlette", "uvicorn")
 
 def _modules() -> list[str]:
     names = []
-    for package in (splitpoker.envs, splitpoker.agents, splitpoker.eval, splitpoker.train, splitpoker.play):
+    for package in (splitpoker.runtime, splitpoker.envs, splitpoker.agents, splitpoker.eval, splitpoker.train,
+                    splitpoker.play):
         names.append(package.__name__)
         names += [m.name for m in pkgutil.walk_packages(package.__path__, package.__name__ + ".")]
     return sorted(names)
@@ -48,11 +50,12 @@ def test_every_module_imports_on_its_own() -> None:
     assert done.stdout.strip() == "", done.stdout
 
 
-@pytest.mark.parametrize("layer,forbidden", [("envs", ("agents", "eval", "train", "play")),
+@pytest.mark.parametrize("layer,forbidden", [("runtime", ("envs", "agents", "eval", "train", "play")),
+                                             ("envs", ("agents", "eval", "train", "play")),
                                              ("agents", ("eval", "train", "play")), ("eval", ("train", "play"))])
 def test_layers_import_only_downwards(layer: str, forbidden: tuple[str, ...]) -> None:
-    """envs ← agents ← eval ← train, and browser play on top: importing a layer never loads
-    a layer above it."""
+    """runtime ← envs ← agents ← eval ← train, and browser play on top: importing a layer
+    never loads a layer above it."""
     modules = [m for m in _modules() if m.startswith(f"splitpoker.{layer}")]
     code = ("import importlib, json, sys\n"
             f"for name in {modules!r}:\n"

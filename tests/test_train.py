@@ -597,7 +597,7 @@ def test_selfplay_over_the_candidates(tmp_path, vec_env):
 def test_a_run_folder_is_trained_by_one_process_at_a_time(tmp_path):
     """While a process holds a run folder, ``--resume`` of it is refused with one line naming
     the holder, and nothing in the folder changes; once the holder is done it resumes."""
-    from splitpoker.eval.files import exclusive_lock
+    from splitpoker.runtime.files import exclusive_lock
     from splitpoker.train.ppo import resume_run
 
     result = run(tmp_path, tiny(tmp_path, total_timesteps=64, checkpoint={"every": 64}))
@@ -613,7 +613,7 @@ def test_a_run_folder_is_trained_by_one_process_at_a_time(tmp_path):
         import subprocess
         import sys
 
-        probe = subprocess.run([sys.executable, "-c", "import sys; from splitpoker.eval.files import exclusive_lock\n"
+        probe = subprocess.run([sys.executable, "-c", "import sys; from splitpoker.runtime.files import exclusive_lock\n"
                                 "with exclusive_lock(sys.argv[1], 'run folder'): pass", str(folder)],
                                capture_output=True, text=True)
         assert probe.returncode == 1 and "is in use by process" in probe.stderr

@@ -35,7 +35,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def handled() -> Any:
-    from ..eval.interrupts import handled
+    from ..runtime.interrupts import handled
 
     return handled()
 

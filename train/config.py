@@ -35,8 +35,8 @@ from pydantic import (
 from ..agents.specs import check_spec, parse_options
 from ..envs.games import check_game, game_class, game_names, make_rules
 from ..envs.messages import cut
-from ..eval.files import load_yaml, read_mapping
-from ..eval.limits import MAX_ENVS, MAX_HANDS, MAX_THREADS, MAX_TIMESTEPS, MAX_WORKERS
+from ..runtime.files import load_yaml, read_mapping
+from ..runtime.limits import MAX_ENVS, MAX_HANDS, MAX_THREADS, MAX_TIMESTEPS, MAX_WORKERS
 
 POLICY_KINDS = ("mlp", "split_scorer")
 #: the configs shipped with the package, ``splitpoker.configs`` (the top-level ``configs/``

@@ -41,7 +41,7 @@ import numpy as np
 
 from ..agents.specs import format_options, parse_spec
 from ..envs.table import derived_seed
-from ..eval.progress import progress_bar
+from ..runtime.progress import progress_bar
 from .imitation import (
     LabelledHands,
     behaviour_clone,

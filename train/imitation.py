@@ -40,8 +40,8 @@ from ..envs.game import Game
 from ..envs.games import game_of
 from ..envs.switches import RuleSwitches
 from ..envs.table import deal, derived_seed
-from ..eval.files import atomic_write_bytes
-from ..eval.interrupts import worker_pool
+from ..runtime.files import atomic_write_bytes
+from ..runtime.interrupts import worker_pool
 
 CHUNK = 32
 CACHE_FORMAT = 1
@@ -194,7 +194,7 @@ def label_hands(game: Game, num_players: int, spec: str, count: int, seed: int, 
 
     task = (game.rules, num_players, spec, seed, top_k)
     if backend == "ray":
-        from ..eval.distributed import ray_chunks
+        from ..runtime.distributed import ray_chunks
 
         files = {path: Path(path).read_bytes() for path in _opponent_checkpoints(spec)[0]}
         for chunk, part in ray_chunks(_label_ray_chunk, (*task, files), [[c, n] for c, n in enumerate(sizes)],
@@ -217,7 +217,7 @@ def label_hands(game: Game, num_players: int, spec: str, count: int, seed: int, 
 
 
 def write_labels(path: Path, data: LabelledHands) -> Path:
-    """Save labelled hands to ``path`` (``.npz``) atomically (:func:`splitpoker.eval.files.atomic_write_bytes`)."""
+    """Save labelled hands to ``path`` (``.npz``) atomically (:func:`splitpoker.runtime.files.atomic_write_bytes`)."""
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **data.arrays())
     return atomic_write_bytes(path, buffer.getvalue())

@@ -18,7 +18,7 @@ Stable-Baselines3's own ``load`` would unpickle, are never read), and the pool f
 tensors, numbers and strings only (:func:`load_pool`).
 
 Every file is written to a temporary name and moved into place with ``os.replace``
-(:func:`splitpoker.eval.files.atomic_write_bytes`), the
+(:func:`splitpoker.runtime.files.atomic_write_bytes`), the
 checkpoint and its pool before ``state.json``: a process killed at any moment leaves
 ``state.json`` naming a complete checkpoint.
 """
@@ -38,7 +38,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from ..agents.policy import META_MEMBER, policy_class, policy_kwargs, policy_meta, stamped
 from ..envs.games import Game
-from ..eval.files import atomic_write_bytes
+from ..runtime.files import atomic_write_bytes
 from .buffers import PackedMaskRolloutBuffer
 from .config import TrainConfig
 

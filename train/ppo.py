@@ -59,8 +59,8 @@ from ..agents.version import stamp
 from ..envs.games import Game, make_game
 from ..envs.messages import cut
 from ..envs.table import derived_seed
-from ..eval.files import atomic_write_bytes, exclusive_lock
-from ..eval.interrupts import Interrupted, handled, signal_of, spawning_deaf, unmasked
+from ..runtime.files import atomic_write_bytes, exclusive_lock
+from ..runtime.interrupts import Interrupted, handled, signal_of, spawning_deaf, unmasked
 from . import trainers
 from .config import SHOWN_CHARS, TrainConfig, find_config, load_config, model_keys
 from .policies import (
@@ -237,7 +237,7 @@ class ProgressCallback(BaseCallback):
         super().__init__()
         from rich.progress import TextColumn
 
-        from ..eval.progress import progress_bar
+        from ..runtime.progress import progress_bar
 
         self.progress = progress_bar(TextColumn("{task.fields[rate]} hands/s"), TextColumn("{task.fields[note]}"),
                                      disable=not enabled)
@@ -837,7 +837,7 @@ def check_run(config: TrainConfig, source: str = "config") -> None:
     device, the output and cache folders, and every agent spec (evaluation opponents,
     self-play baselines, the imitation teacher with its opponent model), each loaded once.
     ValueError naming ``source`` and the key."""
-    from ..eval.files import check_writable_folder
+    from ..runtime.files import check_writable_folder
 
     try:
         check_device(config.device)
