@@ -32,7 +32,6 @@ computes it per subset of the hand and gathers it into the splits
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -40,14 +39,12 @@ import numpy as np
 
 from ..envs.cards import format_cards, parse_cards
 from ..envs.game import Game
-from ..envs.games import make_game
 from ..envs.table import MASKS, SeatView, Tables, as_generator, check_seat, deal_around
 from .base import Agent, check_choices, check_table_size
 from .loading import load_agent
 from .specs import AgentSpec, parse_spec
 
-__all__ = ["SolverAgent", "SolveResult", "OPTIONS", "MAX_SAMPLES", "split_evs", "deal_opponents",
-           "solver_decision_ms"]
+__all__ = ["SolverAgent", "SolveResult", "OPTIONS", "MAX_SAMPLES", "split_evs", "deal_opponents"]
 
 #: the options of a ``solver:...`` spec and what they mean
 OPTIONS = {
@@ -345,23 +342,3 @@ class SolverAgent(Agent):
 def solver_agent(spec: AgentSpec, game: Game, num_players: int, seed: Any) -> SolverAgent:
     """The agent of a ``solver[:options]`` spec."""
     return SolverAgent.from_options(game, num_players, spec.options, seed=seed)
-
-
-# ----------------------------------------------------------------------------- speed
-
-def solver_decision_ms(game: str | Game = "thirteen", num_players: int = 4, samples: int = DEFAULT_SAMPLES,
-                       repeats: int = 20, *, opponent: str = "greedy", seed: int = 0,
-                       preset: str = "classic", **switches: Any) -> list[float]:
-    """Wall time (ms) of ``repeats`` solver decisions on random hands of seat 0, after one
-    untimed warm-up decision (which compiles the kernels)."""
-    the_game = game if isinstance(game, Game) else make_game(game, preset, **switches)
-    agent = SolverAgent(the_game, num_players, samples=samples, opponent=opponent, seed=seed)
-    rng = np.random.default_rng(seed)
-    hands = [rng.permutation(the_game.deck())[:the_game.hand_size] for _ in range(repeats + 1)]
-    agent.solve(hands[0], 0)
-    times = []
-    for i, hand in enumerate(hands[1:]):
-        start = time.perf_counter()
-        agent.solve(hand, i)
-        times.append((time.perf_counter() - start) * 1e3)
-    return times

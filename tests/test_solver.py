@@ -14,7 +14,6 @@ from splitpoker.agents.baselines import greedy_actions, greedy_index
 from splitpoker.agents.solver import (
     SolverAgent,
     deal_opponents,
-    solver_decision_ms,
     split_evs,
 )
 from splitpoker.envs.cards import card_id, format_cards, parse_cards
@@ -482,11 +481,6 @@ def test_cli_table_and_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--top" in capsys.readouterr().err
     assert main(["solve", "biji", "As Ah Ad Ks Kh Kd Qs Qh Qd", "--players", "6"]) == 2
     assert "num_players=6" in capsys.readouterr().err
-
-
-def test_solver_decision_ms() -> None:
-    times = solver_decision_ms("biji", 4, samples=16, repeats=3)
-    assert len(times) == 3 and all(t > 0 for t in times)
 
 
 class _BatchGreedy(Agent):
