@@ -13,8 +13,13 @@ automatic arrangement and the payoffs.
   arrangement if a valid one arrived in time (sent with the time-out, or kept by
   :meth:`save`), else the automatic one;
 * the **automatic arrangement**: the first registered agent kind of :data:`AUTO_KINDS`;
-* the **hint**: the exhaustive solver's best splits with their expected payoffs, at most
-  :data:`HINT_LIMIT` answers a hand (the solver runs once a hand).
+* the **hint**: the exhaustive solver's best splits with their expected payoffs, splits
+  that differ only by exchanging cards of equal rank counted once, at most
+  :data:`HINT_LIMIT` answers a hand (the solver runs once a hand);
+* what the page shows beside the cards, read from the game: a special hand (报到) the
+  person's cards are paid as (:meth:`PlaySession.special`), the rows that break the
+  order of an invalid arrangement, the row types each row can hold (for the page's
+  pickers) and the rules in play with their payment tables.
 """
 
 from __future__ import annotations
@@ -47,11 +52,68 @@ GRACE_S = 1.0
 HINT_TOP = 5
 #: hint answers a match gives for one hand; beyond, 429 (the solver runs once a hand)
 HINT_LIMIT = 5
+#: splits of the solver's ranking looked through for :data:`HINT_TOP` different ones
+HINT_SCAN = 200
+#: row types the page can pull from the unplaced cards, with a row of each, by size, whose
+#: type the game is asked: a type is offered for a row when the game names its example so
+PICKERS: dict[str, dict[int, str]] = {
+    "pair": {3: "9c 9d 2h", 5: "9c 9d 2h 4s 6c"},
+    "two_pair": {5: "9c 9d 5h 5s 2c"},
+    "trips": {3: "9c 9d 9h", 5: "9c 9d 9h 2s 4c"},
+    "straight": {3: "5c 6d 7h", 5: "5c 6d 7h 8s 9c"},
+    "flush": {3: "2h 5h 9h", 5: "2h 5h 9h Jh Kh"},
+    "straight_flush": {3: "5h 6h 7h", 5: "5h 6h 7h 8h 9h"},
+}
+
+
+def rank_pattern(rows: list[list[str]]) -> tuple[tuple[str, ...], ...]:
+    """The ranks of each row of an arrangement (cards as text), sorted: two arrangements
+    with one pattern differ only by exchanging cards of equal rank."""
+    return tuple(tuple(sorted(card if len(card) != 2 or card[1] == "J" else card[0] for card in row))
+                 for row in rows)
+
+
+def pickers(game: Game) -> list[list[str]]:
+    """For each row of ``game``, the row types of :data:`PICKERS` a row of its size can
+    be (the game types the example row of that size as the picker's name)."""
+    offered = []
+    for size in game.split_index.row_sizes:
+        kinds = [kind for kind, examples in PICKERS.items() if size in examples
+                 and game.describe_rows([parse_cards(examples[size])])[0] == kind]
+        offered.append(kinds)
+    return offered
+
+
+def rules_view(game: Game, preset: str) -> dict[str, Any]:
+    """The rules in play for the page's rules panel: the preset, every switch with its
+    value and its one-line description, and the payment tables
+    (``splitpoker rules GAME --tables``)."""
+    described = type(game.rules).describe()
+    return {"preset": preset, "summary": game.summary,
+            "switches": {name: {"value": value, "doc": described.get(name, {}).get("doc", "")}
+                         for name, value in game.rules.to_dict().items()},
+            "tables": game.rules.tables()}
 
 
 def auto_kind() -> str:
     """The agent kind that arranges a hand automatically."""
     return next(kind for kind in AUTO_KINDS if kind in AGENT_KINDS)
+
+
+def broken_order(game: Game, rows: list[list[int]]) -> dict[str, Any] | None:
+    """The first two neighbouring rows of an invalid arrangement that break the game's order
+    (:meth:`Game.valid_rows` asked of the two with the third row left out of the question:
+    the weakest possible before them, or the strongest after), and whether the earlier
+    row ``beats`` or ``ties`` the later one by their strengths; None when no pair alone
+    breaks it."""
+    strengths = [int(game.row_strengths(np.sort(np.asarray(r, dtype=np.intp))[None])[0]) for r in rows]
+    low, high = -(2**62), 2**62  # below and above every row strength
+    for a in range(len(rows) - 1):
+        question = [low] * a + strengths[a:a + 2] + [high] * (len(rows) - a - 2)
+        if not bool(game.valid_rows(*question)):
+            relation = "ties" if strengths[a] == strengths[a + 1] else "beats"
+            return {"rows": [a, a + 1], "relation": relation}
+    return None
 
 
 class RequestError(ValueError):
@@ -135,6 +197,9 @@ class PlaySession:
         self._hint_asks: dict[int, int] = {}  # hint answers given, by hand
         self._saved: int | None = None  # the split kept by save() for the hand in play
         self._deadline: float | None = None
+        self._specials: dict[int, dict[str, Any] | None] = {}  # the person's special hand, by hand
+        self._pickers = pickers(self.game)
+        self._rules = rules_view(self.game, settings.preset)
 
     # ------------------------------------------------------------------ agents
 
@@ -161,6 +226,27 @@ class PlaySession:
         """``you``, then each opponent's agent spec and seat."""
         return ["you"] + [f"{self.settings.spec(s)} (seat {s})" for s in range(1, self.settings.players)]
 
+    def special(self) -> dict[str, Any] | None:
+        """The special hand (报到) the person's cards of the hand in play are paid as, when
+        the game pays them so rather than by comparing rows: ``{"name", "paid"}`` (what each
+        opponent without one pays; the name and payment as the game's scoring reports them,
+        None where it reports none); None for a hand whose rows are compared."""
+        deal = self._deal()
+        if deal.number not in self._specials:
+            game = deal.game
+            mine = deal.hand(HUMAN).tolist()
+            found: dict[str, Any] | None = None
+            if not bool(np.asarray(game.compares_rows(np.asarray([mine])))[0]):
+                # the scoring names it: a table of these cards and another seat's (any splits)
+                other = deal.hand(1 if HUMAN == 0 else 0).tolist()
+                score = game.score([game.arrangement(mine, 0), game.arrangement(other, 0)])
+                breakdown = score.seat_breakdown(0)
+                paid = breakdown.get("special_value")
+                found = {"name": breakdown.get("special") or None,
+                         "paid": None if paid is None else float(paid)}
+            self._specials[deal.number] = found
+        return self._specials[deal.number]
+
     def state(self, start_clock: bool = True) -> dict[str, Any]:
         """The match as the page shows it; starts the clock of a hand shown for the first
         time (unless ``start_clock`` is false)."""
@@ -171,25 +257,33 @@ class PlaySession:
                 self._deadline = self.clock() + self.settings.time_limit
             hand = {"number": deal.number, "first": deal.first, "banker": deal.banker,
                     "cards": [format_card(c) for c in deal.hand(HUMAN).tolist()], "remaining": self._remaining(),
-                    "saved": None if self._saved is None else self._split_view(self._saved)["rows"]}
+                    "saved": None if self._saved is None else self._split_view(self._saved)["rows"],
+                    "special": self.special(), "hints_left": HINT_LIMIT - self._hint_asks.get(deal.number, 0)}
         history = [{"hand": r.deal.number, "payoffs": r.payoffs.tolist(), "totals": r.totals.tolist(),
                     "timed_out": t} for r, t in zip(self.match.history, self.timed_out)]
-        last = self.match.history[-1].to_dict() if self.match.history else None
-        if last is not None:
-            last["timed_out"] = self.timed_out[-1]
+        last = self._hand_view(len(self.match.history) - 1) if self.match.history else None
         return {"id": self.id, "settings": self.settings.to_dict(), "game": self.game.name,
                 "row_names": list(self.game.row_names), "row_sizes": list(self.game.split_index.row_sizes),
-                "invalid_name": self.game.invalid_name,
+                "invalid_name": self.game.invalid_name, "type_names": list(self.game.type_names),
+                "pickers": self._pickers, "rules": self._rules, "hint_limit": HINT_LIMIT,
+                "agents": [None] + [self.settings.spec(s) for s in range(1, self.settings.players)],
                 "seats": self.seat_names(), "auto": auto_kind(), "hand": hand, "played": len(self.match.history),
                 "finished": self.match.finished, "totals": self.match.totals.tolist(), "history": history,
                 "last": last}
 
     def check(self, body: Any) -> dict[str, Any]:
-        """Whether an arrangement of the hand is valid, and its rows' types (changes nothing)."""
+        """Whether an arrangement of the hand is valid, and its rows' types (changes nothing).
+        An invalid one also names the rows out of order: ``order`` is ``{"rows": [a, b],
+        "relation"}``, row ``a`` ``beats`` or ``ties`` the later row ``b`` (see
+        :func:`broken_order`)."""
         split, rows = self._read_split(body)
         valid = self._valid(split)
-        reason = None if valid else f"{' | '.join(format_cards(r) for r in rows)} {self._deal().game.invalid_reason}"
-        return {"valid": valid, "reason": reason, "split": split, "types": self._deal().game.describe_rows(rows)}
+        game = self._deal().game
+        answer = {"valid": valid, "reason": None if valid else f"{' | '.join(format_cards(r) for r in rows)} "
+                  f"{game.invalid_reason}", "split": split, "types": game.describe_rows(rows)}
+        if not valid:
+            answer["order"] = broken_order(game, rows)
+        return answer
 
     def save(self, body: Any) -> dict[str, Any]:
         """Keep a valid arrangement of the hand (checked as a submission is), to be played if
@@ -251,8 +345,13 @@ class PlaySession:
             solver = SolverAgent(deal.game, self.settings.players, samples=self.settings.hint_samples)
             seed = np.random.default_rng(self._hint_seed.spawn(1)[0])
             result = solver.solve(deal.hand(HUMAN), seed=seed, seat=HUMAN)
-            self._hints[deal.number] = [{**self._split_view(split), "ev": ev} for split, ev in
-                                        result.ranking(HINT_TOP)]
+            different: dict[tuple[tuple[str, ...], ...], dict[str, Any]] = {}
+            for split, ev in result.ranking(HINT_SCAN):  # best first: the first of each pattern
+                view = self._split_view(split)
+                different.setdefault(rank_pattern(view["rows"]), {**view, "ev": ev})
+                if len(different) == HINT_TOP:
+                    break
+            self._hints[deal.number] = list(different.values())
         self._hint_asks[deal.number] = asked + 1
         return {"samples": self.settings.hint_samples, "splits": self._hints[deal.number],
                 "hints_left": HINT_LIMIT - asked - 1}
@@ -260,9 +359,22 @@ class PlaySession:
     def record(self) -> dict[str, Any]:
         """The whole match so far: settings, every hand, split and payoff, the totals."""
         played = self.match.to_dict()
-        for hand, timed_out in zip(played["played"], self.timed_out):
-            hand["timed_out"] = timed_out
+        played["played"] = [self._hand_view(k) for k in range(len(self.match.history))]
         return {"id": self.id, "settings": self.settings.to_dict(), "seats": self.seat_names(), **played}
+
+    def _hand_view(self, k: int, ran_out: bool | None = None) -> dict[str, Any]:
+        """Hand ``k`` played, as the reveal shows it: the record's values, whether it was
+        arranged automatically when the clock ran out (``timed_out``), and each seat's
+        special hand by name (``special_name``, from the game's breakdown; None for none)."""
+        record = self.match.history[k]
+        view = record.to_dict()
+        view["timed_out"] = self.timed_out[k]
+        if ran_out is not None:
+            view["clock_ran_out"] = ran_out
+        for seat in view["seats"]:
+            name = record.score.seat_breakdown(seat["seat"]).get("special")
+            seat["special_name"] = name if seat["special"] and isinstance(name, str) and name else None
+        return view
 
     # ------------------------------------------------------------------ helpers
 
@@ -296,12 +408,12 @@ class PlaySession:
         chosen = self._decide(seats)
         if split is not None:
             chosen[HUMAN] = split
-        record = self.match.play([chosen[s] for s in range(self.settings.players)])
+        self.match.play([chosen[s] for s in range(self.settings.players)])
         self.timed_out.append(split is None)
         self._deadline = None
         self._saved = None
         return {"timed_out": split is None, "clock_ran_out": ran_out,
-                "reveal": {**record.to_dict(), "timed_out": split is None, "clock_ran_out": ran_out},
+                "reveal": self._hand_view(len(self.match.history) - 1, ran_out),
                 "state": self.state(start_clock=False)}
 
     def _read_hand(self, body: Any, keys: tuple[str, ...]) -> Any:

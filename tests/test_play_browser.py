@@ -165,9 +165,9 @@ def test_arrange_by_clicks_submit_and_see_the_reveal(browser: Any) -> None:
         screenshot(browser, "play-arranged.png")
         browser.find_element("id", "submit").click()
         wait_for(browser, lambda d: d.find_element("id", "reveal").is_displayed())
-        reveal = browser.find_element("id", "reveal-table")
-        assert len(reveal.find_elements("css selector", "tr")) == 5  # seats, three rows, payoffs
-        assert len(reveal.find_elements("css selector", ".card")) == 3 * 13
+        reveal = browser.find_element("id", "reveal-body")
+        assert len(reveal.find_elements("css selector", ".seat-box")) == 3  # one box a seat
+        assert len(reveal.find_elements("css selector", ".seat-box .card")) == 3 * 13
         after = live.api(f"api/matches/{match_id}/record")
         totals = [cell.text for cell in browser.find_elements("css selector", "#totals-row td")]
         expected = [f"{'+' if t > 0 else ''}{t:g}" for t in after["totals"]]

@@ -1,53 +1,210 @@
-// The page of `splitpoker play`. It holds no rules: validity, row types, the automatic
-// arrangement, the hint and the payoffs all come from the server's API.
+// The page of `splitpoker play`. It holds no rules: validity, row types, special hands,
+// the automatic arrangement, the suggestions and the payoffs all come from the server's
+// API. What it adds is presentation: the two languages, card pickers, swaps and keys.
 "use strict";
 
-const SUITS = { s: "♠", h: "♥", d: "♦", c: "♣" };
 const RANKS = "23456789TJQKA";
+const SUITS = "shdc";
+const SUIT_SYMBOL = { s: "♠", h: "♥", d: "♦", c: "♣" };
 const SUIT_SORT = "shcd";
-const JOKER_NAMES = { BJ: ["小王", "BJ"], RJ: ["大王", "RJ"] };
+const JOKERS = { BJ: ["小王", "BJ"], RJ: ["大王", "RJ"] };
+
+// ---------------------------------------------------------------- the two languages
+
+const TEXT = {
+  en: {
+    rules: "Rules", lang_button: "中文", your_hand: "Your hand",
+    hand_help: "tap a card to place it in the highlighted row, or drag it; tap two placed cards to swap them; keys: Enter selects, 1/2/3 place, Backspace takes back",
+    sort_rank: "Sort by rank", sort_suit: "Sort by suit", clear: "Take all back", auto: "Auto-arrange",
+    hint: "Suggest ({n} left)", submit: "Submit", match_over: "The match is over",
+    download: "Download the match (JSON)", new_match: "New match", totals: "Totals", earlier_hands: "Earlier hands",
+    you: "you", seat: "Seat {n}", hand_of: "Hand {n} of {m}", dealt_first: "dealt first: {seat}",
+    banker: "banker", banker_is: "banker: {seat}", first: "dealt first", fouled: "fouled",
+    to_place: "{n} to place", valid: "valid: ready to submit", checking: "checking…",
+    invalid: "{name}: {what}", beats: "beats", ties: "ties with",
+    row_full: "the {row} row is full", selected: "{card} selected: 1/2/3 places it, Backspace takes it back",
+    pull_into: "Pull into {row}:", none_of: "no {kind} among the unplaced cards that fits the {row} row",
+    special_title: "报到 · special hand: {name}",
+    special_text: "It is scored automatically; your rows are not compared. Each opponent without a special hand pays you {paid}. Submit any valid arrangement.",
+    special_text_unknown: "It is scored automatically; your rows are not compared. Submit any valid arrangement.",
+    play_special: "Arrange and submit",
+    suggestions: "推荐牌型 · suggested arrangements ({samples} sampled deals of the other hands):",
+    thinking: "the solver is thinking…", use: "Use", ev: "EV {ev}",
+    hand_result: "Hand {n}: you {payoff}", time_auto: " (time ran out: your hand was arranged automatically)",
+    time_played: " (time ran out: your arrangement was played)",
+    payoff: "payoff", breakdown: "Payoff breakdown", the_table: "the table", vs: "vs {seat}",
+    next_hand: "Next hand", show_result: "Show the result", timed_out: "(timed out)", hand: "hand", total: "total",
+    done_text: "{n} hands played. You {total}", best: " — the best total at the table.",
+    not_compared: "rows not compared", special_flag: "报到 {name}",
+    scoop: "打枪 scoop", scoop_event: "打枪 (scoop): {a} won all three rows against {b}",
+    home_run: "全垒打 home run", home_run_event: "全垒打 (home run): {a} scooped every opponent",
+    xi: "喜 ×{n}", place: "{n}", loading: "loading…",
+    resumed_other: "That match belongs to another browser (or is over on the server): a new match was started.",
+    preset: "Preset", switch: "switch", value: "value", tables: "Payment tables",
+    more_rows: "more rows won", royalty: "royalty {row}", row_item: "{row}", pot_item: "{row} (place {n})",
+    special_item: "报到 {name}", xi_item: "喜 {name} ×{n}", majority: "more rows won",
+    unit_paid: "paid", unit_value: "ranks as", warn_leave: "A hand is being arranged: leave the page?",
+    played_hand: "Hand {n}: you {payoff}",
+  },
+  zh: {
+    rules: "规则", lang_button: "English", your_hand: "手牌",
+    hand_help: "点牌放入高亮的一道，或拖动；点两张已放的牌交换；键盘：Enter 选牌，1/2/3 放入，Backspace 收回",
+    sort_rank: "按点数排", sort_suit: "按花色排", clear: "全部收回", auto: "自动理牌",
+    hint: "推荐牌型（剩 {n} 次）", submit: "出牌", match_over: "比赛结束",
+    download: "下载比赛记录（JSON）", new_match: "新比赛", totals: "总分", earlier_hands: "之前的牌局",
+    you: "你", seat: "座位 {n}", hand_of: "第 {n} 局 / 共 {m} 局", dealt_first: "先发牌：{seat}",
+    banker: "庄家", banker_is: "庄家：{seat}", first: "先发牌", fouled: "倒水",
+    to_place: "还有 {n} 张未放", valid: "牌型有效，可以出牌", checking: "检查中…",
+    invalid: "{name}：{what}", beats: "大于", ties: "等于",
+    row_full: "{row}已满", selected: "已选 {card}：按 1/2/3 放入，Backspace 收回",
+    pull_into: "放入{row}：", none_of: "未放的牌中没有能放进{row}的{kind}",
+    special_title: "报到：{name}",
+    special_text: "自动计分，不比牌道。每家没有特殊牌型的对手付你 {paid} 分。提交任意有效的摆法即可。",
+    special_text_unknown: "自动计分，不比牌道。提交任意有效的摆法即可。",
+    play_special: "摆好并出牌",
+    suggestions: "推荐牌型（模拟其他玩家 {samples} 副牌）：",
+    thinking: "计算中…", use: "使用", ev: "期望 {ev}",
+    hand_result: "第 {n} 局：你 {payoff}", time_auto: "（超时：已自动理牌）", time_played: "（超时：按你摆好的牌出牌）",
+    payoff: "得分", breakdown: "得分明细", the_table: "全桌", vs: "对 {seat}",
+    next_hand: "下一局", show_result: "查看结果", timed_out: "（超时）", hand: "局", total: "总分",
+    done_text: "共打 {n} 局。你 {total}", best: "，全桌最高。",
+    not_compared: "不比牌道", special_flag: "报到 {name}",
+    scoop: "打枪", scoop_event: "打枪：{a} 三道全胜 {b}", home_run: "全垒打",
+    home_run_event: "全垒打：{a} 打枪所有对手", xi: "喜 ×{n}", place: "第 {n} 名", loading: "加载中…",
+    resumed_other: "该比赛属于另一个浏览器（或已不在服务器上）：已开始新比赛。",
+    preset: "规则预设", switch: "开关", value: "值", tables: "计分表",
+    more_rows: "多赢道数", royalty: "{row}加分", row_item: "{row}", pot_item: "{row}（第 {n} 名）",
+    special_item: "报到 {name}", xi_item: "喜 {name} ×{n}", majority: "多赢道数",
+    unit_paid: "付", unit_value: "大小", warn_leave: "正在理牌：确定离开？",
+    played_hand: "第 {n} 局：你 {payoff}",
+  },
+};
+
+const ROW_ZH = { front: "头道", middle: "中道", back: "尾道", "pot 1": "头道", "pot 2": "中道", "pot 3": "尾道" };
+const TYPE_ZH = { high_card: "散牌", pair: "对子", two_pair: "两对", trips: "三条", straight: "顺子", flush: "同花",
+                  full_house: "葫芦", four_of_a_kind: "铁支", straight_flush: "同花顺" };
+const SPECIAL_NAMES = {
+  clean_dragon: ["至尊清龙", "clean dragon"], dragon: ["一条龙", "dragon"], royals: ["十二皇族", "royals"],
+  three_straight_flushes: ["三同花顺", "three straight flushes"], three_fours: ["三分天下", "three fours"],
+  one_colour: ["凑一色", "one colour"], all_small: ["全小", "all small"], all_big: ["全大", "all big"],
+  four_trips: ["四套三条", "four trips"], six_pairs: ["六对半", "six pairs"],
+  three_straights: ["三顺子", "three straights"], three_flushes: ["三同花", "three flushes"],
+  black_one_red: ["全黑一张红", "all black but one red"], red_one_black: ["全红一张黑", "all red but one black"],
+  five_pairs_trips: ["五对三个头", "five pairs and trips"], half_big: ["半大", "half big"],
+  half_small: ["半小", "half small"], straight_flush: ["同花顺", "a straight flush"],
+  four_of_a_kind: ["炸弹", "four of a kind"], trips: ["三个", "trips"],
+};
+const XI_ZH = { all_black: "全黑", all_red: "全红", nine_straight: "全顺", four_of_a_kind: "四张", sweep: "通锅",
+                straight_flush_head: "顺清打头", three_trips: "全三" };
+const INVALID_ZH = { "foul (倒水)": "倒水", "pots not increasing": "三道不是由小到大" };
+const SWITCH_ZH = { wheel: "A2345 顺子", scoop: "打枪", home_run: "全垒打", specials: "报到（特殊牌型）",
+                    royalties: "加分", scoring: "计分方式", banker_seat: "庄家座位", suit_order: "花色大小",
+                    suit_tiebreak: "同点比花色", flush_compare: "同花比较", jokers: "王", pair_tiebreak: "对子比较" };
+const TABLE_ZH = { royalties: "加分表", specials: "报到表", pot_payments: "每道付分", xi: "喜", hands: "牌型",
+                   table: "表", between_two: "两家都报到", equal_values: "同值", value: "大小", paid: "付分" };
+const SUIT_WORDS = { en: { s: "spades", h: "hearts", d: "diamonds", c: "clubs" },
+                     zh: { s: "黑桃", h: "红桃", d: "方块", c: "梅花" } };
+const RANK_WORDS = { T: "10", J: "jack", Q: "queen", K: "king", A: "ace" };
+
+let lang = localStorage.getItem("splitpoker-lang")
+  || ((navigator.language || "").toLowerCase().startsWith("zh") ? "zh" : "en");
+
+function t(key, vars = {}) {
+  const text = (TEXT[lang] && TEXT[lang][key]) ?? TEXT.en[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (_, name) => (name in vars ? vars[name] : `{${name}}`));
+}
+const words = (name) => String(name).replace(/_/g, " ");
+const rowName = (k, names = match.row_names) => (lang === "zh" ? ROW_ZH[names[k]] || names[k] : names[k]);
+const typeName = (type) => (lang === "zh" ? TYPE_ZH[type] || words(type) : words(type));
+function specialName(name) {
+  if (!name) return lang === "zh" ? "特殊牌型" : "a special hand";
+  const [zh, en] = SPECIAL_NAMES[name] || [words(name), words(name)];
+  return lang === "zh" ? zh : `${en} (${zh})`;
+}
+const xiName = (name) => (lang === "zh" ? XI_ZH[name] || words(name) : words(name));
+const seatName = (seat) => (seat === 0 ? t("you") : t("seat", { n: seat }));
+
+// ---------------------------------------------------------------- state
 
 let match = null;      // the state from the server
 let rows = [];         // the cards placed in each row
 let loose = [];        // the cards not placed yet
-let active = 0;        // the row a clicked card goes to
+let active = 0;        // the row a tapped card goes to
+let selected = null;   // the card selected (for a swap, or keys 1/2/3 and Backspace)
 let sortBy = "rank";
-let checkId = 0;       // the latest validity check (older answers are ignored)
 let deadline = null;   // performance.now() at which the clock runs out
 let ticker = null;
-let busy = false;
+let busy = false;      // a submission is under way
+let lastCheck = null;  // the latest validity check's answer for the rows shown
+let lastReveal = null; // the reveal shown (redrawn when the language changes)
+let lastHints = null;
+let pick = null;       // the latest picker pull: {kind, row, index, cards}
+let record = null;     // the match's record, fetched for the earlier hands
+const latest = {};     // the number of the latest request of each kind
+let epoch = 0;         // bumped when a hand is submitted or shown: older answers are dropped
 
 const $ = (id) => document.getElementById(id);
 
 function el(tag, attrs = {}, children = []) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined) continue;
     if (key === "text") node.textContent = value;
     else if (key === "class") node.className = value;
     else node.setAttribute(key, value);
   }
-  for (const child of children) node.append(child);
+  for (const child of children) if (child !== null && child !== undefined) node.append(child);
   return node;
 }
+
+// ---------------------------------------------------------------- requests
 
 async function api(path, body) {
   const options = body === undefined ? {} : { method: "POST", headers: { "Content-Type": "application/json" },
                                                body: JSON.stringify(body) };
   const response = await fetch(path, options);
-  const data = await response.json();
-  if (!response.ok) throw new Error(data.error || response.statusText);
+  let data;
+  try { data = await response.json(); } catch (error) { data = {}; }
+  if (!response.ok) {
+    const error = new Error(data.error || response.statusText);
+    error.status = response.status;
+    throw error;
+  }
+  return data;
+}
+
+class Stale extends Error {}
+
+// A request whose answer counts only while it is the latest of its kind and the hand it was
+// made for is still shown; otherwise it (or its error) is dropped as Stale.
+async function request(kind, path, body) {
+  const id = (latest[kind] = (latest[kind] || 0) + 1);
+  const at = epoch;
+  const current = () => id === latest[kind] && at === epoch;
+  let data;
+  try { data = await api(path, body); } catch (error) { throw current() ? error : new Stale(); }
+  if (!current()) throw new Stale();
   return data;
 }
 
 function showError(error) {
-  $("error").hidden = !error;
-  $("error").textContent = error ? String(error.message || error) : "";
+  if (error instanceof Stale) return;
+  const text = error ? String(error.message || error) : "";
+  const inTable = !$("table").hidden;
+  for (const [id, shown] of [["error", inTable], ["page-error", !inTable]]) {
+    $(id).hidden = !(text && shown);
+    $(id).textContent = text && shown ? text : "";
+  }
 }
+
+function clearMessages() { showError(null); $("notice").hidden = true; }
 
 // ---------------------------------------------------------------- cards
 
-function rankValue(card) { return card.length === 2 && card[1] !== "J" ? RANKS.indexOf(card[0]) : (card === "RJ" ? -1 : -2); }
-function suitValue(card) { return card in JOKER_NAMES ? -1 : 3 - SUIT_SORT.indexOf(card[1]); }
+function rankValue(card) { return card in JOKERS ? (card === "RJ" ? -1 : -2) : RANKS.indexOf(card[0]); }
+function suitValue(card) { return card in JOKERS ? -1 : 3 - SUIT_SORT.indexOf(card[1]); }
+const isRed = (card) => (card in JOKERS ? card === "RJ" : "hd".includes(card[1]));
+const rankText = (card) => (card[0] === "T" ? "10" : card[0]);
 
 function sortCards(cards) {
   const bySuit = (a, b) => suitValue(b) - suitValue(a) || rankValue(a) - rankValue(b);
@@ -55,33 +212,57 @@ function sortCards(cards) {
   return [...cards].sort(sortBy === "suit" ? bySuit : byRank);
 }
 
-function cardNode(card, small = false) {
-  const joker = JOKER_NAMES[card];
-  const red = joker ? card === "RJ" : "hd".includes(card[1]);
-  const node = el("div", { class: `card${red ? " red" : ""}${joker ? " joker" : ""}${small ? " small" : ""}`,
-                           "data-card": card, title: card });
+function cardLabel(card) {
+  if (card in JOKERS) return lang === "zh" ? JOKERS[card][0] : (card === "RJ" ? "big joker" : "small joker");
+  if (lang === "zh") return `${SUIT_WORDS.zh[card[1]]}${rankText(card)}`;
+  return `${RANK_WORDS[card[0]] || card[0]} of ${SUIT_WORDS.en[card[1]]}`;
+}
+
+// a card as text the way the page draws it: "10♥", red suits red
+function cardText(card) {
+  const text = card in JOKERS ? JOKERS[card][lang === "zh" ? 0 : 1] : `${rankText(card)}${SUIT_SYMBOL[card[1]]}`;
+  return el("span", { class: `cardtext${isRed(card) ? " red" : ""}`, text });
+}
+
+function cardNode(card, { small = false, playable = false } = {}) {
+  const joker = JOKERS[card];
+  const classes = ["card", isRed(card) ? "red" : "", joker ? "joker" : "", small ? "small" : "",
+                   playable && selected === card ? "selected" : ""].filter(Boolean).join(" ");
+  const attrs = { class: classes, "data-card": card, title: cardLabel(card), "aria-label": cardLabel(card) };
+  if (playable) Object.assign(attrs, { tabindex: "0", role: "button", "aria-pressed": String(selected === card) });
+  const node = el("div", attrs);
   if (joker) node.append(el("span", { class: "rank", text: joker[0] }), el("span", { class: "suit", text: joker[1] }));
-  else node.append(el("span", { class: "rank", text: card[0] === "T" ? "10" : card[0] }),
-                   el("span", { class: "suit", text: SUITS[card[1]] }));
+  else node.append(el("span", { class: "rank", text: rankText(card) }), el("span", { class: "suit", text: SUIT_SYMBOL[card[1]] }));
   return node;
 }
 
-function cardsNode(cards) { return el("div", { class: "cards" }, cards.map((c) => cardNode(c, true))); }
+function cardsNode(cards) { return el("div", { class: "cards" }, cards.map((c) => cardNode(c, { small: true }))); }
 
 // ---------------------------------------------------------------- arranging
 
-function sizes() { return match.row_sizes; }
+const sizes = () => match.row_sizes;
+const rowOf = (card) => rows.findIndex((row) => row.includes(card));
+const isFull = () => rows.every((row, k) => row.length === sizes()[k]);
 
 function moveCard(card, target) {
-  // target: a row index, or -1 for the loose cards
-  if (target >= 0 && rows[target].length >= sizes()[target]) return false;
+  // target: a row index, or -1 for the unplaced cards
+  if (target >= 0 && rowOf(card) !== target && rows[target].length >= sizes()[target]) return false;
   loose = loose.filter((c) => c !== card);
   rows = rows.map((row) => row.filter((c) => c !== card));
   if (target >= 0) rows[target].push(card); else loose.push(card);
   return true;
 }
 
-function placeClicked(card) {
+// two cards change places: placed with placed (any rows), or placed with unplaced
+function swapCards(a, b) {
+  const where = (card) => { const k = rowOf(card); return k >= 0 ? rows[k] : loose; };
+  const listA = where(a), listB = where(b);
+  if (listA === listB) return;
+  listA[listA.indexOf(a)] = b;
+  listB[listB.indexOf(b)] = a;
+}
+
+function placeTapped(card) {
   const order = [active, ...sizes().map((_, k) => k).filter((k) => k !== active)];
   const target = order.find((k) => rows[k].length < sizes()[k]);
   if (target === undefined) return;
@@ -90,12 +271,61 @@ function placeClicked(card) {
     const next = sizes().findIndex((size, k) => rows[k].length < size);
     if (next >= 0) active = next;
   }
+}
+
+function tapCard(card) {
+  if (busy) return;
+  clearMessages();
+  pick = null;
+  const placed = rowOf(card) >= 0;
+  if (selected && selected !== card && (placed || rowOf(selected) >= 0)) {
+    swapCards(selected, card);
+    selected = null;
+  } else if (placed) {
+    if (selected === card) { moveCard(card, -1); selected = null; } else selected = card;
+  } else {
+    selected = null;
+    placeTapped(card);
+  }
   arranged();
+}
+
+function keyOnCard(event, card) {
+  if (event.key !== "Enter" && event.key !== " ") return;
+  event.preventDefault();
+  if (busy) return;
+  clearMessages();
+  if (selected && selected !== card && (rowOf(card) >= 0 || rowOf(selected) >= 0)) {
+    swapCards(selected, card);
+    selected = null;
+    arranged();
+    return;
+  }
+  selected = selected === card ? null : card;
+  drawTable();
+  if (selected) say(t("selected", { card: cardLabel(selected) }));
+}
+
+function putSelected(target) {
+  if (!selected || busy) return;
+  clearMessages();
+  const card = selected;
+  if (target >= 0 && rowOf(card) !== target && rows[target].length >= sizes()[target]) {
+    showError(t("row_full", { row: rowName(target) }));
+    return;
+  }
+  moveCard(card, target);
+  selected = null;
+  if (target >= 0) active = target;
+  pick = null;
+  arranged(card);
 }
 
 function setRows(newRows) {
   rows = newRows.map((row) => [...row]);
   loose = [];
+  selected = null;
+  pick = null;
   arranged();
 }
 
@@ -106,59 +336,178 @@ function dropZone(node, target) {
     event.preventDefault();
     node.classList.remove("over");
     const card = event.dataTransfer.getData("text/plain");
-    if (card && moveCard(card, target)) arranged();
+    if (card && !busy && moveCard(card, target)) { clearMessages(); selected = null; pick = null; arranged(); }
   });
 }
 
-function playableCard(card, placed) {
-  const node = cardNode(card);
+function playableCard(card) {
+  const node = cardNode(card, { playable: true });
   node.draggable = true;
   node.addEventListener("dragstart", (event) => event.dataTransfer.setData("text/plain", card));
-  node.addEventListener("click", () => {
-    if (busy) return;
-    if (placed) { moveCard(card, -1); arranged(); } else placeClicked(card);
-  });
+  node.addEventListener("click", () => tapCard(card));
+  node.addEventListener("keydown", (event) => keyOnCard(event, card));
   return node;
 }
 
-function drawTable(types = null) {
+function chooseRow(k) {
+  if (busy) return;
+  if (selected) { putSelected(k); return; }
+  active = k;
+  drawTable();
+}
+
+function drawTable(focusCard = null) {
+  const focused = focusCard || (document.activeElement && document.activeElement.dataset
+    ? document.activeElement.dataset.card : null);
+  const types = lastCheck ? lastCheck.types : null;
   const box = $("rows");
   box.replaceChildren();
   match.row_names.forEach((name, k) => {
-    const zone = el("div", { class: "zone", id: `row-${k}` }, sortCards(rows[k]).map((c) => playableCard(c, true)));
+    const zone = el("div", { class: "zone", id: `row-${k}`, role: "group", "aria-label": rowName(k) },
+                    sortCards(rows[k]).map((c) => playableCard(c)));
     dropZone(zone, k);
-    const label = el("div", { class: "label" }, [el("b", { text: name }),
-      el("span", { id: `type-${k}`, text: types ? types[k].replace(/_/g, " ") : `${rows[k].length} / ${sizes()[k]}` })]);
-    label.addEventListener("click", () => { active = k; drawTable(types); });
-    zone.addEventListener("click", (event) => { if (event.target === zone) { active = k; drawTable(types); } });
-    box.append(el("div", { class: `row${k === active ? " active" : ""}` }, [label, zone]));
+    const label = el("div", { class: "label", role: "button", tabindex: "0" },
+                     [el("b", { text: rowName(k) }),
+                      el("span", { id: `type-${k}`, text: types ? typeName(types[k]) : `${rows[k].length}/${sizes()[k]}` })]);
+    label.addEventListener("click", () => chooseRow(k));
+    label.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" || event.key === " ") { event.preventDefault(); chooseRow(k); }
+    });
+    zone.addEventListener("click", (event) => { if (event.target === zone) chooseRow(k); });
+    box.append(el("div", { class: `row${k === active ? " active" : ""}`, "data-size": sizes()[k] }, [label, zone]));
   });
-  const hand = $("hand");
-  hand.replaceChildren(...sortCards(loose).map((c) => playableCard(c, false)));
+  $("hand").replaceChildren(...sortCards(loose).map((c) => playableCard(c)));
+  $("hand").setAttribute("aria-label", t("your_hand"));
+  drawPickers();
+  if (focused) {
+    const node = document.querySelector(`#table .card[data-card="${focused}"]`);
+    if (node) node.focus();
+  }
 }
 
-async function arranged() {
-  const full = rows.every((row, k) => row.length === sizes()[k]);
+function say(text, kind = "") {
+  $("status").className = kind;
+  $("status").replaceChildren(...(Array.isArray(text) ? text : [text]));
+}
+
+async function arranged(focusCard = null) {
+  lastCheck = null;
   $("submit").disabled = true;
-  drawTable();
-  const status = $("status");
-  if (!full) {
-    status.className = "";
-    status.textContent = loose.length ? `${loose.length} card${loose.length > 1 ? "s" : ""} to place` : "";
+  drawTable(focusCard);
+  if (!isFull()) {
+    say(loose.length ? t("to_place", { n: loose.length }) : "");
     return;
   }
-  const id = ++checkId;
+  say(t("checking"));
+  const hand = match.hand.number;
   try {
-    const check = await api(`/api/matches/${match.id}/check`, { hand: match.hand.number, rows });
-    if (id !== checkId) return;
-    drawTable(check.types);
-    status.className = check.valid ? "good" : "bad";
-    status.textContent = check.valid ? "valid: ready to submit" : `${match.invalid_name}: ${check.reason}`;
-    $("submit").disabled = !check.valid || busy;
+    const check = await request("check", `/api/matches/${match.id}/check`, { hand, rows });
+    lastCheck = check;
+    drawTable();
+    showCheck();
     if (check.valid) {  // kept by the server: played if the clock runs out, restored after a reload
-      api(`/api/matches/${match.id}/save`, { hand: match.hand.number, rows }).catch(() => {});
+      request("save", `/api/matches/${match.id}/save`, { hand, rows }).catch(() => {});
     }
   } catch (error) { showError(error); }
+}
+
+function showCheck() {
+  const check = lastCheck;
+  if (!check) return;
+  $("submit").disabled = !check.valid || busy;
+  if (check.valid) { say(t("valid"), "good"); return; }
+  const name = lang === "zh" ? INVALID_ZH[match.invalid_name] || match.invalid_name : match.invalid_name;
+  say(invalidText(name, check), "bad");
+}
+
+// the cards that make a row's type: those of a repeated rank, else the whole row
+function keyCards(row) {
+  const count = {};
+  for (const card of row) if (!(card in JOKERS)) count[card[0]] = (count[card[0]] || 0) + 1;
+  const key = row.filter((card) => !(card in JOKERS) && count[card[0]] > 1);
+  const shown = key.length ? key : row;
+  return sortCards(shown).reverse().sort((a, b) => (count[b[0]] || 0) - (count[a[0]] || 0));
+}
+
+// "foul (倒水): front K♠ K♥ beats middle 2♣ 2♦": the rows that break the order
+function invalidText(name, check) {
+  if (!check.order) return [`${name}: ${check.reason}`];
+  const [a, b] = check.order.rows;
+  const part = (k) => [rowName(k), " ", ...keyCards(rows[k]).flatMap((c, i) => (i ? [" ", cardText(c)] : [cardText(c)]))];
+  const relation = t(check.order.relation);
+  return lang === "zh"
+    ? [`${name}：`, ...part(a), ` ${relation}`, ...part(b)]
+    : [`${name}: `, ...part(a), ` ${relation} `, ...part(b)];
+}
+
+// ---------------------------------------------------------------- pickers (理牌)
+
+const PICKER_ZH = { pair: "对子", two_pair: "两对", trips: "三条", straight: "顺子", flush: "同花", straight_flush: "同花顺" };
+const pickerName = (kind) => (lang === "zh" ? PICKER_ZH[kind] || words(kind) : words(kind));
+
+function drawPickers() {
+  const kinds = match.pickers ? match.pickers[active] : [];
+  const box = $("pickers");
+  if (!kinds.length || busy) { box.replaceChildren(); return; }
+  box.replaceChildren(el("span", { class: "pick-label", text: t("pull_into", { row: rowName(active) }) }),
+    ...kinds.map((kind) => {
+      const button = el("button", { type: "button", class: "picker", "data-kind": kind, text: pickerName(kind) });
+      button.addEventListener("click", () => pickGroup(kind));
+      return button;
+    }));
+}
+
+// straights of `length` ranks, highest first, the ace also low (A-2-3…)
+function straightRuns(length) {
+  const order = ["A", ...RANKS];  // A low, then 2 … A
+  const runs = [];
+  for (let top = order.length - 1; top >= length - 1; top--) runs.push(order.slice(top - length + 1, top + 1));
+  return runs;
+}
+
+// every distinct group of a picker kind among `cards` (highest first)
+function groupsOf(kind, cards, length) {
+  const real = cards.filter((c) => !(c in JOKERS));
+  const byRank = {};
+  for (const card of sortCards(real).reverse()) (byRank[card[0]] = byRank[card[0]] || []).push(card);
+  const ranks = [...RANKS].reverse().filter((r) => byRank[r]);
+  const pairs = ranks.filter((r) => byRank[r].length >= 2).map((r) => byRank[r].slice(0, 2));
+  if (kind === "pair") return pairs;
+  if (kind === "trips") return ranks.filter((r) => byRank[r].length >= 3).map((r) => byRank[r].slice(0, 3));
+  if (kind === "two_pair") return pairs.flatMap((p, i) => pairs.slice(i + 1).map((q) => [...p, ...q]));
+  const suited = (pool) => SUITS.split("").map((s) => pool.filter((c) => c[1] === s));
+  const straightsIn = (pool) => straightRuns(length).flatMap((run) => {
+    const picked = run.map((r) => pool.find((c) => c[0] === r));
+    return picked.every(Boolean) ? [picked] : [];
+  });
+  if (kind === "straight") return straightsIn(real);
+  if (kind === "flush") return suited(sortCards(real).reverse()).filter((s) => s.length >= length).map((s) => s.slice(0, length));
+  if (kind === "straight_flush") return suited(real).flatMap(straightsIn);
+  return [];
+}
+
+function pickGroup(kind) {
+  if (busy) return;
+  clearMessages();
+  selected = null;
+  const row = active;
+  let index = 0;
+  if (pick && pick.kind === kind && pick.row === row && pick.cards.every((c) => rows[row].includes(c))) {
+    for (const card of pick.cards) moveCard(card, -1);  // the group pulled before goes back
+    index = pick.index + 1;
+  }
+  const free = sizes()[row] - rows[row].length;
+  const groups = groupsOf(kind, loose, sizes()[row]).filter((g) => g.length <= free);
+  if (!groups.length) {
+    pick = null;
+    arranged();
+    showError(t("none_of", { kind: pickerName(kind), row: rowName(row) }));
+    return;
+  }
+  const group = groups[index % groups.length];
+  for (const card of group) moveCard(card, row);
+  pick = { kind, row, index: index % groups.length, cards: group };
+  arranged();
 }
 
 // ---------------------------------------------------------------- the clock
@@ -181,21 +530,22 @@ function stopClock() {
 
 function tick() {
   const left = Math.max(0, (deadline - performance.now()) / 1000);
-  $("clock").textContent = `time left: ${left.toFixed(1)} s`;
+  $("clock").textContent = lang === "zh" ? `剩余 ${left.toFixed(1)} 秒` : `time left: ${left.toFixed(1)} s`;
   $("clock").classList.toggle("low", left < 10);
   if (left <= 0) { stopClock(); timeUp(); }
 }
 
 async function timeUp() {
   busy = true;
+  epoch++;
   // a complete arrangement goes with the time-out: the server plays it if it is valid
-  const full = rows.every((row, k) => row.length === sizes()[k]);
-  const body = full ? { hand: match.hand.number, rows } : { hand: match.hand.number };
+  const body = isFull() ? { hand: match.hand.number, rows } : { hand: match.hand.number };
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
-      showRevealed(await api(`/api/matches/${match.id}/timeout`, body));
+      showRevealed(await request("timeout", `/api/matches/${match.id}/timeout`, body));
       return;
     } catch (error) {
+      if (error instanceof Stale) return;
       if (!String(error.message).startsWith("the time is not up")) { showError(error); return; }
       await new Promise((resolve) => setTimeout(resolve, 400));
     }
@@ -204,21 +554,44 @@ async function timeUp() {
 
 // ---------------------------------------------------------------- a hand
 
-function roleText(hand) {
-  const parts = [`Hand ${hand.number + 1} of ${match.settings.hands}`,
-                 `dealt first: ${match.seats[hand.first]}`];
-  if (hand.banker !== null) parts.push(`banker: ${match.seats[hand.banker]}`);
-  return parts.join(" · ");
+function seatLabel(seat, attrs = {}) {
+  return el("span", { class: "seat-name", title: match.agents && match.agents[seat] ? match.agents[seat] : null,
+                      text: seatName(seat), ...attrs });
+}
+
+function drawInfo() {
+  const hand = match.hand;
+  const parts = [t("hand_of", { n: hand.number + 1, m: match.settings.hands }), " · ",
+                 t("dealt_first", { seat: "" }), seatLabel(hand.first)];
+  if (hand.banker !== null) parts.push(" · ", t("banker_is", { seat: "" }), seatLabel(hand.banker));
+  $("info").replaceChildren(...parts);
+}
+
+function drawSpecial() {
+  const special = match.hand && match.hand.special;
+  const box = $("special");
+  box.hidden = !special;
+  if (!special) { box.replaceChildren(); return; }
+  const paid = special.paid === null ? null : special.paid;
+  const play = el("button", { type: "button", id: "play-special", text: t("play_special") });
+  play.addEventListener("click", playSpecial);
+  box.replaceChildren(el("b", { id: "special-name", text: t("special_title", { name: specialName(special.name) }) }),
+                      el("span", { text: paid === null ? t("special_text_unknown") : t("special_text", { paid }) }),
+                      play);
 }
 
 function showHand() {
   const hand = match.hand;
+  epoch++;
   $("reveal").hidden = true;
   $("done").hidden = true;
   $("hints").replaceChildren();
+  lastHints = null;
+  lastReveal = null;
   if (!hand) { showDone(); return; }
   $("table").hidden = false;
-  $("info").textContent = roleText(hand);
+  drawInfo();
+  drawSpecial();
   rows = match.row_names.map(() => []);
   loose = [...hand.cards];
   if (hand.saved) {  // the arrangement kept before a reload
@@ -227,20 +600,32 @@ function showHand() {
     loose = hand.cards.filter((card) => !placed.has(card));
   }
   active = 0;
+  selected = null;
+  pick = null;
   busy = false;
+  drawHintButton();
   arranged();
   startClock(hand.remaining);
 }
 
-async function submit() {
+function drawHintButton() {
+  const left = match.hand ? match.hand.hints_left : 0;
+  $("hint").textContent = t("hint", { n: left });
+  $("hint").disabled = !left;
+}
+
+async function submit(submitRows = rows) {
   if (busy) return;
+  clearMessages();
   busy = true;
   const saved = deadline;
   stopClock();
   $("submit").disabled = true;
+  epoch++;  // answers to requests about this hand made before now are dropped
   try {
-    showRevealed(await api(`/api/matches/${match.id}/submit`, { hand: match.hand.number, rows }));
+    showRevealed(await request("submit", `/api/matches/${match.id}/submit`, { hand: match.hand.number, rows: submitRows }));
   } catch (error) {
+    if (error instanceof Stale) return;
     busy = false;
     showError(error);
     if (saved !== null) startClock((saved - performance.now()) / 1000);
@@ -248,65 +633,117 @@ async function submit() {
   }
 }
 
-function signed(x) { return `${x > 0 ? "+" : ""}${x}`; }
-function amountCell(x) { return el("td", { class: `num ${x > 0 ? "pos" : x < 0 ? "neg" : ""}`, text: signed(x) }); }
-function ordinal(n) { return `${n}${n === 1 ? "st" : n === 2 ? "nd" : n === 3 ? "rd" : "th"}`; }
+async function playSpecial() {
+  if (busy) return;
+  clearMessages();
+  try {
+    const answer = await request("auto", `/api/matches/${match.id}/auto`, { hand: match.hand.number });
+    setRows(answer.rows);
+    await submit(answer.rows);
+  } catch (error) { showError(error); }
+}
+
+// ---------------------------------------------------------------- the reveal
+
+const signed = (x) => `${x > 0 ? "+" : ""}${Math.round(x * 100) / 100}`;
+function amountNode(x, tag = "span") { return el(tag, { class: `num ${x > 0 ? "pos" : x < 0 ? "neg" : ""}`, text: signed(x) }); }
+function ordinal(n) {
+  if (lang === "zh") return t("place", { n });
+  return `${n}${n % 10 === 1 && n !== 11 ? "st" : n % 10 === 2 && n !== 12 ? "nd" : n % 10 === 3 && n !== 13 ? "rd" : "th"}`;
+}
 
 function showRevealed(answer) {
   stopClock();
-  const reveal = answer.reveal;
   match = answer.state;
+  busy = true;
   $("table").hidden = true;
   $("reveal").hidden = false;
-  $("reveal-title").textContent = `Hand ${reveal.hand + 1}: you ${signed(reveal.seats[0].payoff)}`
-    + (reveal.timed_out ? " (time ran out: your hand was arranged automatically)" : "");
-  // every seat's rows, row by row with each seat's place in the row
-  const head = el("tr", {}, [el("th", { text: "" }), ...reveal.seats.map((s) => {
-    const flags = [];
-    if (s.seat === reveal.banker) flags.push(el("span", { class: "flag", text: "banker" }));
-    if (s.seat === reveal.first) flags.push(el("span", { class: "flag", text: "dealt first" }));
-    if (s.fouled) flags.push(el("span", { class: "flag", text: "fouled" }));
-    if (s.special) flags.push(el("span", { class: "flag", text: `special hand (报到) ${s.special}` }));
-    if (s.xi) flags.push(el("span", { class: "flag", text: `喜 ×${s.xi}` }));
-    return el("th", {}, [match.seats[s.seat], ...flags]);
-  })]);
-  const body = reveal.row_names.map((name, k) => el("tr", {}, [el("th", { text: name }), ...reveal.seats.map((s) => {
-    const place = reveal.row_places[k][s.seat];
-    return el("td", {}, [cardsNode(s.rows[k]), el("div", { class: `place${place === 1 ? " first" : ""}`,
-      text: `${s.types[k].replace(/_/g, " ")} · ${ordinal(place)}` })]);
-  })]));
-  const total = el("tr", {}, [el("th", { text: "payoff" }), ...reveal.seats.map((s) => amountCell(s.payoff))]);
-  $("reveal-rows").replaceChildren(el("table", { id: "reveal-table" }, [head, ...body, total]));
-  // the payoff item by item, per seat: one line per opponent (or the whole table)
-  const items = reveal.seats.map((s) => {
-    const mine = reveal.items.filter((i) => i.seat === s.seat);
-    const groups = [...new Set(mine.map((i) => i.against))];
-    const lines = groups.map((against) => {
-      const group = mine.filter((i) => i.against === against);
-      const sum = group.reduce((total, i) => total + i.amount, 0);
-      const parts = group.map((i) => el("span", { class: "item" }, [
-        `${itemName(i, reveal.row_names)} `, el("span", { class: i.amount > 0 ? "pos" : "neg", text: signed(i.amount) })]));
-      return el("tr", {}, [el("td", { text: against === null ? "the table" : `vs ${match.seats[against]}` }),
-                           el("td", {}, parts), amountCell(sum)]);
-    });
-    const summary = el("summary", { text: `${match.seats[s.seat]}: ${signed(s.payoff)}` });
-    const details = el("details", {}, [summary, el("table", { class: "items" }, lines)]);
-    if (s.seat === 0) details.open = true;
-    return details;
-  });
-  $("reveal-items").replaceChildren(...items);
-  $("next").textContent = match.finished ? "Show the result" : "Next hand";
+  lastReveal = answer.reveal;
+  drawReveal();
   drawTotals();
+  drawPast();
+  $("next").focus();
+}
+
+function drawReveal() {
+  const reveal = lastReveal;
+  if (!reveal) return;
+  const you = reveal.seats[0].payoff;
+  $("reveal-title").textContent = t("hand_result", { n: reveal.hand + 1, payoff: signed(you) })
+    + (reveal.timed_out ? t("time_auto") : reveal.clock_ran_out ? t("time_played") : "");
+  $("reveal-body").replaceChildren(...revealNodes(reveal));
+  $("next").textContent = match.finished ? t("show_result") : t("next_hand");
+}
+
+// events of a hand worth a banner: scoops (打枪) and home runs (全垒打), from the payoff items
+function highlights(reveal) {
+  const scoops = reveal.items.filter((i) => i.kind === "scoop" && i.amount > 0);
+  const homeRuns = [...new Set(reveal.items.filter((i) => i.kind === "home_run" && i.amount > 0).map((i) => i.seat))];
+  return { scoops, homeRuns };
+}
+
+function revealNodes(reveal) {
+  const { scoops, homeRuns } = highlights(reveal);
+  const banner = [
+    ...homeRuns.map((seat) => el("p", { class: "event home-run", text: t("home_run_event", { a: seatName(seat) }) })),
+    ...scoops.map((i) => el("p", { class: "event scoop", text: t("scoop_event", { a: seatName(i.seat), b: seatName(i.against) }) })),
+  ];
+  const boxes = reveal.seats.map((s) => {
+    const flags = [];
+    if (s.seat === reveal.banker) flags.push(el("span", { class: "flag", text: t("banker") }));
+    if (s.seat === reveal.first) flags.push(el("span", { class: "flag", text: t("first") }));
+    if (s.fouled) flags.push(el("span", { class: "flag bad", text: t("fouled") }));
+    if (s.special) flags.push(el("span", { class: "flag special", text: t("special_flag", { name: specialName(s.special_name) }) }));
+    if (s.xi) flags.push(el("span", { class: "flag", text: t("xi", { n: s.xi }) }));
+    if (homeRuns.includes(s.seat)) flags.push(el("span", { class: "flag home-run", text: t("home_run") }));
+    else if (scoops.some((i) => i.seat === s.seat)) flags.push(el("span", { class: "flag scoop", text: t("scoop") }));
+    const lines = reveal.row_names.map((_, k) => {
+      const place = reveal.row_places[k][s.seat];
+      const note = s.special ? typeName(s.types[k]) : `${typeName(s.types[k])} · ${ordinal(place)}`;
+      return el("div", { class: "seat-row" }, [el("span", { class: "row-name", text: rowName(k, reveal.row_names) }),
+        cardsNode(s.rows[k]), el("span", { class: `place${!s.special && place === 1 ? " first" : ""}`, text: note })]);
+    });
+    if (s.special) lines.push(el("div", { class: "place", text: t("not_compared") }));
+    const classes = ["seat-box", s.seat === 0 ? "you" : "", homeRuns.includes(s.seat) ? "home-run" : "",
+                     scoops.some((i) => i.seat === s.seat) ? "scoop" : "", s.special ? "has-special" : ""];
+    return el("div", { class: classes.filter(Boolean).join(" "), "data-seat": s.seat }, [
+      el("div", { class: "seat-head" }, [seatLabel(s.seat), ...flags, amountNode(s.payoff, "b")]), ...lines]);
+  });
+  const items = reveal.seats.map((s) => itemsNode(reveal, s));
+  return [...banner, el("div", { class: "seats" }, boxes), el("h3", { text: t("breakdown") }), ...items];
+}
+
+// the payoff item by item, per seat: one line per opponent (or the whole table)
+function itemsNode(reveal, s) {
+  const mine = reveal.items.filter((i) => i.seat === s.seat);
+  const groups = [...new Set(mine.map((i) => i.against))];
+  const lines = groups.map((against) => {
+    const group = mine.filter((i) => i.against === against);
+    const sum = group.reduce((total, i) => total + i.amount, 0);
+    const parts = group.map((i) => el("span", { class: "item" }, [`${itemName(i, reveal.row_names)} `, amountNode(i.amount)]));
+    return el("tr", {}, [el("td", {}, [against === null ? t("the_table") : t("vs", { seat: "" }), against === null ? null : seatLabel(against)]),
+                         el("td", {}, parts), amountNode(sum, "td")]);
+  });
+  const summary = el("summary", {}, [seatLabel(s.seat), ": ", amountNode(s.payoff)]);
+  const details = el("details", {}, [summary, el("table", { class: "items" }, lines)]);
+  if (s.seat === 0) details.open = true;
+  return details;
 }
 
 function itemName(item, rowNames) {
-  const row = item.row === null ? "" : rowNames[item.row];
-  const detail = item.detail.replace(/_/g, " ");
-  if (item.kind === "row") return row;
-  if (item.kind === "royalty") return `royalty ${row}`;
-  if (item.kind === "pot") return `${row} (${detail})`;
-  if (item.kind === "xi") return `喜 ${detail}`;
-  return `${item.kind.replace(/_/g, " ")}${detail ? ` (${detail})` : ""}`;
+  const row = item.row === null ? "" : rowName(item.row, rowNames);
+  if (item.kind === "row") return t("row_item", { row });
+  if (item.kind === "royalty") return t("royalty", { row });
+  if (item.kind === "pot") return t("pot_item", { row, n: item.detail.replace(/\D+/g, "") });
+  if (item.kind === "xi") {
+    const [name, count] = item.detail.split(" ×");
+    return t("xi_item", { name: xiName(name), n: count });
+  }
+  if (item.kind === "special") return t("special_item", { name: specialName(item.detail) });
+  if (item.kind === "scoop") return t("scoop");
+  if (item.kind === "home_run") return t("home_run");
+  if (item.kind === "majority") return t("majority");
+  return `${words(item.kind)}${item.detail ? ` (${words(item.detail)})` : ""}`;
 }
 
 function showDone() {
@@ -315,81 +752,242 @@ function showDone() {
   $("done").hidden = false;
   const you = match.totals[0];
   const best = Math.max(...match.totals);
-  $("done-text").textContent = `${match.played} hands played. You ${signed(you)}`
-    + (you === best ? " — the best total at the table." : ".");
+  $("done-text").textContent = t("done_text", { n: match.played, total: signed(you) }) + (you === best ? t("best") : "");
   $("download").href = `/api/matches/${match.id}/record`;
 }
 
 function drawTotals() {
-  const seats = match.seats;
-  const head = el("tr", {}, [el("th", { text: "hand" }), ...seats.map((name) => el("th", { class: "num", text: name }))]);
-  const lines = match.history.map((h) => el("tr", {}, [el("td", { text: `${h.hand + 1}${h.timed_out ? " (timed out)" : ""}` }),
-                                                       ...h.payoffs.map(amountCell)]));
-  const totals = el("tr", { id: "totals-row" }, [el("th", { text: "total" }), ...match.totals.map(amountCell)]);
+  const head = el("tr", {}, [el("th", { text: t("hand") }), ...match.seats.map((_, s) => el("th", { class: "num" }, [seatLabel(s)]))]);
+  const lines = match.history.map((h) => el("tr", {}, [el("td", { text: `${h.hand + 1}${h.timed_out ? ` ${t("timed_out")}` : ""}` }),
+                                                       ...h.payoffs.map((x) => amountNode(x, "td"))]));
+  const totals = el("tr", { id: "totals-row" }, [el("th", { text: t("total") }), ...match.totals.map((x) => amountNode(x, "td"))]);
   $("totals").replaceChildren(head, ...lines, totals);
 }
 
-// ---------------------------------------------------------------- buttons
+// earlier hands: a list, each opening to its reveal (read from the match's record)
+function drawPast() {
+  const list = match.history.slice().reverse().map((h) => {
+    const details = el("details", { class: "past-hand", "data-hand": h.hand }, [
+      el("summary", {}, [t("played_hand", { n: h.hand + 1, payoff: "" }), amountNode(h.payoffs[0])]),
+      el("div", { class: "past-body" })]);
+    details.addEventListener("toggle", () => { if (details.open) openPast(details, h.hand); });
+    return details;
+  });
+  $("past").hidden = !list.length;
+  $("past-list").replaceChildren(...list);
+}
+
+async function openPast(details, number) {
+  const body = details.querySelector(".past-body");
+  if (!record || record.played.length <= number) {
+    body.replaceChildren(el("p", { text: t("loading") }));
+    try { record = await api(`/api/matches/${match.id}/record`); } catch (error) {
+      body.replaceChildren(el("p", { class: "neg", text: String(error.message) }));
+      return;
+    }
+  }
+  body.replaceChildren(...revealNodes(record.played[number]));
+}
+
+// ---------------------------------------------------------------- the rules panel
+
+// a key of the payment tables, named for the table it is in (`parent`)
+function keyName(key, rowNames, parent = "") {
+  const k = rowNames.indexOf(key);
+  if (k >= 0) return rowName(k, rowNames);
+  const place = /^place_(\d+)$/.exec(key);
+  if (place) return lang === "zh" ? `第 ${place[1]} 名` : `place ${place[1]}`;
+  if (parent === "hands") return specialName(key);
+  if (parent === "xi") return xiName(key);
+  if ((match.type_names || []).includes(key)) return typeName(key);
+  return lang === "zh" ? TABLE_ZH[key] || SWITCH_ZH[key] || words(key) : words(key);
+}
+
+function valueNode(value, rowNames, parent = "") {
+  if (value !== null && typeof value === "object") {
+    return el("table", { class: "rules-table" }, Object.entries(value).map(([key, inner]) =>
+      el("tr", {}, [el("th", { text: keyName(key, rowNames, parent) }), el("td", {}, [valueNode(inner, rowNames, key)])])));
+  }
+  return typeof value === "string" ? words(value) : String(value);
+}
+
+function drawRules() {
+  const rules = match.rules;
+  const rowNames = match.row_names;
+  const switches = el("table", { class: "rules-table" }, Object.entries(rules.switches).map(([name, s]) =>
+    el("tr", { title: s.doc }, [el("th", { text: lang === "zh" ? SWITCH_ZH[name] || words(name) : words(name) }),
+                                el("td", { text: typeof s.value === "string" ? words(s.value) : String(s.value) }),
+                                lang === "zh" ? null : el("td", { class: "doc", text: s.doc })])));
+  const tables = Object.entries(rules.tables).map(([name, table]) =>
+    el("div", { class: "rules-part" }, [el("h3", { text: keyName(name, rowNames) }), valueNode(table, rowNames, name)]));
+  $("rules-panel").replaceChildren(
+    el("h2", { text: `${t("rules")}: ${match.game} · ${t("preset")} ${rules.preset}` }),
+    el("p", { text: rules.summary }), el("div", { class: "scroll" }, [switches]),
+    el("h3", { text: t("tables") }), el("div", { class: "scroll rules-tables" }, tables));
+}
+
+function toggleRules() {
+  const panel = $("rules-panel");
+  panel.hidden = !panel.hidden;
+  $("rules-button").setAttribute("aria-expanded", String(!panel.hidden));
+  if (!panel.hidden && match) drawRules();
+}
+
+// ---------------------------------------------------------------- suggestions (推荐牌型)
+
+async function hint() {
+  if (busy) return;
+  clearMessages();
+  const box = $("hints");
+  box.replaceChildren(el("p", { text: t("thinking") }));
+  try {
+    const answer = await request("hint", `/api/matches/${match.id}/hint`, { hand: match.hand.number });
+    match.hand.hints_left = answer.hints_left;
+    lastHints = answer;
+    drawHintButton();
+    drawHints();
+  } catch (error) {
+    if (error instanceof Stale) return;
+    box.replaceChildren();
+    showError(error);
+  }
+}
+
+function drawHints() {
+  const answer = lastHints;
+  if (!answer) return;
+  const list = answer.splits.map((split) => {
+    const use = el("button", { type: "button", class: "use", text: t("use") });
+    use.addEventListener("click", () => { clearMessages(); setRows(split.rows); });
+    const lines = split.rows.map((row, k) => el("div", { class: "seat-row" }, [
+      el("span", { class: "row-name", text: rowName(k) }), cardsNode(row),
+      el("span", { class: "place", text: typeName(split.types[k]) })]));
+    return el("li", { class: "suggestion" }, [el("div", { class: "seat-head" }, [
+      el("b", { text: t("ev", { ev: signed(Number(split.ev.toFixed(2))) }) }), use]), ...lines]);
+  });
+  $("hints").replaceChildren(el("p", { text: t("suggestions", { samples: answer.samples }) }), el("ol", {}, list));
+}
+
+// ---------------------------------------------------------------- matches
 
 async function auto() {
-  try { setRows((await api(`/api/matches/${match.id}/auto`, { hand: match.hand.number })).rows); }
+  if (busy) return;
+  clearMessages();
+  try { setRows((await request("auto", `/api/matches/${match.id}/auto`, { hand: match.hand.number })).rows); }
   catch (error) { showError(error); }
 }
 
-async function hint() {
-  const box = $("hints");
-  box.replaceChildren(el("p", { text: "the solver is thinking…" }));
-  try {
-    const answer = await api(`/api/matches/${match.id}/hint`, { hand: match.hand.number });
-    const list = answer.splits.map((split) => {
-      const use = el("button", { type: "button", text: "use" });
-      use.addEventListener("click", () => setRows(split.rows));
-      return el("li", {}, [`EV ${signed(split.ev.toFixed(2))}: `, ...split.rows.flatMap((row, k) =>
-        [k ? " | " : "", ...row.map((c) => c.replace(/([2-9TJQKA])([shdc])/, (_, r, s) => r + SUITS[s]) + " ")]),
-        use]);
-    });
-    box.replaceChildren(el("p", { text: `The solver's best splits (${answer.samples} sampled deals of the other hands):` }),
-                        el("ol", {}, list));
-  } catch (error) { box.replaceChildren(); showError(error); }
+function remember(id) {
+  localStorage.setItem("splitpoker-match", id);  // a reload resumes it (its secret is a cookie)
+  history.replaceState(null, "", `${location.pathname}#match=${id}`);
 }
 
 async function newMatch() {
-  showError(null);
+  clearMessages();
   try {
     const created = await api("/api/matches", {});
-    localStorage.setItem("splitpoker-match", created.id);  // a reload resumes it (its secret is a cookie)
+    remember(created.id);
     await openMatch(created.id);
   } catch (error) { showError(error); }
 }
 
 async function openMatch(id) {
   match = await api(`/api/matches/${id}`);
-  $("title").textContent = `${match.game} (${match.settings.preset}), ${match.seats.length} players, against ${match.settings.against.join(", ")}`;
+  record = null;
+  remember(id);
+  drawTitle();
   drawTotals();
+  drawPast();
+  if (!$("rules-panel").hidden) drawRules();
   showHand();
 }
 
+function drawTitle() {
+  $("title").textContent = `${match.game} · ${match.settings.preset} · ${match.seats.length}`
+    + (lang === "zh" ? " 人" : " players");
+}
+
 async function resume() {
-  const id = localStorage.getItem("splitpoker-match");
-  try { if (id) { await openMatch(id); return; } } catch (error) { /* gone, or not this browser's: a new one */ }
+  const fromUrl = /^#match=([\w-]+)$/.exec(location.hash);
+  const id = fromUrl ? fromUrl[1] : localStorage.getItem("splitpoker-match");
+  if (id) {
+    try { await openMatch(id); return; } catch (error) {
+      await newMatch();  // gone, or not this browser's: a new one
+      if (fromUrl) { $("notice").hidden = false; $("notice").textContent = t("resumed_other"); }
+      return;
+    }
+  }
   newMatch();
 }
 
 async function nextHand() {
-  showError(null);
+  clearMessages();
   try {
     match = await api(`/api/matches/${match.id}`);
     showHand();
   } catch (error) { showError(error); }
 }
 
-$("sort-rank").addEventListener("click", () => { sortBy = "rank"; drawTable(); arranged(); });
-$("sort-suit").addEventListener("click", () => { sortBy = "suit"; drawTable(); arranged(); });
-$("clear").addEventListener("click", () => { loose = [...match.hand.cards]; rows = rows.map(() => []); active = 0; arranged(); });
+// ---------------------------------------------------------------- language, keys, start
+
+function applyLanguage() {
+  document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
+  for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
+  $("lang").textContent = t("lang_button");
+  $("lang").setAttribute("lang", lang === "zh" ? "en" : "zh");
+  if (!match) return;
+  drawTitle();
+  drawTotals();
+  drawPast();
+  if (!$("rules-panel").hidden) drawRules();
+  if (!$("table").hidden) { drawInfo(); drawSpecial(); drawHintButton(); drawTable(); drawHints();
+    if (lastCheck) showCheck(); else if (!isFull()) say(loose.length ? t("to_place", { n: loose.length }) : ""); }
+  if (!$("reveal").hidden) drawReveal();
+  if (!$("done").hidden) showDone();
+}
+
+function switchLanguage() {
+  lang = lang === "zh" ? "en" : "zh";
+  localStorage.setItem("splitpoker-lang", lang);
+  applyLanguage();
+}
+
+document.addEventListener("keydown", (event) => {
+  if (!match || $("table").hidden || busy || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (event.target instanceof HTMLInputElement || event.target instanceof HTMLTextAreaElement) return;
+  const k = Number(event.key) - 1;
+  if (Number.isInteger(k) && k >= 0 && k < match.row_names.length) {
+    if (selected) { event.preventDefault(); putSelected(k); }
+  } else if ((event.key === "Backspace" || event.key === "Delete") && selected) {
+    event.preventDefault();
+    putSelected(-1);
+  } else if (event.key === "Escape" && selected) {
+    selected = null;
+    drawTable();
+  }
+});
+
+window.addEventListener("beforeunload", (event) => {
+  if (match && match.hand && !$("table").hidden && !busy) {
+    event.preventDefault();
+    event.returnValue = t("warn_leave");
+  }
+});
+
+$("sort-rank").addEventListener("click", () => { sortBy = "rank"; drawTable(); });
+$("sort-suit").addEventListener("click", () => { sortBy = "suit"; drawTable(); });
+$("clear").addEventListener("click", () => {
+  if (busy) return;
+  clearMessages();
+  loose = [...match.hand.cards]; rows = rows.map(() => []); active = 0; selected = null; pick = null; arranged();
+});
 $("auto").addEventListener("click", auto);
 $("hint").addEventListener("click", hint);
-$("submit").addEventListener("click", submit);
+$("submit").addEventListener("click", () => submit());
 $("next").addEventListener("click", nextHand);
 $("new-match").addEventListener("click", newMatch);
+$("lang").addEventListener("click", switchLanguage);
+$("rules-button").addEventListener("click", toggleRules);
 dropZone($("hand"), -1);
+applyLanguage();
 resume();
