@@ -14,14 +14,15 @@ from ..envs.game import Game
 from ..envs.games import make_game
 from ..envs.table import SeatView, check_seed
 from .base import Agent
-from .specs import AGENT_KINDS, bad_spec, parse_spec
+from .specs import AGENT_KINDS, SpecLike, bad_spec, parse_spec
 
 __all__ = ["load_agent"]
 
 
-def load_agent(spec: str, game: str | Game = "thirteen", num_players: int = 4, seed: int | None = None,
+def load_agent(spec: SpecLike, game: str | Game = "thirteen", num_players: int = 4, seed: int | None = None,
                **env_kwargs: Any) -> Agent:
-    """Build the agent named by ``spec`` for ``game`` (a name plus env keyword arguments such
+    """Build the agent named by ``spec`` (text, read here, or an
+    :class:`~splitpoker.agents.specs.AgentSpec`) for ``game`` (a name plus env keyword arguments such
     as ``preset`` and rule switches, or a :class:`~splitpoker.envs.game.Game`) at a table of
     ``num_players``, seeded by ``seed``."""
     parsed = parse_spec(spec)

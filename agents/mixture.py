@@ -23,7 +23,7 @@ from ..envs.game import Game
 from ..envs.table import SeatView, as_generator, derived_seed
 from .base import Agent, check_choices
 from .loading import load_agent
-from .specs import AgentSpec, member_specs
+from .specs import AgentSpec
 
 __all__ = ["MixtureAgent", "mixture_agent"]
 
@@ -57,12 +57,12 @@ class MixtureAgent(Agent):
 
 def mixture_agent(spec: AgentSpec, game: Game, num_players: int, seed: int | None) -> MixtureAgent:
     """The agent of a ``mixture:SPEC;SPEC;...`` spec (each member seeded from ``seed``)."""
-    names = member_specs(spec.argument)
+    names = [member.text for member in spec.members]
     members = []
-    for i, name in enumerate(names):
+    for i, member in enumerate(spec.members):
         member_seed = None if seed is None else derived_seed(seed, i)
         try:
-            members.append(load_agent(name, game, num_players=num_players, seed=member_seed))
+            members.append(load_agent(member, game, num_players=num_players, seed=member_seed))
         except ValueError as error:
-            raise ValueError(f"mixture member {name!r}: {str(error).splitlines()[0]}") from None
+            raise ValueError(f"mixture member {member.text!r}: {str(error).splitlines()[0]}") from None
     return MixtureAgent(members, names, seed=seed)

@@ -229,7 +229,7 @@ class SolverAgent(Agent):
     """
 
     def __init__(self, game: Game, num_players: int = 4, samples: int | str = DEFAULT_SAMPLES,
-                 opponent: str | Agent = "greedy", seed: Any = None,
+                 opponent: str | AgentSpec | Agent = "greedy", seed: Any = None,
                  inner_samples: int | str = DEFAULT_INNER_SAMPLES, splits: str = "valid",
                  opponent_mask: str = "valid") -> None:
         if splits not in SPLITS:
@@ -248,10 +248,13 @@ class SolverAgent(Agent):
         if isinstance(opponent, Agent):  # an agent object (a policy being trained), used as it is
             self.opponent, self._opponent_agent = opponent.name, opponent
         else:
-            if not isinstance(opponent, str) or not opponent.strip():
+            if isinstance(opponent, str) and not opponent.strip():
                 raise ValueError(f"solver option opponent={opponent!r} is not an agent spec")
-            self.opponent = opponent.strip()
-            kind = parse_spec(self._opponent_spec()).kind
+            if not isinstance(opponent, (str, AgentSpec)):
+                raise ValueError(f"solver option opponent={opponent!r} is not an agent spec")
+            self._opponent = parse_spec(opponent)
+            self.opponent = self._opponent.text
+            kind = self._opponent_spec().kind
             self._seeded = kind in _SEEDED_KINDS
             agent = load_agent(self._opponent_spec(), game, num_players=self.num_players, seed=0)
             self._opponent_agent = None if kind in _RESEEDED_KINDS else agent
@@ -260,29 +263,31 @@ class SolverAgent(Agent):
         self.name = f"solver(samples={self.samples},opponent={self.opponent}{extra})"
 
     @classmethod
-    def from_options(cls, game: Game, num_players: int, options: Mapping[str, str], seed: Any = None) -> SolverAgent:
+    def from_options(cls, game: Game, num_players: int, options: Mapping[str, str | AgentSpec],
+                     seed: Any = None) -> SolverAgent:
         """The solver of a ``solver:key=value,...`` spec (see :data:`OPTIONS`)."""
         unknown = sorted(set(options) - set(OPTIONS))
         if unknown:
             raise ValueError(f"unknown solver option {unknown[0]!r}; options: "
                              + "; ".join(f"{k}: {v}" for k, v in OPTIONS.items()))
-        if "inner_samples" in options and options.get("opponent") != "solver":
+        opponent = parse_spec(options.get("opponent", "greedy"))
+        if "inner_samples" in options and not _plain_solver(opponent):
             raise ValueError(f"solver option inner_samples={options['inner_samples']} needs opponent=solver "
-                             f"(the opponent model here is {options.get('opponent', 'greedy')})")
+                             f"(the opponent model here is {opponent.text})")
         if "seed" in options:
             try:
-                seed = int(options["seed"])
+                seed = int(str(options["seed"]))
             except ValueError:
                 raise ValueError(f"solver option seed={options['seed']} is not an integer") from None
-        return cls(game, num_players, samples=options.get("samples", DEFAULT_SAMPLES),
-                   opponent=options.get("opponent", "greedy"), seed=seed,
-                   inner_samples=options.get("inner_samples", DEFAULT_INNER_SAMPLES),
-                   splits=options.get("splits", "valid"), opponent_mask=options.get("opponent_mask", "valid"))
+        text = {k: str(v) for k, v in options.items() if k != "opponent"}
+        return cls(game, num_players, samples=text.get("samples", DEFAULT_SAMPLES), opponent=opponent, seed=seed,
+                   inner_samples=text.get("inner_samples", DEFAULT_INNER_SAMPLES),
+                   splits=text.get("splits", "valid"), opponent_mask=text.get("opponent_mask", "valid"))
 
-    def _opponent_spec(self) -> str:
-        if self.opponent == "solver":
-            return f"solver:samples={self.inner_samples},opponent=greedy"
-        return self.opponent
+    def _opponent_spec(self) -> AgentSpec:
+        if _plain_solver(self._opponent):
+            return self._opponent.with_options(samples=self.inner_samples, opponent="greedy")
+        return self._opponent
 
     def _opponent_model(self, rng: np.random.Generator) -> Agent:
         """The opponent model: built once, or afresh from ``rng`` for every decision when it
@@ -337,6 +342,11 @@ class SolverAgent(Agent):
         for i, view in enumerate(views):
             out[i] = self.solve(view.slots, seat=view.seat).action
         return check_choices(self, views, out)
+
+
+def _plain_solver(spec: AgentSpec) -> bool:
+    """Whether ``spec`` is ``solver`` without options (an opponent model of ``inner_samples``)."""
+    return spec.kind == "solver" and not spec.option_items
 
 
 def solver_agent(spec: AgentSpec, game: Game, num_players: int, seed: Any) -> SolverAgent:

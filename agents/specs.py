@@ -11,22 +11,37 @@ Specs::
     mixture:SPEC;SPEC;...                         each seat played by one of the specs, drawn uniformly
     package.module:attr                           any importable agent class or factory
 
-A spec is ``kind`` or ``kind:argument``; the solver's argument is ``key=value`` options
-separated by commas (a value may itself be a spec holding ``:``). Each kind is registered
-once in :data:`AGENT_KINDS` with the function that builds it.
+A spec is ``kind`` or ``kind:argument``. The solver's argument is ``key=value`` options
+separated by commas, and its ``opponent`` is itself a spec; a mixture's argument is member
+specs separated by semicolons. A nested spec that holds the separator of the spec around it
+is written in parentheses: ``solver:opponent=(mixture:(solver:samples=4,opponent=greedy);random),samples=64``.
+The argument of ``checkpoint``, ``pretrained`` and an import is taken as it is, so a path may
+hold any character (inside a mixture or an option, parentheses keep its ``;`` or ``,``).
 
->>> parse_spec("solver:samples=64,opponent=checkpoint:runs/x")
-AgentSpec(kind='solver', argument='samples=64,opponent=checkpoint:runs/x', text='solver:samples=64,opponent=checkpoint:runs/x')
->>> parse_spec("solver:samples=64,opponent=greedy").options
-{'samples': '64', 'opponent': 'greedy'}
+Text is read once, where it enters (the command line, a config, :func:`load_agent`): the
+result is an :class:`AgentSpec`, a tree of kinds, options and members. Code builds specs as
+objects (:func:`checkpoint_spec`, :func:`mixture_spec`, :meth:`AgentSpec.with_options`) and
+passes them on; their text (:attr:`AgentSpec.text`) reads back to the same spec.
+
+>>> spec = parse_spec("solver:samples=64,opponent=checkpoint:runs/x")
+>>> spec.kind, spec.options["samples"], spec.options["opponent"]
+('solver', '64', AgentSpec(kind='checkpoint', argument='runs/x'))
+>>> mixed = mixture_spec([checkpoint_spec("runs/a;b/c.zip"), parse_spec("greedy")])
+>>> mixed.text
+'mixture:(checkpoint:runs/a;b/c.zip);greedy'
+>>> parse_spec(mixed.text) == mixed
+True
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Union
 
-__all__ = ["AGENT_KINDS", "SPEC_FORMS", "AgentSpec", "parse_spec", "parse_options", "format_options", "bad_spec",
-           "check_spec", "member_specs"]
+__all__ = ["AGENT_KINDS", "SPEC_FORMS", "AgentSpec", "SpecLike", "parse_spec", "as_spec", "parse_options",
+           "format_options", "bad_spec", "check_spec", "member_specs", "checkpoint_spec", "mixture_spec"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,6 +54,10 @@ class AgentKind:
     #: whether the spec takes an argument after ``kind:`` (``None``: optional)
     argument: bool | None
     argument_name: str = ""
+    #: how the argument reads: ``"text"`` as it is, ``"options"`` key=value pairs, ``"members"`` specs
+    layout: str = "text"
+    #: the options whose values are agent specs
+    spec_options: tuple[str, ...] = ()
 
 
 #: every agent kind by name; ``package.module:attr`` specs import outside code instead
@@ -46,37 +65,149 @@ AGENT_KINDS: dict[str, AgentKind] = {
     "random": AgentKind("random", "baselines:random_agent", argument=False),
     "greedy": AgentKind("greedy", "baselines:greedy_agent", argument=False),
     "heuristic": AgentKind("heuristic", "heuristic:heuristic_agent", argument=False),
-    "solver": AgentKind("solver[:samples=256,opponent=greedy,seed=0]", "solver:solver_agent", argument=None),
+    "solver": AgentKind("solver[:samples=256,opponent=greedy,seed=0]", "solver:solver_agent", argument=None,
+                        layout="options", spec_options=("opponent",)),
     "checkpoint": AgentKind("checkpoint:PATH", "policy:checkpoint_agent", argument=True, argument_name="path"),
     "pretrained": AgentKind("pretrained:NAME", "policy:pretrained_agent", argument=True, argument_name="name"),
     "mixture": AgentKind("mixture:SPEC;SPEC;...", "mixture:mixture_agent", argument=True,
-                         argument_name="list of agent specs"),
+                         argument_name="list of agent specs", layout="members"),
 }
 IMPORTED_FORM = "package.module:attr"
 SPEC_FORMS = tuple(kind.form for kind in AGENT_KINDS.values()) + (IMPORTED_FORM,)
 
 
+OptionValue = Union[str, "AgentSpec"]
+
+
 @dataclasses.dataclass(frozen=True)
 class AgentSpec:
     """A parsed spec: ``kind`` (a key of :data:`AGENT_KINDS`, or ``"import"`` for
-    ``package.module:attr``) and its ``argument``."""
+    ``package.module:attr``) with its ``argument`` as text (a path, a name, an import target),
+    its ``options`` (``key=value`` pairs, a spec for the kind's spec options) or its
+    ``members`` (the specs of a mixture). Compare and hash by those; :attr:`text` is the
+    spec as written where it was read, else its canonical form."""
 
     kind: str
-    argument: str
-    text: str
+    argument: str = ""
+    option_items: tuple[tuple[str, OptionValue], ...] = ()
+    members: tuple[AgentSpec, ...] = ()
+    source: str = dataclasses.field(default="", compare=False)
+
+    def __repr__(self) -> str:
+        shown = [f"kind={self.kind!r}"]
+        if self.argument:
+            shown.append(f"argument={self.argument!r}")
+        if self.option_items:
+            shown.append(f"options={dict(self.option_items)!r}")
+        if self.members:
+            shown.append(f"members={list(self.members)!r}")
+        return f"AgentSpec({', '.join(shown)})"
+
+    def __str__(self) -> str:
+        return self.text
 
     @property
-    def options(self) -> dict[str, str]:
-        """The argument read as ``key=value`` options."""
-        return parse_options(self.argument)
+    def options(self) -> dict[str, OptionValue]:
+        """The options, in the order given (``{}`` for kinds without options)."""
+        return dict(self.option_items)
+
+    @property
+    def text(self) -> str:
+        """The spec as text: as written when it was read, else its canonical form, which
+        :func:`parse_spec` reads back to this spec."""
+        return self.source or self.canonical
+
+    @property
+    def canonical(self) -> str:
+        """The spec's canonical text (nested specs in parentheses where they hold the
+        separator of the spec around them)."""
+        if self.kind == "import":
+            return self.argument
+        if self.option_items:
+            return f"{self.kind}:" + ",".join(f"{k}={_grouped(_text(v), ',')}" for k, v in self.option_items)
+        if self.members:
+            return f"{self.kind}:" + ";".join(_grouped(m.text, ";") for m in self.members)
+        return f"{self.kind}:{self.argument}" if self.argument else self.kind
+
+    def with_options(self, **options: OptionValue | int | float | Path) -> AgentSpec:
+        """This spec with ``options`` set (an agent-spec option given as text is read), checked
+        like a written spec."""
+        merged = self.options
+        for key, value in options.items():
+            merged[key] = value if isinstance(value, AgentSpec) else str(value)
+        return _build(self.kind, tuple(merged.items()))
+
+    def checkpoints(self) -> list[str]:
+        """The paths of every ``checkpoint:`` spec in this tree, depth first."""
+        if self.kind == "checkpoint":
+            return [self.argument]
+        nested = [v for _, v in self.option_items if isinstance(v, AgentSpec)] + list(self.members)
+        return [path for spec in nested for path in spec.checkpoints()]
+
+    def map_checkpoints(self, rename: Mapping[str, str]) -> AgentSpec:
+        """This spec with the paths of its ``checkpoint:`` specs replaced through ``rename``
+        (paths not in it are kept)."""
+        if self.kind == "checkpoint":
+            return checkpoint_spec(rename.get(self.argument, self.argument))
+        items = tuple((k, v.map_checkpoints(rename) if isinstance(v, AgentSpec) else v) for k, v in self.option_items)
+        members = tuple(m.map_checkpoints(rename) for m in self.members)
+        return dataclasses.replace(self, option_items=items, members=members, source="")
+
+
+SpecLike = str | AgentSpec
+
+
+def _text(value: OptionValue) -> str:
+    return value.text if isinstance(value, AgentSpec) else value
+
+
+def _grouped(text: str, separator: str) -> str:
+    """``text`` in parentheses when, inside a spec, it would otherwise be split or misread."""
+    return f"({text})" if separator in text or text.startswith("(") else text
 
 
 def bad_spec(spec: str, why: str) -> ValueError:
     return ValueError(f"bad agent spec {spec!r}: {why}; valid forms: {', '.join(SPEC_FORMS)}")
 
 
+def _split_top(text: str, separator: str, spec: str) -> list[str]:
+    """``text`` split at the ``separator`` characters outside parentheses, each piece stripped
+    and, when it is one group ``(...)``, unwrapped."""
+    pieces, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth < 0:
+                raise bad_spec(spec, f"a ')' closes no '(' in {text!r}")
+        elif char == separator and depth == 0:
+            pieces.append(text[start:i])
+            start = i + 1
+    if depth:
+        raise bad_spec(spec, f"a '(' is not closed in {text!r}; a nested spec is written (SPEC)")
+    pieces.append(text[start:])
+    return [_unwrapped(p.strip()) for p in pieces]
+
+
+def _unwrapped(piece: str) -> str:
+    """``piece`` without its parentheses when it is one group ``(...)``."""
+    if not (piece.startswith("(") and piece.endswith(")")):
+        return piece
+    depth = 0
+    for i, char in enumerate(piece):
+        depth += char == "("
+        depth -= char == ")"
+        if depth == 0 and i < len(piece) - 1:
+            return piece  # "(a);(b)"-like: more than one group
+    return piece[1:-1].strip()
+
+
 def parse_spec(text: object) -> AgentSpec:
-    """Read a spec string; ValueError naming it when it does not follow the grammar."""
+    """Read a spec string (or pass an :class:`AgentSpec` through); ValueError naming it when
+    it does not follow the grammar."""
+    if isinstance(text, AgentSpec):
+        return text
     if not isinstance(text, str):
         raise ValueError(f"agent spec {text!r} is not a string (such as 'greedy' or 'solver:samples=64')")
     if not text.strip():
@@ -87,52 +218,85 @@ def parse_spec(text: object) -> AgentSpec:
         entry = AGENT_KINDS[kind]
         if entry.argument is False and sep:
             raise bad_spec(spec, f"{kind} takes no options")
-        if entry.argument is True and not argument:
+        if entry.argument is True and not argument.strip():
             raise bad_spec(spec, f"{kind} needs a {entry.argument_name}")
-        if entry.argument is None:
-            parse_options(argument)
-        if kind == "mixture":
+        if entry.layout == "options":
+            return dataclasses.replace(_build(kind, tuple(parse_options(argument, spec).items())), source=spec)
+        if entry.layout == "members":
             try:
-                for member in member_specs(argument):
-                    parse_spec(member)
+                members = tuple(parse_spec(m) for m in member_specs(argument, spec))
             except ValueError as error:
                 raise bad_spec(spec, str(error).split("; valid forms")[0]) from None
-        return AgentSpec(kind, argument, spec)
+            return AgentSpec(kind, members=members, source=spec)
+        return AgentSpec(kind, argument.strip(), source=spec)
     if sep and "." in kind:
-        return AgentSpec("import", spec, spec)
+        return AgentSpec("import", spec, source=spec)
     raise bad_spec(spec, f"unknown kind {kind!r}")
 
 
-def check_spec(spec: str) -> str:
-    """``spec`` stripped when it follows the grammar; ValueError otherwise (nothing is built)."""
+def _build(kind: str, items: tuple[tuple[str, OptionValue], ...]) -> AgentSpec:
+    """An options spec of ``kind``, its spec options read as specs."""
+    nested = AGENT_KINDS[kind].spec_options
+    read = []
+    for key, value in items:
+        if key in nested and isinstance(value, str):
+            value = parse_spec(value)  # its error names the nested spec
+        read.append((key, value))
+    return AgentSpec(kind, option_items=tuple(read))
+
+
+def as_spec(spec: SpecLike) -> AgentSpec:
+    """``spec`` as an :class:`AgentSpec` (text is read; ValueError when it is not a spec)."""
+    return parse_spec(spec)
+
+
+def check_spec(spec: SpecLike) -> str:
+    """``spec``'s text when it follows the grammar; ValueError otherwise (nothing is built)."""
     return parse_spec(spec).text
 
 
-def parse_options(text: str) -> dict[str, str]:
-    """``"samples=256,opponent=greedy"`` → dict. An option value may itself hold ``:`` (a spec).
-    ValueError for an empty option or one given twice."""
+def checkpoint_spec(path: str | Path) -> AgentSpec:
+    """The spec of the policy saved at ``path`` (any path: nothing in it is read as grammar)."""
+    text = str(path)
+    if not text.strip():
+        raise ValueError("checkpoint spec needs a path")
+    return AgentSpec("checkpoint", text)
+
+
+def mixture_spec(members: Iterable[SpecLike]) -> AgentSpec:
+    """The spec of a mixture of ``members``; a single member is that member itself."""
+    read = tuple(parse_spec(m) for m in members)
+    if not read:
+        raise ValueError("a mixture needs at least one member")
+    return read[0] if len(read) == 1 else AgentSpec("mixture", members=read)
+
+
+def parse_options(text: str, spec: str | None = None) -> dict[str, str]:
+    """``"samples=256,opponent=greedy"`` → dict. An option value may itself be a spec, in
+    parentheses where it holds a comma. ValueError for an empty option or one given twice."""
     out: dict[str, str] = {}
     if not text.strip():
         return out
-    for item in text.split(","):
+    for item in _split_top(text, ",", spec or text):
         key, sep, value = item.partition("=")
         if not sep:
             raise ValueError(f"cannot read agent option {item!r} in {text!r}; expected key=value")
         key = key.strip()
         if key in out:
             raise ValueError(f"agent option {key!r} is given twice in {text!r}")
-        out[key] = value.strip()
+        out[key] = _unwrapped(value.strip())
     return out
 
 
-def member_specs(argument: str) -> list[str]:
-    """The member specs of a ``mixture:`` argument (separated by ``;``); ValueError when one is empty."""
-    members = [m.strip() for m in argument.split(";")]
+def member_specs(argument: str, spec: str | None = None) -> list[str]:
+    """The member specs of a ``mixture:`` argument (separated by ``;``, a member in
+    parentheses where it holds one); ValueError when one is empty."""
+    members = _split_top(argument, ";", spec or f"mixture:{argument}")
     if any(not m for m in members):
         raise ValueError(f"mixture:{argument} has an empty member; members are agent specs separated by ';'")
     return members
 
 
-def format_options(kind: str, options: dict[str, str]) -> str:
-    """The spec of ``kind`` with ``options`` (the inverse of :func:`parse_spec`)."""
-    return kind + (":" + ",".join(f"{k}={v}" for k, v in options.items()) if options else "")
+def format_options(kind: str, options: Mapping[str, OptionValue]) -> str:
+    """The text of the spec of ``kind`` with ``options`` (read back by :func:`parse_spec`)."""
+    return _build(kind, tuple((k, v) for k, v in options.items())).canonical if options else kind

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..agents import load_agent
 from ..agents.solver import MAX_SAMPLES
+from ..agents.specs import parse_spec
 from ..agents.version import stamp
 from ..envs.games import make_game
 from ..envs.table import check_mask
@@ -88,7 +89,8 @@ class EvalSettings:
 
     @property
     def regret_spec(self) -> str:
-        return f"solver:samples={self.regret_samples},opponent={self.regret_opponent}"
+        """The regret solver's spec (its opponent model in parentheses where it holds a comma)."""
+        return parse_spec("solver").with_options(samples=self.regret_samples, opponent=self.regret_opponent).text
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
