@@ -1,12 +1,13 @@
 """Decisions of a split scorer policy in NumPy and compiled kernels, on the CPU.
 
-The same function as the policy's torch modules (:class:`.policy.SplitScorerExtractor` and
-:class:`.policy.SplitScoreHead`), for the agents that only decide: a decision in torch is
+The same function as the policy's torch modules (:class:`.networks.SplitScorerExtractor` and
+:class:`.networks.SplitScoreHead`), for the agents that only decide: a decision in torch is
 some forty small operator calls of 10-20 µs each around a few hundred microseconds of
 arithmetic, and here each step is one kernel call or one product. The embedding product
 goes through torch (:func:`_linear`), so that it runs on the threads torch is given
 (``torch.set_num_threads``), like the rest of the policy. The parameters are read through
-NumPy views of their memory (:class:`_Views`), so an optimiser step or ``load_state_dict``
+NumPy views of their memory (:class:`_Views`, from
+:meth:`.networks.SplitScorerPolicy.inference_parameters`), so an optimiser step or ``load_state_dict``
 (both update in place) shows in the next decision. Training keeps the torch modules (their
 gradients); the tests check that both give the same row scores, interaction terms and
 decisions.
@@ -27,7 +28,7 @@ from .split_kernels import choose_interacting, choose_splits, sparse_pick, split
 from .subset_kernels import slot_ids, sparse_row_scores, subset_layer
 
 if TYPE_CHECKING:
-    from .policy import SplitScorerPolicy
+    from .networks import SplitScorerPolicy
 
 #: an empty bias: a layer without one
 NO_BIAS = np.zeros(0, dtype=np.float32)
@@ -70,37 +71,37 @@ class _Views:
     between devices)."""
 
     def __init__(self, policy: SplitScorerPolicy) -> None:
-        extractor, head = policy.mlp_extractor, policy.action_net
+        scorer = policy.inference_parameters()
         self.parameters = list(policy.parameters())
         self.pointers = [p.data_ptr() for p in self.parameters]
-        self.n_slots = extractor.n_slots
-        self.sizes = [(k, getattr(extractor, f"subset_ids_{k}"), _array(extractor.card_layers[str(k)].weight),
-                       _array(extractor.card_layers[str(k)].bias),
-                       _array(extractor.context_layers[str(k)].weight),
-                       extractor.embed_layers[str(k)].weight.detach(), extractor.embed_layers[str(k)].bias.detach())
-                      for k in extractor.sizes]
-        self.row_sizes = head.row_sizes
-        self.scalars = [(_array(layer.weight), _array(layer.bias)) for layer in head.row_scalars]
-        self.vectors = ([(_array(layer.weight), NO_BIAS if layer.bias is None else _array(layer.bias))
-                         for layer in head.row_vectors] if head.split_hidden else [])
-        self.out = _array(head.out.weight)[0] if head.split_hidden else None
-        self.tables = head.tables()
-        self.row_masks = head.row_masks
+        self.n_slots = scorer.n_slots
+        self.sizes = [(layer.size, layer.subsets, _array(layer.card_weight), _array(layer.card_bias),
+                       _array(layer.context_weight), layer.embed_weight.detach(), layer.embed_bias.detach())
+                      for layer in scorer.subset_layers]
+        rows = scorer.row_layers
+        self.row_sizes = tuple(row.size for row in rows)
+        self.scalars = [(_array(row.score_weight), _array(row.score_bias)) for row in rows]
+        self.out = None if scorer.out_weight is None else _array(scorer.out_weight)[0]
+        self.vectors = ([(_array(row.vector_weight), NO_BIAS if row.vector_bias is None else _array(row.vector_bias))
+                         for row in rows if row.vector_weight is not None] if self.out is not None else [])
+        self.tables = scorer.tables
+        self.row_masks = scorer.row_masks
         # the sparse path's layers (:func:`_sparse_choice`): each size's embedding layer, and
         # per size the row positions of that size with their columns of the split table
-        self.embeds = {k: (_array(extractor.embed_layers[str(k)].weight), _array(extractor.embed_layers[str(k)].bias))
-                       for k in extractor.sizes}
+        self.embeds = {layer.size: (_array(layer.embed_weight), _array(layer.embed_bias))
+                       for layer in scorer.subset_layers}
         self.sparse_columns = []
-        for k in extractor.sizes:
-            rows = [r for r in range(3) if self.row_sizes[r] == k]
-            self.sparse_columns.append((np.array(rows, dtype=np.int64),
-                                        np.ascontiguousarray(np.stack([self.tables[r] for r in rows]))))
+        for layer in scorer.subset_layers:
+            positions = [r for r in range(3) if self.row_sizes[r] == layer.size]
+            self.sparse_columns.append((np.array(positions, dtype=np.int64),
+                                        np.ascontiguousarray(np.stack([self.tables[r] for r in positions]))))
         #: per subset size, everything :func:`_sparse_decision` reads of its layers
-        self.sparse_layers = tuple((subsets, weight, bias, context_weight, columns, rows, *self.embeds[k])
-                                   for (k, subsets, weight, bias, context_weight, _, _), (rows, columns)
+        self.sparse_layers = tuple((subsets, weight, bias, context_weight, columns, positions, *self.embeds[k])
+                                   for (k, subsets, weight, bias, context_weight, _, _), (positions, columns)
                                    in zip(self.sizes, self.sparse_columns))
-        self.head_parameters = [*head.row_scalars.parameters(),
-                                *(head.row_vectors.parameters() if head.split_hidden else ())]
+        #: the head's parameters, whose in-place changes :meth:`heads` watches
+        self.head_parameters = [*(p for row in rows for p in (row.score_weight, row.score_bias)),
+                                *(p for row in rows for p in (row.vector_weight, row.vector_bias) if p is not None)]
 
     def heads(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The three row heads stacked: score weights ``(3, e)`` and biases ``(3,)``, the
@@ -150,7 +151,7 @@ def _views(policy: SplitScorerPolicy) -> _Views:
 
 def _embeddings(views: _Views, observations: np.ndarray) -> dict[int, np.ndarray]:
     """``{k: (B, C(n, k), embed_dim)}`` of float32 ``observations``:
-    :meth:`.policy.SplitScorerExtractor.embeddings`."""
+    :meth:`.networks.SplitScorerExtractor.embeddings`."""
     n = views.n_slots
     slots = observations[:, : n * SLOT_FEATURES].reshape(len(observations), n, SLOT_FEATURES)
     context = observations[:, n * SLOT_FEATURES:]
@@ -166,7 +167,7 @@ def _embeddings(views: _Views, observations: np.ndarray) -> dict[int, np.ndarray
 def row_scores(policy: SplitScorerPolicy, observations: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """Each row position's score of every subset ``(B, C(n, k))`` and the interaction term of
-    every split ``(B, n_actions)`` (None without one): :meth:`.policy.SplitScoreHead.row_scores`."""
+    every split ``(B, n_actions)`` (None without one): :meth:`.networks.SplitScoreHead.row_scores`."""
     return _row_scores(_views(policy), observations)
 
 
@@ -268,7 +269,7 @@ CHUNK = 4
 
 def choices(policy: SplitScorerPolicy, observations: np.ndarray, masks: np.ndarray,
             uniforms: np.ndarray | None) -> np.ndarray:
-    """One valid split per hand: as :meth:`.policy.SplitDistribution.choices` of the policy's
+    """One valid split per hand: as :meth:`.networks.SplitDistribution.choices` of the policy's
     distribution (the inverse CDF of ``uniforms``, or the most likely split without them),
     :data:`CHUNK` hands at a time. The argmax of a scorer with an interaction term computes
     the term only for the valid splits that can still be chosen

@@ -1,6 +1,7 @@
 """The observation vector of a seat: its hand slot by slot, the seat, the table size and the
 rule switches that change play. Shared by the environments and by agents that rebuild an
-observation (the solver's opponent model). Pure: NumPy only.
+observation (the solver's opponent model). Pure: NumPy only (:func:`spaces_of`, the
+gymnasium spaces of the policies, imports gymnasium when called).
 
 Layout (``n`` = hand size, ``P`` = the game's most players)::
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -30,6 +32,9 @@ from .cards import N_IDS, RANK, RANK_CHARS, SUIT, SUIT_CHARS
 from .game import Game
 from .games import GAMES, make_game
 from .switches import RuleSwitches, parse_suit_order
+
+if TYPE_CHECKING:
+    from gymnasium import spaces
 
 SLOT_FEATURES = 19
 #: switches encoded relative to the seat (``Game.seat_features``), not as rule features
@@ -112,6 +117,17 @@ def observation_high(game: Game, finite: bool = False) -> np.ndarray:
         if label in counts:
             high[i] = max(1, counts[label]) if finite else np.inf
     return high
+
+
+def spaces_of(game: Game) -> tuple[spaces.Box, spaces.Discrete]:
+    """The gymnasium observation and action spaces of a game's single-seat view, as the
+    learned policies are built over them: an unbounded ``Box`` of :func:`observation_size`
+    float32 values and one discrete action per split. gymnasium is imported on the call, so
+    that this module stays NumPy only."""
+    from gymnasium import spaces
+
+    size = observation_size(game)
+    return spaces.Box(-np.inf, np.inf, (size,), np.float32), spaces.Discrete(game.n_actions)
 
 
 def encode_observations(game: Game, slots: np.ndarray, seats: np.ndarray, num_players: int) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Checkpoints whose ``splitpoker.json`` holds bad values (agents/policy.py ``read_meta``).
+"""Checkpoints whose ``splitpoker.json`` holds bad values (agents/checkpoint.py ``read_meta``).
 
 Each case copies a shipped pretrained policy and rewrites one value of its description: a
 network far too wide, a negative width, a width that is not a number, a table size in words,
@@ -18,6 +18,8 @@ import pytest
 
 from splitpoker.agents import load_agent
 from splitpoker.agents import policy as P
+from splitpoker.agents.checkpoint import META_MEMBER, PRETRAINED_DIR, read_meta
+from splitpoker.agents.policy_kinds import MAX_WIDTH
 from splitpoker.train.cli import main
 
 Meta = dict[str, Any]
@@ -59,11 +61,11 @@ SOURCES = {"biji_classic_4p": ("biji", 4), "thirteen_western_2p": ("thirteen", 2
 
 def crafted(tmp_path: Path, source: str, edit: Callable[[Meta], None]) -> Path:
     """A copy of the shipped policy ``source`` with its description edited."""
-    with zipfile.ZipFile(P.PRETRAINED_DIR / f"{source}.zip") as archive:
+    with zipfile.ZipFile(PRETRAINED_DIR / f"{source}.zip") as archive:
         members = {name: archive.read(name) for name in archive.namelist()}
-    meta = json.loads(members[P.META_MEMBER])
+    meta = json.loads(members[META_MEMBER])
     edit(meta)
-    members[P.META_MEMBER] = json.dumps(meta).encode()
+    members[META_MEMBER] = json.dumps(meta).encode()
     path = tmp_path / f"{source}_crafted.zip"
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for name, data in members.items():
@@ -95,11 +97,11 @@ def test_a_bad_description_is_one_line_naming_file_and_key(tmp_path: Path, sourc
 
 def test_the_width_limit_is_the_networks_bound(tmp_path: Path) -> None:
     """The widest layer allowed loads past the description check; one wider does not."""
-    widest = crafted(tmp_path, "biji_classic_4p", _set_arch(subset_hidden=P.MAX_WIDTH))
-    assert P.read_meta(widest)["policy"]["arch"]["subset_hidden"] == P.MAX_WIDTH
-    too_wide = crafted(tmp_path, "thirteen_western_2p", _set_arch(value_hidden=P.MAX_WIDTH + 1))
-    with pytest.raises(ValueError, match=rf"policy\.arch\.value_hidden = {P.MAX_WIDTH + 1}.*{P.MAX_WIDTH}"):
-        P.read_meta(too_wide)
+    widest = crafted(tmp_path, "biji_classic_4p", _set_arch(subset_hidden=MAX_WIDTH))
+    assert read_meta(widest)["policy"]["arch"]["subset_hidden"] == MAX_WIDTH
+    too_wide = crafted(tmp_path, "thirteen_western_2p", _set_arch(value_hidden=MAX_WIDTH + 1))
+    with pytest.raises(ValueError, match=rf"policy\.arch\.value_hidden = {MAX_WIDTH + 1}.*{MAX_WIDTH}"):
+        read_meta(too_wide)
 
 
 @pytest.mark.parametrize(("edit", "key", "shown"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

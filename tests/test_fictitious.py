@@ -15,7 +15,8 @@ import pytest
 import yaml
 
 from splitpoker.agents import load_agent
-from splitpoker.agents.policy import build_policy, policy_meta
+from splitpoker.agents.checkpoint import policy_meta
+from splitpoker.agents.networks import build_policy
 from splitpoker.envs.games import make_game
 from splitpoker.envs.table import deal
 from splitpoker.train.config import load_config_dict
@@ -168,7 +169,7 @@ def train(tmp: Path, data: dict[str, Any]) -> Any:
 @pytest.mark.slow
 @pytest.mark.parametrize("hands_fitted", ["round", "all"])
 def test_a_run_stopped_in_its_second_round_resumes_to_the_same_weights(tmp_path, monkeypatch, hands_fitted):
-    from splitpoker.agents.policy import read_meta
+    from splitpoker.agents.checkpoint import read_meta
     from splitpoker.train import fictitious
     from splitpoker.train.ppo import resume_run
 
@@ -229,7 +230,7 @@ def policy_file(tmp_path) -> Path:
     """A tiny untrained Biji policy saved as a checkpoint."""
     import torch as th
 
-    from splitpoker.agents.policy import write_policy_file
+    from splitpoker.agents.checkpoint import write_policy_file
 
     game = make_game("biji")
     th.manual_seed(1)

@@ -1,4 +1,5 @@
-"""Policy networks and the agents that play saved policies (agents/policy.py)."""
+"""Policy networks and the agents that play saved policies (agents/networks.py, agents/checkpoint.py,
+agents/policy.py)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,11 @@ import numpy as np
 import pytest
 import torch as th
 
-from splitpoker.agents import load_agent
+from splitpoker.agents import checkpoint, load_agent, networks
 from splitpoker.agents import policy as P
 from splitpoker.envs.cards import format_cards, parse_cards
 from splitpoker.envs.games import game_class, make_game
-from splitpoker.envs.observation import encode_observation
+from splitpoker.envs.observation import SLOT_FEATURES, encode_observation
 from splitpoker.envs.table import deal
 
 ARCH = {"subset_hidden": 16, "embed_dim": 8, "split_hidden": 4, "value_hidden": 8}
@@ -27,16 +28,16 @@ def _hand(game, rng):
 def _policy(game_name: str, kind: str = "split_scorer", arch=None, num_players: int = 4):
     game = make_game(game_name)
     arch = dict(ARCH if kind == "split_scorer" else {"net_arch": [8]}) if arch is None else arch
-    meta = P.policy_meta(game, num_players, kind, arch)
+    meta = checkpoint.policy_meta(game, num_players, kind, arch)
     th.manual_seed(0)
-    return game, meta, P.build_policy(meta)
+    return game, meta, networks.build_policy(meta)
 
 
 @pytest.mark.parametrize("game_name", ["biji", "thirteen"])
 def test_split_scorer_gives_one_logit_per_split(game_name, rng):
     game, _, policy = _policy(game_name)
     obs = np.stack([encode_observation(game, _hand(game, rng), s, 4) for s in range(3)])
-    logits = P.action_logits(policy, th.as_tensor(obs))
+    logits = networks.action_logits(policy, th.as_tensor(obs))
     assert logits.shape == (3, game.n_actions)
     assert th.isfinite(logits).all()
     values = policy.predict_values(th.as_tensor(obs))
@@ -56,7 +57,7 @@ def test_additive_split_scorer_is_the_sum_of_row_scores(rng):
     slots = _hand(game, rng)
     obs = th.as_tensor(encode_observation(game, slots, 0, 4))[None]
     with th.no_grad():
-        logits = P.action_logits(policy, obs)[0]
+        logits = networks.action_logits(policy, obs)[0]
         emb = policy.mlp_extractor.embeddings(obs)
         head = policy.action_net
         scalars = [head.row_scalars[r](emb[game.split_index.row_sizes[r]])[0, :, 0] for r in range(3)]
@@ -70,13 +71,13 @@ def test_additive_split_scorer_is_the_sum_of_row_scores(rng):
 def test_chunked_interaction_matches_one_pass(monkeypatch, rng):
     game, _, policy = _policy("biji")
     obs = th.as_tensor(np.stack([encode_observation(game, _hand(game, rng), 0, 4) for _ in range(4)]))
-    whole = P.action_logits(policy, obs)
+    whole = networks.action_logits(policy, obs)
     whole.sum().backward()
     grads = {n: p.grad.clone() for n, p in policy.named_parameters() if p.grad is not None}
     assert any(n.startswith("action_net.row_vectors") for n in grads)
     policy.zero_grad()
-    monkeypatch.setattr(P, "_CHUNK_FLOATS", 64)  # many chunks, gradient checkpointing on
-    chunked = P.action_logits(policy, obs)
+    monkeypatch.setattr(networks, "_CHUNK_FLOATS", 64)  # many chunks, gradient checkpointing on
+    chunked = networks.action_logits(policy, obs)
     chunked.sum().backward()
     assert th.allclose(whole, chunked, atol=1e-5)
     for name, p in policy.named_parameters():
@@ -93,7 +94,7 @@ def test_subset_features_see_pairs_flushes_and_straights():
     index = {c: i for i, c in enumerate(slots)}
     straight_flush = per_slot[[index[c] for c in parse_cards("2h 3h 4h 5h 6h")]][None]
     trips = per_slot[[index[c] for c in parse_cards("As Ad Ac")]][None]
-    f5, f3 = P._subset_features(straight_flush)[0], P._subset_features(trips)[0]
+    f5, f3 = networks._subset_features(straight_flush)[0], networks._subset_features(trips)[0]
     k5 = 5 * 19
     assert f5[k5 + 13 + 4 + 2 + 4].item() == 1.0  # one suit
     windows = f5[k5 + 13 + 4 + 2 + 4 + 1:]
@@ -116,7 +117,7 @@ def test_masked_choice_argmax_sample_and_empty():
 @pytest.fixture
 def saved_policy(tmp_path):
     game, meta, policy = _policy("biji")
-    path = P.write_policy_file(tmp_path / "p.zip", meta, policy.state_dict())
+    path = checkpoint.write_policy_file(tmp_path / "p.zip", meta, policy.state_dict())
     return game, path, policy
 
 
@@ -132,7 +133,7 @@ def test_policy_file_loads_as_a_deterministic_legal_agent(saved_policy, rng):
         first = agent.act(obs, mask.astype(np.int8), info)
         assert mask[first] and agent.act(obs, mask.astype(np.int8), info) == first
         with th.no_grad():
-            logits = P.action_logits(policy.eval(), th.as_tensor(obs)[None])[0].numpy()
+            logits = networks.action_logits(policy.eval(), th.as_tensor(obs)[None])[0].numpy()
         assert first == int(np.flatnonzero(mask)[np.argmax(logits[mask])])
 
 
@@ -161,7 +162,7 @@ def test_missing_or_foreign_files_are_clear_errors(tmp_path):
 
 def test_unknown_pretrained_name_lists_the_available_ones(monkeypatch, tmp_path, saved_policy):
     _, path, _ = saved_policy
-    monkeypatch.setattr(P, "PRETRAINED_DIR", tmp_path)
+    monkeypatch.setattr(checkpoint, "PRETRAINED_DIR", tmp_path)
     (tmp_path / "shipped.zip").write_bytes(path.read_bytes())
     with pytest.raises(ValueError, match="no pretrained policy 'nope'; available: p, shipped"):
         load_agent("pretrained:nope", game="biji")
@@ -170,12 +171,12 @@ def test_unknown_pretrained_name_lists_the_available_ones(monkeypatch, tmp_path,
 
 def test_unknown_policy_kind_is_an_error():
     with pytest.raises(ValueError, match="unknown policy 'cnn'; policies: mlp, split_scorer"):
-        P.policy_class("cnn")
+        networks.policy_class("cnn")
 
 
 def test_mlp_policy_builds_and_plays(tmp_path, rng):
     game, meta, policy = _policy("biji", kind="mlp")
-    path = P.write_policy_file(tmp_path / "mlp.zip", meta, policy.state_dict())
+    path = checkpoint.write_policy_file(tmp_path / "mlp.zip", meta, policy.state_dict())
     agent = load_agent(f"checkpoint:{path}", game=game, num_players=4)
     slots = _hand(game, rng)
     mask = game.valid_mask(slots)
@@ -183,7 +184,7 @@ def test_mlp_policy_builds_and_plays(tmp_path, rng):
 
 
 def test_shipped_pretrained_policy_plays(rng):
-    names = P.pretrained_names()
+    names = checkpoint.pretrained_names()
     assert "biji_classic_4p" in names
     game = make_game("biji")
     agent = load_agent("pretrained:biji_classic_4p", game=game, num_players=4)
@@ -194,13 +195,13 @@ def test_shipped_pretrained_policy_plays(rng):
         load_agent("pretrained:biji_classic_4p", game=game, num_players=5)
 
 
-@pytest.mark.parametrize("name", P.pretrained_names())
+@pytest.mark.parametrize("name", checkpoint.pretrained_names())
 def test_every_shipped_policy_plays_its_own_rules_legally(name, rng):
     """Each shipped policy loads without a warning at the game, table size and rules it was
     trained for, and plays valid splits of dealt hands in every seat."""
     import warnings
 
-    meta = P.read_meta(P.PRETRAINED_DIR / f"{name}.zip")
+    meta = checkpoint.read_meta(checkpoint.PRETRAINED_DIR / f"{name}.zip")
     game = make_game(meta["game"], meta["preset"])
     assert game.rules.to_dict() == meta["rules"]
     with warnings.catch_warnings():
@@ -225,17 +226,17 @@ def test_format_1_policies_read_the_new_seat_features_with_zero_weights():
 
     path = Path(__file__).parent / "data" / "thirteen_policy_format1.zip"
     with zipfile.ZipFile(path) as archive:
-        raw_meta = json.loads(archive.read(P.META_MEMBER).decode())
-        raw_state = th.load(io.BytesIO(archive.read(P.POLICY_MEMBER)), map_location="cpu", weights_only=True)
+        raw_meta = json.loads(archive.read(checkpoint.META_MEMBER).decode())
+        raw_state = th.load(io.BytesIO(archive.read(checkpoint.POLICY_MEMBER)), map_location="cpu", weights_only=True)
     assert raw_meta["format"] == "splitpoker-policy/1" and raw_meta["observation_size"] == 277
-    old = P.build_policy(raw_meta)
+    old = networks.build_policy(raw_meta)
     old.load_state_dict(raw_state)
     game = make_game("thirteen", "banker")
     agent = load_agent(f"checkpoint:{path}", game=make_game("thirteen"), num_players=4)
     observations = np.stack([v.observation for v in deal(game, 4, np.random.default_rng(1), batch=3).views()])
     assert observations.shape[1] == 281 and observations[:, 277:].sum() == len(observations)
     with th.inference_mode():
-        before = P.action_logits(old, th.as_tensor(observations[:, :277])).numpy()
+        before = networks.action_logits(old, th.as_tensor(observations[:, :277])).numpy()
     assert np.array_equal(agent.logits(observations), before)
 
 
@@ -253,12 +254,12 @@ def _batch(game, rng, hands: int = 6, mask: str = "valid"):
 def _reference_embeddings(extractor, obs):
     """The subset embeddings as defined: card_layers over :func:`_subset_features` of each subset."""
     n = extractor.n_slots
-    slots = obs[:, : n * P.SLOT_FEATURES].reshape(-1, n, P.SLOT_FEATURES)
-    context = obs[:, n * P.SLOT_FEATURES:]
+    slots = obs[:, : n * SLOT_FEATURES].reshape(-1, n, SLOT_FEATURES)
+    context = obs[:, n * SLOT_FEATURES:]
     out = {}
     for k in extractor.sizes:
-        cards = slots[:, th.as_tensor(getattr(extractor, f"subset_ids_{k}"))]
-        hidden = extractor.card_layers[str(k)](P._subset_features(cards))
+        cards = slots[:, th.as_tensor(extractor.subsets(k))]
+        hidden = extractor.card_layers[str(k)](networks._subset_features(cards))
         hidden = th.relu(hidden + extractor.context_layers[str(k)](context)[:, None, :])
         out[k] = th.relu(extractor.embed_layers[str(k)](hidden))
     return out
@@ -394,11 +395,11 @@ def test_subset_shapes_kernel_matches_the_feature_definition(game_name, count, r
     wheel = game.slots(parse_cards("As 2d 3h 4s 5c 9d Jc Kh Qs Td 7c 8h 6d")[:n])
     hands = np.stack([wheel] + [_hand(game, rng) for _ in range(count)])
     obs = th.as_tensor(np.stack([encode_observation(game, h, 0, 4) for h in hands]))
-    slots = obs[:, : n * P.SLOT_FEATURES].reshape(-1, n, P.SLOT_FEATURES)
+    slots = obs[:, : n * SLOT_FEATURES].reshape(-1, n, SLOT_FEATURES)
     ranks, suits = slot_ids(slots.numpy())
     for k in (3, 5):
         subsets = np.array(list(itertools.combinations(range(n), k)))
-        reference = P._subset_features(slots[:, th.as_tensor(subsets)])[..., k * P.SLOT_FEATURES + 19:]
+        reference = networks._subset_features(slots[:, th.as_tensor(subsets)])[..., k * SLOT_FEATURES + 19:]
         shapes = subset_shapes(ranks, suits, subsets)
         assert np.array_equal(shapes, reference.numpy())
         assert shapes[..., 5:].any(), "no straight among the subsets"
@@ -458,7 +459,7 @@ def test_log_probs_of_many_actions_equal_one_log_prob_per_column_with_their_grad
         (weights * log_p).sum().backward()
         return log_p.detach(), {k: p.grad.clone() for k, p in policy.named_parameters() if p.grad is not None}
 
-    together, fast = fitted(lambda d: P.log_probs(d, actions))
+    together, fast = fitted(lambda d: networks.log_probs(d, actions))
     apart, slow = fitted(lambda d: th.stack([d.log_prob(actions[:, k]) for k in range(actions.shape[1])], 1))
     assert th.allclose(together, apart, atol=1e-5)
     assert fast.keys() == slow.keys()
@@ -467,7 +468,7 @@ def test_log_probs_of_many_actions_equal_one_log_prob_per_column_with_their_grad
     invalid = actions.clone()
     invalid[2, 3] = int(np.flatnonzero(~masks[2])[0])
     with pytest.raises(ValueError, match=f"action {int(invalid[2, 3])} of hand 2 is not a valid split"):
-        P.log_probs(policy.get_distribution(obs, masks), invalid)
+        networks.log_probs(policy.get_distribution(obs, masks), invalid)
 
 
 def test_split_distribution_samples_follow_its_probabilities():
@@ -624,7 +625,7 @@ def test_sparse_decisions_equal_the_dense_kernels_over_the_candidates(split_hidd
 
     before = both()
     optimiser = th.optim.SGD(policy.parameters(), lr=5.0)
-    logits = P.action_logits(policy, th.as_tensor(obs))
+    logits = networks.action_logits(policy, th.as_tensor(obs))
     optimiser.zero_grad()
     (logits[:, before[0]] ** 2).sum().backward()
     optimiser.step()

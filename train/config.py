@@ -32,13 +32,13 @@ from pydantic import (
     model_validator,
 )
 
+from ..agents.policy_kinds import POLICY_KINDS as POLICY_KINDS
 from ..agents.specs import check_spec, parse_options
 from ..envs.games import check_game, game_class, game_names, make_rules
 from ..envs.messages import cut
 from ..runtime.files import load_yaml, read_mapping
 from ..runtime.limits import MAX_ENVS, MAX_HANDS, MAX_THREADS, MAX_TIMESTEPS, MAX_WORKERS
 
-POLICY_KINDS = ("mlp", "split_scorer")
 #: the configs shipped with the package, ``splitpoker.configs`` (the top-level ``configs/``
 #: folder of a checkout, which an installed package holds beside ``splitpoker.train``)
 PACKAGED_CONFIGS = Path(__file__).resolve().parents[1] / "configs"

@@ -52,6 +52,7 @@ from ..agents.base import Agent, check_choices
 from ..envs.cards import format_cards
 from ..envs.game import Game
 from ..envs.games import make_game
+from ..envs.observation import spaces_of
 from ..envs.table import (
     SeatView,
     Tables,
@@ -197,8 +198,6 @@ class SelfPlayEnv(gymnasium.Env):
                  opponents: str | Agent | Sequence[str | Agent] | None = None, illegal_action: str = "raise",
                  illegal_reward: float = -1.0) -> None:
         super().__init__()
-        from ..agents.policy import spaces_of
-
         self.mask = check_mask(mask)
         self.game = make_game(game) if isinstance(game, str) else game
         game = self.game
@@ -326,8 +325,6 @@ class SelfPlayVecEnv(VecEnv):
 
     def __init__(self, game: Game, num_players: int, pool: OpponentPool, n_envs: int,
                  reward_scale: float = 1.0, mask: str = "valid") -> None:
-        from ..agents.policy import spaces_of
-
         observation_space, action_space = spaces_of(game)
         super().__init__(n_envs, observation_space, action_space)
         self.mask = check_mask(mask)

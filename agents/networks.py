@@ -1,0 +1,583 @@
+"""The torch networks of the learned policies: the two kinds that ``splitpoker train`` trains
+(their names and settings: :mod:`.policy_kinds`), and a fresh policy built from a saved
+policy's description.
+
+Both are sb3-contrib ``MaskableActorCriticPolicy`` classes over the flat observation of
+:mod:`splitpoker.envs.observation`:
+
+``mlp``
+    SB3's own actor-critic MLP: hidden layers ``net_arch``, then one linear output per
+    split (72,072 for Thirteen, 1,680 for Biji).
+``split_scorer``
+    Scores every split with shared weights from the rows it forms (:class:`SplitScorerPolicy`).
+    The hand's slots are decoded from the observation's per-slot one-hots; every 3-card and
+    5-card subset of slots gets an embedding (an MLP over its cards' features, their rank and
+    suit counts and straight windows, plus the seat/table/rule features), computed once per
+    hand. Each row position maps a subset embedding to a scalar and to a small vector; a
+    split's logit is the sum of its three rows' scalars plus ``w · relu(sum of their
+    vectors)``, gathered through ``SplitIndex.table``. The head's size does not depend on the
+    number of splits. The value comes from the mean and max of the subset embeddings. On the
+    CPU the first layer runs as compiled kernels (:mod:`.subset_kernels`), the distribution
+    over the split index too (:mod:`.split_kernels`); agents that only decide compute the
+    same function without torch's per-operator cost (:mod:`.split_inference`, which reads
+    the weights through :meth:`SplitScorerPolicy.inference_parameters`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import torch as th
+from gymnasium import spaces
+from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.type_aliases import Schedule
+from torch import nn
+from torch.utils.checkpoint import checkpoint as grad_checkpoint
+
+from ..envs.games import game_class
+from ..envs.observation import SLOT_FEATURES
+from .policy_kinds import check_arch, check_kind
+from .split_kernels import NO_EXTRA, choose_splits, split_gradients, split_statistics
+from .subset_kernels import (
+    MAX_SLOTS,
+    MAX_SUBSET,
+    first_layer_weights,
+    slot_ids,
+    subset_hidden,
+    subset_hidden_gradients,
+    subset_shapes,
+)
+
+#: the torch modules of an ``mlp`` policy's activations (:data:`.policy_kinds.ACTIVATIONS`)
+ACTIVATION_MODULES: dict[str, type[nn.Module]] = {"relu": nn.ReLU, "tanh": nn.Tanh}
+#: floats of the (batch, splits, split_hidden) interaction computed at once
+_CHUNK_FLOATS = 1 << 22
+
+
+# --------------------------------------------------------------------------- split scorer
+def _subset_features(cards: th.Tensor) -> th.Tensor:
+    """Features of subsets from their cards' one-hots ``(..., k, 19)``: the cards in slot order,
+    rank counts, suit counts, joker counts, how many ranks appear once/twice/three/four
+    times, whether all suits agree, and which straight windows (ace low or high) are full."""
+    k = cards.shape[-2]
+    ranks = cards[..., :13].sum(-2)
+    suits = cards[..., 13:17].sum(-2)
+    jokers = cards[..., 17:19].sum(-2)
+    profile = th.stack([(ranks == c).sum(-1) for c in (1, 2, 3, 4)], -1).to(cards.dtype)
+    one_suit = (suits.amax(-1, keepdim=True) == k).to(cards.dtype)
+    present = (ranks > 0).to(cards.dtype)
+    extended = th.cat([present[..., 12:13], present], -1)  # ace low, 2 … A
+    windows = (extended.unfold(-1, k, 1).sum(-1) == k).to(cards.dtype)
+    flat = cards.flatten(-2)
+    return th.cat([flat, ranks, suits, jokers, profile, one_suit, windows], -1)
+
+
+def _subset_feature_size(k: int) -> int:
+    return k * SLOT_FEATURES + 13 + 4 + 2 + 4 + 1 + (14 - k + 1)
+
+
+class _SubsetHidden(th.autograd.Function):
+    """The split scorer's first layer on the CPU, by :func:`.subset_kernels.subset_hidden`
+    and its gradient kernel: from the per-slot projections ``(k, n, B, h)``, the shape
+    weights ``(f, h)``, the per-hand bias ``(B, h)``, the subset table and the slots' ranks
+    and suits."""
+
+    @staticmethod
+    def forward(ctx: Any, projected: th.Tensor, weight: th.Tensor, base: th.Tensor, subsets: np.ndarray,
+                ranks: np.ndarray, suits: np.ndarray) -> th.Tensor:
+        hidden = th.from_numpy(subset_hidden(projected.detach().numpy(), subsets, ranks, suits,
+                                             weight.detach().numpy(), base.detach().numpy()))
+        ctx.save_for_backward(hidden)
+        ctx.tables = (subsets, ranks, suits, projected.shape[1])
+        return hidden
+
+    @staticmethod
+    def backward(ctx: Any, grad: th.Tensor) -> tuple[Any, ...]:
+        (hidden,) = ctx.saved_tensors
+        subsets, ranks, suits, n = ctx.tables
+        g_projected, g_weight, g_base = subset_hidden_gradients(grad.contiguous().numpy(), hidden.numpy(), subsets,
+                                                                subset_shapes(ranks, suits, subsets), n)
+        return th.from_numpy(g_projected), th.from_numpy(g_weight), th.from_numpy(g_base), None, None, None
+
+
+@dataclasses.dataclass(frozen=True)
+class SubsetLayers:
+    """One subset size's layers of a split scorer's extractor: the ``size`` (cards a subset),
+    the ``subsets`` (``(C(n, size), size)`` slot ids, int64), the first layer over their
+    cards' features (``card_weight`` ``(h, f)``, ``card_bias`` ``(h,)``) and over the
+    context (``context_weight`` ``(h, c)``), and the embedding layer (``embed_weight``
+    ``(e, h)``, ``embed_bias`` ``(e,)``). The tensors are the policy's parameters themselves."""
+
+    size: int
+    subsets: np.ndarray
+    card_weight: th.Tensor
+    card_bias: th.Tensor
+    context_weight: th.Tensor
+    embed_weight: th.Tensor
+    embed_bias: th.Tensor
+
+
+@dataclasses.dataclass(frozen=True)
+class RowLayers:
+    """One row position's layers of a split scorer's head: the row's ``size`` (cards), its
+    score of a subset embedding (``score_weight`` ``(1, e)``, ``score_bias`` ``(1,)``) and,
+    in a scorer with an interaction term, its vector (``vector_weight`` ``(v, e)``,
+    ``vector_bias`` ``(v,)``, which only the first row has); None where there is none. The
+    tensors are the policy's parameters themselves."""
+
+    size: int
+    score_weight: th.Tensor
+    score_bias: th.Tensor
+    vector_weight: th.Tensor | None
+    vector_bias: th.Tensor | None
+
+
+@dataclasses.dataclass(frozen=True)
+class ScorerParameters:
+    """What a split scorer's decision reads, for inference outside torch
+    (:mod:`.split_inference`): the hand's ``n_slots``, each subset size's layers (ascending
+    sizes), each row position's layers, the interaction term's output weights ``(1, v)``
+    (None without one), and the split table's columns and the row positions' subset masks
+    (:meth:`SplitScoreHead.tables`, :attr:`SplitScoreHead.row_masks`)."""
+
+    n_slots: int
+    subset_layers: tuple[SubsetLayers, ...]
+    row_layers: tuple[RowLayers, ...]
+    out_weight: th.Tensor | None
+    tables: tuple[np.ndarray, ...]
+    row_masks: tuple[np.ndarray, ...]
+
+
+class SplitScorerExtractor(nn.Module):
+    """Subset embeddings for the actor (flattened, one block per subset size) and pooled
+    features for the critic, from the flat observation."""
+
+    def __init__(self, game: str, features_dim: int, subset_hidden: int, embed_dim: int, value_hidden: int) -> None:
+        super().__init__()
+        index = game_class(game).split_index
+        self.n_slots = index.n_slots
+        self.sizes = tuple(sorted(set(index.row_sizes)))
+        self.context_dim = features_dim - self.n_slots * SLOT_FEATURES
+        if max(self.sizes) > MAX_SUBSET or self.n_slots > MAX_SLOTS:
+            raise ValueError(f"the split scorer reads rows of at most {MAX_SUBSET} cards from hands of at most "
+                             f"{MAX_SLOTS} slots, not rows of {max(self.sizes)} from {self.n_slots}")
+        if self.context_dim < 0:
+            raise ValueError(f"observation of {features_dim} values is too short for a {game} hand")
+        self.embed_dim = embed_dim
+        self._subset_ids: dict[int, np.ndarray] = {}
+        for k in self.sizes:
+            subsets = th.as_tensor(index.subsets(k), dtype=th.long)  # (m, k) slot ids
+            rows = th.arange(len(subsets))
+            # incidence of (subset, position × slot)
+            positions = th.zeros(len(subsets), k * self.n_slots)
+            for position in range(k):
+                positions[rows, position * self.n_slots + subsets[:, position]] = 1.0
+            self._subset_ids[k] = subsets.numpy()
+            self.register_buffer(f"positions_{k}", positions, persistent=False)
+        self.card_layers = nn.ModuleDict({str(k): nn.Linear(_subset_feature_size(k), subset_hidden) for k in self.sizes})
+        self.context_layers = nn.ModuleDict({str(k): nn.Linear(self.context_dim, subset_hidden, bias=False)
+                                             for k in self.sizes})
+        self.embed_layers = nn.ModuleDict({str(k): nn.Linear(subset_hidden, embed_dim) for k in self.sizes})
+        pooled = 2 * embed_dim * len(self.sizes) + self.context_dim
+        self.value_layer = nn.Sequential(nn.Linear(pooled, value_hidden), nn.ReLU())
+        self.n_subsets = {k: math.comb(self.n_slots, k) for k in self.sizes}
+        self.latent_dim_pi = sum(self.n_subsets.values()) * embed_dim
+        self.latent_dim_vf = value_hidden
+
+    def subsets(self, k: int) -> np.ndarray:
+        """The subsets of ``k`` slots ``(C(n, k), k)``, as slot ids (int64) in the order of
+        their embeddings."""
+        return self._subset_ids[k]
+
+    def subset_layers(self) -> tuple[SubsetLayers, ...]:
+        """Each subset size's subsets and layers, ascending sizes."""
+        return tuple(SubsetLayers(k, self.subsets(k), self.card_layers[str(k)].weight, self.card_layers[str(k)].bias,
+                                  self.context_layers[str(k)].weight, self.embed_layers[str(k)].weight,
+                                  self.embed_layers[str(k)].bias) for k in self.sizes)
+
+    def embeddings(self, features: th.Tensor) -> dict[int, th.Tensor]:
+        """``{k: (batch, C(n, k), embed_dim)}``.
+
+        The first layer is ``card_layers[k]`` applied to :func:`_subset_features`, computed
+        without building those features subset by subset: the part linear in the cards
+        (their one-hots in slot order, and the rank, suit and joker counts, which are sums
+        over the cards) is a sum of per-slot projections made once per hand, one per
+        position in the subset; only the few nonlinear features (count profile, one suit,
+        straight windows) are computed per subset, from its rank and suit counts. On the
+        CPU the kernels of :mod:`.subset_kernels` read the projections through the subset
+        table; elsewhere a product with the subsets' position incidence does."""
+        slots = features[:, : self.n_slots * SLOT_FEATURES].reshape(-1, self.n_slots, SLOT_FEATURES)
+        context = features[:, self.n_slots * SLOT_FEATURES:]
+        ranks, suits = slot_ids(slots.detach().cpu().numpy())
+        out = {}
+        for k in self.sizes:
+            layer = self.card_layers[str(k)]
+            per_position, shape_weight = first_layer_weights(layer.weight, k)
+            projected = th.einsum("bnf,hpf->pnbh", slots, per_position)  # (k, n, B, h)
+            base = layer.bias + self.context_layers[str(k)](context)  # (B, h)
+            subsets = self.subsets(k)
+            if slots.device.type == "cpu":
+                hidden = _SubsetHidden.apply(projected.contiguous(), shape_weight.contiguous(), base.contiguous(),
+                                             subsets, ranks, suits)
+            else:
+                linear = (getattr(self, f"positions_{k}") @ projected.reshape(k * self.n_slots, -1))
+                shapes = th.from_numpy(subset_shapes(ranks, suits, subsets)).to(slots.device)
+                hidden = th.baddbmm(base[:, None, :], shapes,
+                                    shape_weight.expand(len(slots), -1, -1))
+                hidden = th.relu(hidden + linear.view(-1, len(slots), shape_weight.shape[1]).transpose(0, 1))
+            out[k] = th.relu(self.embed_layers[str(k)](hidden))
+        return out
+
+    def _pooled(self, features: th.Tensor, emb: dict[int, th.Tensor]) -> th.Tensor:
+        context = features[:, self.n_slots * SLOT_FEATURES:]
+        parts = [p for k in self.sizes for p in (emb[k].mean(1), emb[k].amax(1))]
+        return self.value_layer(th.cat([*parts, context], -1))
+
+    def forward(self, features: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+        emb = self.embeddings(features)
+        latent_pi = th.cat([emb[k].flatten(1) for k in self.sizes], 1)
+        return latent_pi, self._pooled(features, emb)
+
+    def forward_actor(self, features: th.Tensor) -> th.Tensor:
+        emb = self.embeddings(features)
+        return th.cat([emb[k].flatten(1) for k in self.sizes], 1)
+
+    def forward_critic(self, features: th.Tensor) -> th.Tensor:
+        return self._pooled(features, self.embeddings(features))
+
+
+class SplitScoreHead(nn.Module):
+    """One logit per split from the subset embeddings of its three rows (shared weights)."""
+
+    def __init__(self, game: str, embed_dim: int, split_hidden: int) -> None:
+        super().__init__()
+        index = game_class(game).split_index
+        self.row_sizes = index.row_sizes
+        self.sizes = tuple(sorted(set(index.row_sizes)))
+        self.n_subsets = {k: math.comb(index.n_slots, k) for k in self.sizes}
+        self.embed_dim = embed_dim
+        self.split_hidden = split_hidden
+        self.n_actions = index.n_actions
+        #: each row position's subsets as the bits of their slots (int64, indexed like the
+        #: subset ids of :meth:`tables`), for the argmax's first-row bounds
+        self.row_masks = tuple(index.subset_masks(k) for k in index.row_sizes)
+        table = th.as_tensor(index.table.astype(np.int64))
+        for r in range(3):
+            self.register_buffer(f"rows_{r}", table[:, r].contiguous(), persistent=False)
+        self.row_scalars = nn.ModuleList([nn.Linear(embed_dim, 1) for _ in range(3)])
+        if split_hidden > 0:
+            self.row_vectors = nn.ModuleList([nn.Linear(embed_dim, split_hidden, bias=r == 0) for r in range(3)])
+            self.out = nn.Linear(split_hidden, 1, bias=False)
+
+    def _split(self, latent: th.Tensor) -> dict[int, th.Tensor]:
+        out, start = {}, 0
+        for k in self.sizes:
+            stop = start + self.n_subsets[k] * self.embed_dim
+            out[k] = latent[:, start:stop].reshape(-1, self.n_subsets[k], self.embed_dim)
+            start = stop
+        return out
+
+    def _interaction(self, vectors: list[th.Tensor], start: int, stop: int) -> th.Tensor:
+        hidden = vectors[0][:, self.rows_0[start:stop]]
+        hidden = hidden + vectors[1][:, self.rows_1[start:stop]]
+        hidden = hidden + vectors[2][:, self.rows_2[start:stop]]
+        return self.out(th.relu(hidden)).squeeze(-1)
+
+    def tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The split table's three columns (each row's subset id) as NumPy arrays of the
+        narrowest unsigned type that holds them (uint16 for both games: a Thirteen scan reads
+        432 KB of table, which stays in a core's L2 cache, and is about a fifth faster than
+        with int32)."""
+        if not hasattr(self, "_tables"):
+            columns = [getattr(self, f"rows_{r}").cpu().numpy() for r in range(3)]
+            dtype = np.uint16 if max(int(c.max(initial=0)) for c in columns) < 1 << 16 else np.int32
+            self._tables = tuple(c.astype(dtype) for c in columns)
+        return self._tables
+
+    def row_layers(self) -> tuple[RowLayers, ...]:
+        """Each row position's score and vector layers."""
+        return tuple(RowLayers(self.row_sizes[r], self.row_scalars[r].weight, self.row_scalars[r].bias,
+                               self.row_vectors[r].weight if self.split_hidden > 0 else None,
+                               self.row_vectors[r].bias if self.split_hidden > 0 else None) for r in range(3))
+
+    def row_scores(self, latent: th.Tensor) -> tuple[th.Tensor, th.Tensor, th.Tensor, th.Tensor | None]:
+        """Each row position's score of every subset ``(B, C(n, k))``, and the interaction
+        term of every split ``(B, n_actions)`` (None without one): a split's logit is the
+        sum of its rows' scores plus its interaction term."""
+        emb = self._split(latent)
+        s0, s1, s2 = (self.row_scalars[r](emb[self.row_sizes[r]]).squeeze(-1) for r in range(3))
+        return s0, s1, s2, (self._interactions(emb) if self.split_hidden > 0 else None)
+
+    def logits_of(self, s0: th.Tensor, s1: th.Tensor, s2: th.Tensor, extra: th.Tensor | None) -> th.Tensor:
+        """Every split's logit ``(B, n_actions)`` from :meth:`row_scores`."""
+        logits = s0.index_select(1, self.rows_0) + s1.index_select(1, self.rows_1) + s2.index_select(1, self.rows_2)
+        return logits if extra is None else logits + extra
+
+    def logits_at(self, s0: th.Tensor, s1: th.Tensor, s2: th.Tensor, extra: th.Tensor | None,
+                  actions: th.Tensor) -> th.Tensor:
+        """The logits ``(B, K)`` of each hand's ``K`` splits ``actions`` (int64 ``(B, K)``)
+        from :meth:`row_scores`, without the full width."""
+        logits = (s0.gather(1, self.rows_0[actions]) + s1.gather(1, self.rows_1[actions])
+                  + s2.gather(1, self.rows_2[actions]))
+        return logits if extra is None else logits + extra.gather(1, actions)
+
+    def forward(self, latent: th.Tensor) -> th.Tensor:
+        return self.logits_of(*self.row_scores(latent))
+
+    def _interactions(self, emb: dict[int, th.Tensor]) -> th.Tensor:
+        vectors = [self.row_vectors[r](emb[self.row_sizes[r]]) for r in range(3)]
+        batch = vectors[0].shape[0]
+        chunk = max(256, _CHUNK_FLOATS // max(1, batch * self.split_hidden))
+        if chunk >= self.n_actions:
+            return self._interaction(vectors, 0, self.n_actions)
+        parts = []
+        for start in range(0, self.n_actions, chunk):
+            stop = min(start + chunk, self.n_actions)
+            if th.is_grad_enabled():
+                parts.append(grad_checkpoint(self._interaction, vectors, start, stop, use_reentrant=False))
+            else:
+                parts.append(self._interaction(vectors, start, stop))
+        return th.cat(parts, 1)
+
+
+class _SplitStatistics(th.autograd.Function):
+    """Log probability of each hand's action and the entropy of its distribution over the
+    valid splits, from the row scores, by the kernels of :mod:`.split_kernels` (or from
+    ``known``, the statistics of these actions computed when they were drawn)."""
+
+    @staticmethod
+    def forward(ctx: Any, s0: th.Tensor, s1: th.Tensor, s2: th.Tensor, extra: th.Tensor | None,
+                tables: tuple[np.ndarray, ...], mask: np.ndarray, actions: np.ndarray,
+                known: np.ndarray | None = None) -> tuple[th.Tensor, th.Tensor]:
+        arrays = tuple(x.detach().numpy() for x in (s0, s1, s2))
+        extra_array = NO_EXTRA if extra is None else extra.detach().numpy()
+        statistics = (split_statistics(*arrays, *tables, extra_array, extra is not None, mask, actions)
+                      if known is None else known)
+        ctx.inputs = (arrays, tables, extra_array, extra is not None, mask, actions, statistics)
+        log_z, mean, log_p = (th.as_tensor(statistics[:, i], dtype=s0.dtype) for i in range(3))
+        return log_p, log_z - mean
+
+    @staticmethod
+    def backward(ctx: Any, g_logp: th.Tensor, g_entropy: th.Tensor) -> tuple[Any, ...]:
+        arrays, tables, extra_array, has_extra, mask, actions, statistics = ctx.inputs
+        g0, g1, g2, gx = split_gradients(*arrays, *tables, extra_array, has_extra, mask, actions, statistics,
+                                         g_logp.double().numpy(), g_entropy.double().numpy())
+        return (th.from_numpy(g0), th.from_numpy(g1), th.from_numpy(g2),
+                th.from_numpy(gx) if has_extra else None, None, None, None, None)
+
+
+class SplitDistribution(MaskableCategoricalDistribution):
+    """The masked categorical over the split index, whose logits are sums of row scores.
+
+    The same distribution as sb3-contrib's ``MaskableCategoricalDistribution`` over the
+    logits that :class:`SplitScoreHead` returns, but computed from the row scores by the
+    kernels of :mod:`.split_kernels`: log probabilities, entropy, samples and their
+    gradients without a full-width logit tensor (72,072 a Thirteen hand). Off the CPU it
+    falls back to the logits."""
+
+    def proba_rows(self, head: SplitScoreHead, latent: th.Tensor) -> SplitDistribution:
+        """The distribution of the hands whose subset embeddings are ``latent``."""
+        self.head = head
+        self.rows = head.row_scores(latent)
+        self.logits: th.Tensor | None = None
+        if latent.device.type != "cpu":
+            self.logits = head.logits_of(*self.rows)
+        self.masks: np.ndarray | None = None
+        self._entropy: th.Tensor | None = None
+        self._drawn: tuple[np.ndarray, np.ndarray] | None = None
+        return self
+
+    def proba_distribution(self, action_logits: th.Tensor) -> SplitDistribution:
+        raise TypeError("a SplitDistribution is built from row scores: use proba_rows")
+
+    @property
+    def hands(self) -> int:
+        return len(self.rows[0])
+
+    def apply_masking(self, masks: Any) -> None:
+        if isinstance(masks, th.Tensor):
+            masks = masks.detach().cpu().numpy()
+        self.masks = None if masks is None else np.ascontiguousarray(masks, dtype=bool).reshape(self.hands, -1)
+        self._entropy = None
+        self._drawn = None
+
+    def _mask(self) -> np.ndarray:
+        return self.masks if self.masks is not None else np.ones((self.hands, self.head.n_actions), dtype=bool)
+
+    def _torch(self) -> MaskableCategoricalDistribution:
+        """The same distribution as sb3-contrib builds it (used off the CPU)."""
+        fallback = MaskableCategoricalDistribution(self.head.n_actions).proba_distribution(self.logits)
+        fallback.apply_masking(self.masks)
+        return fallback
+
+    def log_prob(self, actions: th.Tensor) -> th.Tensor:
+        if self.logits is not None:
+            return self._torch().log_prob(actions)
+        s0, s1, s2, extra = self.rows
+        chosen = actions.detach().cpu().numpy().astype(np.int64).reshape(-1)
+        known = self._drawn[1] if self._drawn is not None and np.array_equal(self._drawn[0], chosen) else None
+        log_p, self._entropy = _SplitStatistics.apply(s0, s1, s2, extra, self.head.tables(), self._mask(), chosen,
+                                                      known)
+        return log_p
+
+    def log_probs(self, actions: th.Tensor) -> th.Tensor:
+        """The log probabilities ``(B, K)`` of each hand's ``K`` splits ``actions``, from one
+        pass over the valid splits (:meth:`log_prob` of the first column) however large ``K``:
+        ``log p(a_k) = log p(a_0) + logit(a_k) - logit(a_0)``. ValueError when one is not a
+        valid split."""
+        if self.logits is not None:
+            return log_probs(self._torch(), actions)
+        actions = actions.long()
+        chosen = actions.detach().numpy()
+        _require_valid(self._mask()[np.arange(self.hands)[:, None], chosen], chosen)
+        logits = self.head.logits_at(*self.rows, actions)
+        return self.log_prob(actions[:, 0])[:, None] + logits - logits[:, :1]
+
+    def entropy(self) -> th.Tensor:
+        if self.logits is not None:
+            return self._torch().entropy()
+        if self._entropy is None:
+            self.log_prob(self.mode())
+        assert self._entropy is not None
+        return self._entropy
+
+    def choices(self, uniforms: np.ndarray | None) -> np.ndarray:
+        """One valid split per hand: the inverse CDF of ``uniforms`` (one in [0, 1) per
+        hand), or the most likely split (the first of equals) without them. Drawn splits
+        keep their log probabilities and the entropy, computed in the same pass, for a
+        following :meth:`log_prob` of the same actions."""
+        if self.logits is not None:
+            fallback = self._torch()
+            if uniforms is None:
+                return fallback.mode().cpu().numpy()
+            probs = fallback.distribution.probs.double().cpu().numpy()
+            return np.minimum((probs.cumsum(1) <= uniforms[:, None]).sum(1), self.head.n_actions - 1)
+        s0, s1, s2, extra = (None if x is None else x.detach().numpy() for x in self.rows)
+        chosen, statistics = choose_splits(s0, s1, s2, self.head.tables(), extra, self._mask(), uniforms,
+                                           self.head.row_masks)
+        self._drawn = (chosen, statistics) if uniforms is not None else None
+        return chosen
+
+    def sample(self) -> th.Tensor:
+        return th.as_tensor(self.choices(th.rand(self.hands, dtype=th.float64).numpy()))
+
+    def mode(self) -> th.Tensor:
+        return th.as_tensor(self.choices(None))
+
+
+class SplitScorerPolicy(MaskableActorCriticPolicy):
+    """``MaskableActorCriticPolicy`` whose actor scores splits from row embeddings."""
+
+    def __init__(self, observation_space: spaces.Space, action_space: spaces.Space, lr_schedule: Schedule,
+                 game: str = "thirteen", subset_hidden: int = 64, embed_dim: int = 32, split_hidden: int = 8,
+                 value_hidden: int = 64, **kwargs: Any) -> None:
+        n_actions = game_class(game).split_index.n_actions
+        if not isinstance(action_space, spaces.Discrete) or int(action_space.n) != n_actions:
+            raise ValueError(f"the split scorer for {game} needs Discrete({n_actions}) actions, "
+                             f"got {action_space}")
+        self.game_name = game
+        self.subset_hidden = subset_hidden
+        self.embed_dim = embed_dim
+        self.split_hidden = split_hidden
+        self.value_hidden = value_hidden
+        kwargs.setdefault("net_arch", [])
+        super().__init__(observation_space, action_space, lr_schedule, **kwargs)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()
+        data.update(game=self.game_name, subset_hidden=self.subset_hidden, embed_dim=self.embed_dim,
+                    split_hidden=self.split_hidden, value_hidden=self.value_hidden)
+        return data
+
+    def inference_parameters(self) -> ScorerParameters:
+        """The tables and parameters a decision reads (the parameters themselves, not copies:
+        an optimiser step or ``load_state_dict`` changes them in place)."""
+        extractor, head = self.mlp_extractor, self.action_net
+        assert isinstance(extractor, SplitScorerExtractor) and isinstance(head, SplitScoreHead)
+        return ScorerParameters(extractor.n_slots, extractor.subset_layers(), head.row_layers(),
+                                head.out.weight if head.split_hidden > 0 else None, head.tables(), head.row_masks)
+
+    def _get_action_dist_from_latent(self, latent_pi: th.Tensor) -> SplitDistribution:
+        assert isinstance(self.action_dist, SplitDistribution)
+        return self.action_dist.proba_rows(self.action_net, latent_pi)
+
+    def _build_mlp_extractor(self) -> None:
+        self.mlp_extractor = SplitScorerExtractor(self.game_name, self.features_dim, self.subset_hidden,
+                                                  self.embed_dim, self.value_hidden)
+
+    def _build(self, lr_schedule: Schedule) -> None:
+        self.action_dist = SplitDistribution(self.action_dist.action_dim)
+        self._build_mlp_extractor()
+        self.action_net = SplitScoreHead(self.game_name, self.embed_dim, self.split_hidden)
+        self.value_net = nn.Linear(self.mlp_extractor.latent_dim_vf, 1)
+        if self.ortho_init:
+            self.mlp_extractor.apply(lambda m: self.init_weights(m, gain=math.sqrt(2)))
+            self.value_net.apply(lambda m: self.init_weights(m, gain=1.0))
+            head = self.action_net
+            head.row_scalars.apply(lambda m: self.init_weights(m, gain=0.01))
+            if head.split_hidden > 0:
+                head.row_vectors.apply(lambda m: self.init_weights(m, gain=1.0))
+                head.out.apply(lambda m: self.init_weights(m, gain=0.01))
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+
+# --------------------------------------------------------------------------- building
+def policy_class(kind: str) -> type[MaskableActorCriticPolicy]:
+    """The SB3 policy class of a policy kind."""
+    return SplitScorerPolicy if check_kind(kind) == "split_scorer" else MaskableActorCriticPolicy
+
+
+def policy_kwargs(kind: str, arch: Mapping[str, Any], game: str, prefix: str = "policy.") -> dict[str, Any]:
+    """SB3 ``policy_kwargs`` for a policy kind from its architecture settings (see
+    :func:`.policy_kinds.check_arch`; a bad one is a ValueError naming ``prefix`` + its key)."""
+    arch = check_arch(kind, arch, prefix)
+    if kind == "mlp":
+        net_arch = arch["net_arch"]
+        if not isinstance(net_arch, dict):
+            net_arch = {"pi": list(net_arch), "vf": list(net_arch)}
+        return {"net_arch": net_arch, "activation_fn": ACTIVATION_MODULES[arch["activation"]]}
+    return {"game": game, **arch}
+
+
+def build_policy(meta: Mapping[str, Any], *, initialise: bool = True) -> MaskableActorCriticPolicy:
+    """A fresh policy module (CPU, eval mode) of the kind and architecture in ``meta``.
+    ``initialise=False`` skips the orthogonal initialisation (a QR decomposition per layer,
+    most of the time it takes to build one), for a module whose weights are loaded next."""
+    game = meta["game"]
+    obs_space = spaces.Box(-np.inf, np.inf, (int(meta["observation_size"]),), np.float32)
+    act_space = spaces.Discrete(int(meta["n_actions"]))
+    cls = policy_class(meta["policy"]["kind"])
+    kwargs = policy_kwargs(meta["policy"]["kind"], meta["policy"]["arch"], game, prefix="policy.arch.")
+    policy = cls(obs_space, act_space, lambda _: 0.0, **kwargs, **({} if initialise else {"ortho_init": False}))
+    return policy.eval()
+
+
+def action_logits(policy: MaskableActorCriticPolicy, obs: th.Tensor) -> th.Tensor:
+    """Unmasked logits ``(batch, n_actions)`` of a policy for a batch of observations."""
+    features = policy.extract_features(obs, policy.pi_features_extractor)
+    return policy.action_net(policy.mlp_extractor.forward_actor(features))
+
+
+def log_probs(distribution: MaskableCategoricalDistribution, actions: th.Tensor) -> th.Tensor:
+    """The log probabilities ``(B, K)`` of each hand's ``K`` valid splits ``actions`` under a
+    policy's masked distribution: a split scorer's in one pass over the valid splits
+    (:meth:`SplitDistribution.log_probs`), another's gathered from its normalised logits."""
+    if isinstance(distribution, SplitDistribution):
+        return distribution.log_probs(actions)
+    actions = actions.long()
+    masks = distribution.distribution.masks
+    if masks is not None:
+        _require_valid(masks.gather(1, actions).cpu().numpy(), actions.cpu().numpy())
+    return distribution.distribution.logits.gather(1, actions)
+
+
+def _require_valid(valid: np.ndarray, actions: np.ndarray) -> None:
+    """ValueError naming the first of ``actions`` (B, K) whose ``valid`` bit is off."""
+    if not valid.all():
+        b, k = np.argwhere(~valid)[0]
+        raise ValueError(f"action {actions[b, k]} of hand {b} is not a valid split")
