@@ -1,4 +1,5 @@
-"""Subcommands of evaluation: ``eval`` (duplicate matches with solver regret)."""
+"""Subcommands of evaluation: ``eval`` (duplicate matches with solver regret), ``exploit``
+(best-response gain) and ``benchmark`` (a versioned evaluation protocol)."""
 
 from __future__ import annotations
 
@@ -149,6 +150,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print summary.json")
     p.set_defaults(run=_eval)
     register_exploit(sub)
+    register_benchmark(sub)
 
 
 def _exploit(args: argparse.Namespace) -> int:
@@ -202,3 +204,78 @@ def register_exploit(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--address", help="Ray cluster address (default: start a local Ray instance)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON document")
     p.set_defaults(run=_exploit)
+
+
+def _benchmark(args: argparse.Namespace) -> int:
+    from ..runtime.files import check_writable_folder
+    from .benchmark import default_out, plan, run_benchmark, write_benchmark
+    from .leaderboard import text_summary
+
+    chosen = plan(args.protocol, quick=args.quick, tracks=split_names(args.tracks, "--tracks"),
+                  agents=split_agent_specs(args.agents) if args.agents is not None else (), workers=args.workers)
+    out = Path(args.out) if args.out else default_out(chosen)
+    check_writable_folder(out, "--out")
+    if (out / "benchmark.json").exists():  # an earlier report is never written over
+        raise ValueError(f"--out {str(out)!r} already holds a benchmark (benchmark.json); choose another folder")
+    for track, spec, why in chosen.skipped:
+        print(f"splitpoker benchmark: {spec} left out of {track}: {why}", file=sys.stderr, flush=True)
+    report = run_benchmark(chosen, progress=not args.json, out=args.out)
+    if report["partial"]:
+        print(f"splitpoker benchmark: interrupted ({report['interrupted_by']}); writing the partial report to {out}",
+              file=sys.stderr, flush=True)
+    write_benchmark(report, out)
+    status = 0
+    if report["partial"]:
+        from ..runtime.interrupts import exit_status
+
+        status = exit_status(signal.Signals[report["interrupted_by"]])
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False))
+        return status
+    print(text_summary(report), end="")
+    note = " (PARTIAL)" if report["partial"] else ""
+    print(f"report: {out}/leaderboard.md and {out}/benchmark.json{note}")
+    if report["partial"]:
+        print(f"PARTIAL: interrupted ({report['interrupted_by']}); the report covers what was played before it")
+    return status
+
+
+def split_names(text: str | None, option: str) -> list[str] | None:
+    """``"a,b"`` → ``["a", "b"]`` (None for None); ValueError for an empty name."""
+    if text is None:
+        return None
+    names = [n.strip() for n in text.split(",")]
+    if not all(names):
+        raise ValueError(f"{option} {text!r} holds an empty name; separate names with one comma")
+    return names
+
+
+def register_benchmark(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "benchmark", help="a versioned evaluation protocol: head-to-head matrix, best-response gain, decision time",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Run a fixed, named evaluation protocol and write benchmark.json and leaderboard.md.\n\n"
+        "Protocol v1 has four tracks, one per shipped policy: biji_classic_4p, thirteen_classic_4p,\n"
+        "thirteen_western_2p and thirteen_shisanshui_4p (the game, rules preset and table size the\n"
+        "policy was trained for). On each track the agents are random, greedy, heuristic,\n"
+        "solver:samples=256,opponent=greedy and the track's pretrained policy, plus any --agents\n"
+        "that can play it. It measures, with fixed seeds and deal counts:\n"
+        "  * the head-to-head matrix: for each pair of agents a duplicate match (seated alternately,\n"
+        "    every deal replayed in every seat rotation), the row agent's mean payoff per hand\n"
+        "    against the column agent with a 95% CI, and each agent's mean against the field;\n"
+        "  * the best-response gain of each agent: the solver at 256 samples answering it (not\n"
+        "    measured for the solver itself: too costly);\n"
+        "  * the decision time: CPU milliseconds per decision, median over repeated runs.\n"
+        "--quick plays few deals (a check that it runs, not figures to cite). Cite a figure as\n"
+        "protocol v1 with the splitpoker version; the report names both, the commit and the machine.")
+    p.add_argument("--protocol", required=True, metavar="NAME", help="the protocol (v1)")
+    p.add_argument("--quick", action="store_true", help="the protocol's quick size: few deals, for CI")
+    p.add_argument("--tracks", metavar="NAME,...", help="only these tracks (default: every track of the protocol)")
+    p.add_argument("--agents", metavar="SPEC,...", help="extra agents, added to every track they can play "
+                   "(a policy only to the game, table size and rules it was trained for)")
+    p.add_argument("--workers", type=int, default=1, help="worker processes per match (default 1); the figures "
+                   "do not depend on it")
+    p.add_argument("--out", help="report folder, one that holds no benchmark yet (default "
+                   "runs/benchmark/<protocol>__<time>)")
+    p.add_argument("--json", action="store_true", help="print benchmark.json as one line (no progress bars)")
+    p.set_defaults(run=_benchmark)
