@@ -39,7 +39,11 @@ def table_rows(agents: Sequence[dict[str, Any]]) -> tuple[list[str], list[list[s
 def results_table(results: Sequence[AgentResult] | Sequence[dict[str, Any]]) -> str:
     """A plain-text table of per-agent results (for consoles and logs)."""
     agents = [r.to_dict() if isinstance(r, AgentResult) else r for r in results]
-    header, rows = table_rows(agents)
+    return text_table(*table_rows(agents))
+
+
+def text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A plain-text table: the header, a rule of dashes and the rows, in columns two spaces apart."""
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths))]
     lines.append("  ".join("-" * w for w in widths))

@@ -167,7 +167,7 @@ def test_sigterm_during_an_update_stops_at_the_next_boundary_and_resumes_exactly
 
 
 def test_ctrl_c_in_the_final_evaluation_is_finished_by_resume(tmp_path, monkeypatch, reference):
-    from splitpoker.train import ppo
+    from splitpoker.train import evaluation as ppo
 
     evaluate = ppo.evaluate_policy
 
@@ -201,7 +201,7 @@ def test_an_interrupt_reported_by_a_compiled_call_stops_the_run_like_the_interru
     call as a SystemError caused by the interrupt (CPython's "returned a result with an
     exception set"): the run stops resumably, as for the interrupt itself."""
     from splitpoker.runtime.interrupts import Interrupted
-    from splitpoker.train import ppo
+    from splitpoker.train import evaluation as ppo
 
     evaluate = ppo.evaluate_policy
 

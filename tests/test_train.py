@@ -377,7 +377,7 @@ def test_ctrl_c_saves_a_checkpoint_at_the_start_of_the_rollout(tmp_path, monkeyp
 
 
 def test_grouped_tensorboard_names():
-    from splitpoker.train.ppo import GroupedTensorBoard
+    from splitpoker.train.tensorboard import GroupedTensorBoard
 
     assert GroupedTensorBoard.rename("train/value_loss") == "losses/value_loss"
     assert GroupedTensorBoard.rename("time/fps") == "charts/steps_per_s"
@@ -571,7 +571,7 @@ def test_best_response_gain_is_logged_and_matches_exploit(tmp_path):
 def test_selfplay_over_the_candidates(tmp_path, vec_env):
     """``selfplay.mask: undominated``: every learner mask is its hand's candidates, every
     seat's choice is one, and a tiny run trains and writes its checkpoint."""
-    from splitpoker.train.policies import run_meta
+    from splitpoker.train.learner import run_meta
     from splitpoker.train.ppo import make_vec_env
 
     data = tiny(tmp_path, "thirteen", selfplay={"mask": "undominated"}, vec_env=vec_env)

@@ -33,7 +33,7 @@ from ..envs.game import Game
 from ..envs.games import GAMES, make_game
 from ..eval.bench import Figure, agent_ms, relative_time
 from .config import PACKAGED_CONFIGS, TrainConfig, load_config
-from .policies import build_model, run_meta
+from .learner import run_meta
 from .selfplay import OpponentPool
 
 #: the configs whose settings the figures train with, by game name: the packaged ones
@@ -48,7 +48,7 @@ def bench_config(game: str) -> Path:
 
 def train_hands_per_second(config: TrainConfig, rollouts: int) -> float:
     """Self-play hands per second over ``rollouts`` rollouts and updates, after one of warm-up."""
-    from .ppo import make_vec_env, sync_pool
+    from .ppo import build_model, make_vec_env, sync_pool
 
     if config.torch_threads:
         th.set_num_threads(config.torch_threads)

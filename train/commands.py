@@ -9,7 +9,7 @@ from typing import Any
 
 
 def _train(args: argparse.Namespace) -> int:
-    from .ppo import command_line, resume_run, train
+    from .launch import command_line, resume_run, train
 
     if (args.config is None) == (args.resume is None):
         raise ValueError("give a config file or --resume RUN_DIR (not both)")
@@ -32,7 +32,7 @@ def _train(args: argparse.Namespace) -> int:
         return status
     if result.interrupted:
         return status
-    from .ppo import br_line, eval_table
+    from .evaluation import br_line, eval_table
 
     print()
     print(f"final policy after {result.steps} hands ({result.hands_per_s:.1f} hands/s in the last rollout or round):")

@@ -24,8 +24,10 @@ Each round ``r`` of :class:`FictitiousPlayTrainer`:
    ``state.json`` with the round done and the population.
 
 The run starts with a checkpoint at step 0 (after the optional imitation warm start, a
-second one), and ends like a PPO run with ``final.zip`` and its evaluation
-(:meth:`~splitpoker.train.ppo.Trainer.finish`). Everything a round does follows from the
+second one), and ends like every run with ``final.zip`` and its evaluation
+(:meth:`~splitpoker.train.run.Trainer.finish`). The policy network is built from the config
+by :func:`~splitpoker.train.learner.build_policy` (the weights a PPO run of the same config
+and seed starts from) and saved in the same checkpoint zips. Everything a round does follows from the
 config seed, the round and the checkpoints it reads, so ``--resume`` continues at the next
 round with exactly the weights an uninterrupted run has. Ctrl-C or SIGTERM during a round
 stops at once; the round restarts from the latest checkpoint.
@@ -34,14 +36,17 @@ stops at once; the round restarts from the latest checkpoint.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from ..agents.specs import format_options, parse_spec
 from ..envs.table import derived_seed
 from ..runtime.progress import progress_bar
+from .config import TrainConfig
 from .imitation import (
     LabelledHands,
     behaviour_clone,
@@ -50,7 +55,8 @@ from .imitation import (
     read_labels,
     write_labels,
 )
-from .ppo import RunResult, Trainer, next_multiple
+from .learner import build_policy, load_policy_checkpoint, save_policy_checkpoint
+from .run import Trainer
 
 #: characters a checkpoint path may not hold inside a solver spec (option and member separators)
 _SEPARATORS = (",", ";")
@@ -62,36 +68,54 @@ def round_seed(seed: int, round_index: int) -> int:
 
 
 class FictitiousPlayTrainer(Trainer):
-    """A run of fictitious play: the PPO trainer's run folder, checkpoints, evaluation,
-    signals and warm start, with rounds of best-response distillation instead of PPO."""
+    """A run of fictitious play: the run base's folder, checkpoints, evaluation, signals and
+    warm start, with rounds of best-response distillation as the learner."""
 
-    hparam_metrics = ("fictitious_play/loss",)
+    hparam_metrics: ClassVar[tuple[str, ...]] = ("fictitious_play/loss",)
+    update_name: ClassVar[str] = "the round's fit"
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        folder = str(self.checkpoints.resolve())
+    def __init__(self, config: TrainConfig, run_dir: Path, resume: bool, emit: Callable[[str], None]) -> None:
+        folder = str((run_dir / "checkpoints").resolve())
         bad = [c for c in _SEPARATORS if c in folder]
         if bad:
-            self.close()
             raise ValueError(f"the run folder {folder} holds {bad[0]!r}, which a solver spec cannot carry in a "
                              "checkpoint path; choose an output_dir without ',' or ';'")
+        super().__init__(config, run_dir, resume, emit)
+
+    def build(self) -> None:
+        self.network = build_policy(self.config, self.game)
+        self.counters = {"num_timesteps": 0}
+
+    def load(self, path: Path) -> None:
+        self.network, self.counters = load_policy_checkpoint(self.config, self.game, path)
+
+    @property
+    def step(self) -> int:
+        return int(self.counters["num_timesteps"])
+
+    @step.setter
+    def step(self, value: int) -> None:
+        self.counters["num_timesteps"] = value
+
+    @property
+    def policy(self) -> MaskableActorCriticPolicy:
+        return self.network
+
+    def save_learner(self, path: Path, meta: Mapping[str, Any]) -> Path:
+        return save_policy_checkpoint(self.network, self.counters, self.config, path, meta)
 
     def algorithm_hparams(self) -> dict[str, Any]:
         return {"algorithm": self.config.algorithm,
                 **{f"fictitious_play/{k}": v for k, v in self.config.fictitious_play.model_dump().items()
                    if v is not None}}
 
-    def _run(self) -> RunResult:
-        fp = self.config.fictitious_play
-        if not self.resumed:
-            self.log_hparams()
-        if self.latest_checkpoint is None:
-            self.save(f"step_{self.model.num_timesteps:09d}.zip")  # the first resume point
-        if self.config.imitation.enabled and self.state["imitation_rounds_done"] == 0:
-            self.imitation_round(0)
-        for r in range(int(self.state.get("fp_rounds_done", 0)), fp.rounds):
+    def reached(self, bound: int) -> bool:
+        return int(self.state.get("fp_rounds_done", 0)) >= self.config.fictitious_play.rounds
+
+    def learn_until(self, bound: int) -> None:
+        """The rounds not done yet (``bound`` is ``fictitious_play.rounds * hands``)."""
+        for r in range(int(self.state.get("fp_rounds_done", 0)), self.config.fictitious_play.rounds):
             self.fictitious_round(r)
-        return self.finish()
 
     def population(self) -> list[str]:
         """The checkpoints (names in ``checkpoints/``) each round so far started from, oldest first."""
@@ -166,22 +190,20 @@ class FictitiousPlayTrainer(Trainer):
             self.emit(f"  epoch {int(stats['epoch'])}: loss {stats['loss']:.3f}, accuracy {stats['accuracy']:.1%}")
 
         start = time.perf_counter()
-        history = behaviour_clone(self.model.policy, data, self.game, fp.epochs, fp.batch_size, fp.learning_rate,
+        history = behaviour_clone(self.policy, data, self.game, fp.epochs, fp.batch_size, fp.learning_rate,
                                   seed=seed, on_epoch=log_epoch,
                                   temperature=fp.temperature if fp.target == "values" else None)
         self.emit(f"  fitted in {time.perf_counter() - start:.1f} s")
-        self.check_finite(self.model.num_timesteps + fp.hands, f"round {round_index + 1}'s fit")
+        self.check_finite(self.step + fp.hands, f"round {round_index + 1}'s fit")
         with self._during("save"):  # the round's points, its evaluation when due, then its checkpoint
-            step = self.model.num_timesteps + fp.hands
-            self.model.num_timesteps = self.boundary_step = step
+            step = self.step + fp.hands
+            self.step = self.boundary_step = step
             self.logger.record("fictitious_play/loss", history[-1]["loss"])
             self.logger.record("fictitious_play/accuracy", history[-1]["accuracy"])
             self.logger.record("fictitious_play/solver_mean_payoff", solver_ev)
             self.logger.record("fictitious_play/round", round_index + 1)
             self.logger.record("charts/hands_per_s", self.hands_per_s)
-            if self.next_eval is not None and step >= self.next_eval:
-                self.periodic_eval(step)
-                self.next_eval = next_multiple(step, config.eval.every)
+            self.eval_if_due(step)
             self.logger.dump(step)
             name = f"step_{step:09d}.zip"
             self.state["fp_rounds_done"] = round_index + 1

@@ -1,26 +1,28 @@
-"""Building the MaskablePPO model of a config, and the files of a run's ``checkpoints/`` folder.
+"""The learner's files in a run's ``checkpoints/`` folder, and the policy network of a config.
 
 ``checkpoints/`` holds:
 
-* ``step_<N>.zip`` and ``final.zip``: SB3 model zips (policy, optimizer state, PPO
-  settings) with a ``splitpoker.json`` member (:func:`splitpoker.agents.policy.policy_meta`,
-  stamped with the version and commit that wrote it: :func:`splitpoker.agents.policy.stamped`),
-  so each one resumes training and loads as ``checkpoint:PATH``;
+* ``step_<N>.zip`` and ``final.zip``: Stable-Baselines3 model zips (``policy.pth``, the
+  optimizer state ``policy.optimizer.pth``, the counters and settings in ``data``) with a
+  ``splitpoker.json`` member (:func:`splitpoker.agents.policy.policy_meta`, stamped with the
+  version and commit that wrote it: :func:`splitpoker.agents.policy.stamped`), so each one
+  resumes training and loads as ``checkpoint:PATH``;
 * ``<checkpoint>.pool.pt``: the self-play pool (snapshot policy states) of the latest
   checkpoint (older ones are removed once ``state.json`` names the newer);
-* ``state.json``: the latest checkpoint and its pool file, its step, the imitation rounds and
-  epochs done, and whether the run finished (set only once the final evaluation is written).
+* ``state.json`` (:mod:`splitpoker.train.run`): the latest checkpoint and its pool file, its
+  step, the rounds done, and whether the run finished.
 
 A resume runs nothing a run folder holds: the learner is built afresh from the run's
-``config.yaml`` (:func:`load_learner`), its weights and optimizer state are read as tensors
-only, its counters as JSON numbers (the checkpoint's pickled ``data`` entries, which
+``config.yaml`` (:func:`build_policy` here, :func:`splitpoker.train.ppo.load_learner` for
+PPO), its weights and optimizer state are read as tensors only, its counters as JSON numbers
+(:func:`checkpoint_counters`: the checkpoint's pickled ``data`` entries, which
 Stable-Baselines3's own ``load`` would unpickle, are never read), and the pool file as
 tensors, numbers and strings only (:func:`load_pool`).
 
 Every file is written to a temporary name and moved into place with ``os.replace``
-(:func:`splitpoker.runtime.files.atomic_write_bytes`), the
-checkpoint and its pool before ``state.json``: a process killed at any moment leaves
-``state.json`` naming a complete checkpoint.
+(:func:`splitpoker.runtime.files.atomic_write_bytes`), the checkpoint and its pool before
+``state.json``: a process killed at any moment leaves ``state.json`` naming a complete
+checkpoint.
 """
 
 from __future__ import annotations
@@ -30,34 +32,50 @@ import json
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import torch as th
-from sb3_contrib import MaskablePPO
-from stable_baselines3.common.vec_env import VecEnv
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.save_util import save_to_zip_file
+from stable_baselines3.common.utils import FloatSchedule, get_device, set_random_seed
 
-from ..agents.policy import META_MEMBER, policy_class, policy_kwargs, policy_meta, stamped
+from ..agents.policy import (
+    META_MEMBER,
+    policy_class,
+    policy_kwargs,
+    policy_meta,
+    spaces_of,
+    stamped,
+)
 from ..envs.games import Game
 from ..runtime.files import atomic_write_bytes
-from .buffers import PackedMaskRolloutBuffer
 from .config import TrainConfig
 
-STATE_FILE = "state.json"
 POOL_FILE = "pool.pt"
+#: the learner's counters a resume takes from a checkpoint's ``data`` member
+COUNTERS = ("num_timesteps", "_n_updates", "_episode_num")
 
 
-def build_model(config: TrainConfig, env: VecEnv) -> MaskablePPO:
-    """A fresh MaskablePPO learner for the config."""
-    ppo = config.ppo
-    return MaskablePPO(
-        policy_class(config.policy.kind), env,
-        learning_rate=ppo.learning_rate, n_steps=ppo.n_steps, batch_size=ppo.batch_size, n_epochs=ppo.n_epochs,
-        gamma=ppo.gamma, gae_lambda=ppo.gae_lambda, clip_range=ppo.clip_range, ent_coef=ppo.ent_coef,
-        vf_coef=ppo.vf_coef, max_grad_norm=ppo.max_grad_norm, target_kl=ppo.target_kl,
-        normalize_advantage=ppo.normalize_advantage,
-        policy_kwargs=policy_kwargs(config.policy.kind, config.policy.arch(), config.game),
-        rollout_buffer_class=PackedMaskRolloutBuffer, seed=config.seed, device=config.device, verbose=0,
-    )
+class Saveable(Protocol):
+    def save(self, path: io.BufferedIOBase) -> None: ...
+
+
+def policy_spec(config: TrainConfig) -> tuple[type[MaskableActorCriticPolicy], dict[str, Any]]:
+    """The policy class and keyword arguments of the config's network."""
+    return (policy_class(config.policy.kind),
+            policy_kwargs(config.policy.kind, config.policy.arch(), config.game))
+
+
+def build_policy(config: TrainConfig, game: Game) -> MaskableActorCriticPolicy:
+    """A fresh policy network of the config, with its optimizer, on ``config.device``: the
+    weights MaskablePPO gives its policy for the same config and seed (the generators
+    seeded from ``config.seed``, then the network built)."""
+    device = get_device(config.device)
+    set_random_seed(config.seed, using_cuda=device.type == th.device("cuda").type)
+    cls, kwargs = policy_spec(config)
+    observation_space, action_space = spaces_of(game)
+    policy = cls(observation_space, action_space, FloatSchedule(config.ppo.learning_rate), **kwargs)
+    return policy.to(device)
 
 
 def run_meta(config: TrainConfig, game: Game, step: int) -> dict[str, Any]:
@@ -66,14 +84,34 @@ def run_meta(config: TrainConfig, game: Game, step: int) -> dict[str, Any]:
                        preset=config.preset, seed=config.seed)
 
 
-def save_checkpoint(model: MaskablePPO, path: Path, meta: Mapping[str, Any]) -> Path:
-    """Save the model (with optimizer state) and its ``splitpoker.json``, stamped with the
-    version and commit of this code, atomically."""
-    buffer = io.BytesIO()
-    model.save(buffer)
+def _with_meta(buffer: io.BytesIO, path: Path, meta: Mapping[str, Any]) -> Path:
     with zipfile.ZipFile(buffer, "a") as archive:
         archive.writestr(META_MEMBER, json.dumps(stamped(meta), indent=1))
     return atomic_write_bytes(path, buffer.getvalue())
+
+
+def save_checkpoint(model: Saveable, path: Path, meta: Mapping[str, Any]) -> Path:
+    """Save a Stable-Baselines3 model (with optimizer state) and its ``splitpoker.json``,
+    stamped with the version and commit of this code, atomically."""
+    buffer = io.BytesIO()
+    model.save(buffer)
+    return _with_meta(buffer, path, meta)
+
+
+def save_policy_checkpoint(policy: MaskableActorCriticPolicy, counters: Mapping[str, int], config: TrainConfig,
+                           path: Path, meta: Mapping[str, Any]) -> Path:
+    """Save a policy trained without a Stable-Baselines3 model in the same zip: ``policy.pth``,
+    ``policy.optimizer.pth``, ``data`` (the counters, the seed, the policy class and its
+    spaces) and the stamped ``splitpoker.json``, atomically."""
+    cls, kwargs = policy_spec(config)
+    data = {"policy_class": cls, "policy_kwargs": kwargs, "observation_space": policy.observation_space,
+            "action_space": policy.action_space, "seed": config.seed, "learning_rate": config.ppo.learning_rate,
+            **{key: int(counters.get(key, 0)) for key in COUNTERS}}
+    buffer = io.BytesIO()
+    save_to_zip_file(buffer, data=data, params={"policy": policy.state_dict(),
+                                                "policy.optimizer": policy.optimizer.state_dict()},
+                     pytorch_variables={})
+    return _with_meta(buffer, path, meta)
 
 
 def save_pool(state: Mapping[str, Any], path: Path) -> Path:
@@ -89,10 +127,6 @@ def load_pool(path: Path) -> dict[str, Any]:
     if not isinstance(state, dict) or not isinstance(state.get("snapshots"), list):
         raise ValueError("not a pool: no list of snapshots")
     return state
-
-
-#: the learner's counters a resume takes from a checkpoint's ``data`` member
-COUNTERS = ("num_timesteps", "_n_updates", "_episode_num")
 
 
 def checkpoint_counters(path: Path) -> dict[str, int]:
@@ -111,45 +145,19 @@ def checkpoint_counters(path: Path) -> dict[str, int]:
     return counters
 
 
-def load_learner(config: TrainConfig, env: VecEnv, path: Path) -> MaskablePPO:
-    """The learner saved in checkpoint ``path``, without running anything the file holds:
-    built from ``config`` (:func:`build_model`, the settings a resume may not change), then
-    given the checkpoint's weights and optimizer state (read as tensors only) and its
-    :func:`checkpoint_counters`."""
+def load_policy_checkpoint(config: TrainConfig, game: Game, path: Path) -> tuple[MaskableActorCriticPolicy,
+                                                                                 dict[str, int]]:
+    """The policy (weights and optimizer state, read as tensors only) and the
+    :func:`checkpoint_counters` of checkpoint ``path``, built from ``config``
+    (:func:`build_policy`)."""
     counters = checkpoint_counters(path)
-    model = build_model(config, env)
-    model.set_parameters(str(path), exact_match=True, device=config.device)
-    for key, value in counters.items():
-        setattr(model, key, value)
-    return model
-
-
-def write_state(folder: Path, state: Mapping[str, Any]) -> Path:
-    return atomic_write_bytes(folder / STATE_FILE, (json.dumps(dict(state), indent=1) + "\n").encode())
-
-
-def read_state(folder: Path) -> dict[str, Any]:
-    """``checkpoints/state.json`` of a run; ValueError when the run has no checkpoint."""
-    path = folder / STATE_FILE
-    if not path.is_file():
-        raise ValueError(f"{folder} has no {STATE_FILE}: the run stopped before its first checkpoint; "
-                         "start it again")
-    try:
-        state = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, OSError) as error:
-        raise ValueError(f"{path} is damaged ({type(error).__name__}: {error}); "
-                         "it records the run's latest checkpoint") from None
-    missing = [k for k in ("checkpoint", "pool", "step") if not isinstance(state, dict) or k not in state]
-    if missing:
-        raise ValueError(f"{path} is damaged: it has no {missing[0]!r} entry")
-    step = state["step"]
-    if isinstance(step, bool) or not isinstance(step, int) or step < 0:
-        raise ValueError(f"{path} is damaged: its step {step!r} is not a number of hands (an integer of at least 0)")
-    for key in ("checkpoint", "pool"):
-        name = state[key]
-        if not isinstance(name, str) or not name or Path(name).name != name:
-            raise ValueError(f"{path} is damaged: its {key} {name!r} is not a file name in the checkpoints folder")
-    for key in ("checkpoint", "pool"):
-        if not (folder / str(state[key])).is_file():
-            raise ValueError(f"{path} names {key} {state[key]!r}, which is missing from {folder}")
-    return state
+    policy = build_policy(config, game)
+    device = get_device(config.device)
+    with zipfile.ZipFile(path) as archive:
+        members = set(archive.namelist())
+        for name, module in (("policy", policy), ("policy.optimizer", policy.optimizer)):
+            if f"{name}.pth" not in members:
+                raise ValueError(f"it has no {name}.pth member")
+            state = th.load(io.BytesIO(archive.read(f"{name}.pth")), map_location=device, weights_only=True)
+            module.load_state_dict(state)
+    return policy, counters

@@ -30,5 +30,5 @@ def trainer_class(algorithm: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
-register_trainer("ppo", "splitpoker.train.ppo:Trainer")
+register_trainer("ppo", "splitpoker.train.ppo:PPOTrainer")
 register_trainer("fictitious_play", "splitpoker.train.fictitious:FictitiousPlayTrainer")
