@@ -417,10 +417,11 @@ def machine_stamp() -> dict[str, Any]:
 
 
 def run_benchmark(chosen: Plan, *, progress: bool = True, out: str | None = None,
-                  on_track: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+                  on_track: Callable[[str, dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """Play ``chosen`` (see :func:`plan`) and return the report (``benchmark.json``). Ctrl-C or
     SIGTERM stops it and keeps what was played: ``partial`` and ``interrupted_by`` say so, and
-    each figure carries the deals it covers. ``on_track`` gets each track's report as it is done."""
+    each figure carries the deals it covers. ``on_track(name, track)`` gets each track's report
+    as it is done."""
     protocol = chosen.protocol
     report: dict[str, Any] = {
         "protocol": protocol.name, "size": "quick" if chosen.quick else "full",
@@ -452,7 +453,7 @@ def run_benchmark(chosen: Plan, *, progress: bool = True, out: str | None = None
                 entry["elapsed_s"] = round(time.perf_counter() - began, 3)
                 _finish_track(entry)
                 if on_track is not None:
-                    on_track(entry)
+                    on_track(track.name, entry)
     except KeyboardInterrupt as stop:
         report["partial"] = True
         report["interrupted_by"] = signal.Signals(signal_of(stop)).name

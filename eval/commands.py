@@ -219,7 +219,11 @@ def _benchmark(args: argparse.Namespace) -> int:
         raise ValueError(f"--out {str(out)!r} already holds a benchmark (benchmark.json); choose another folder")
     for track, spec, why in chosen.skipped:
         print(f"splitpoker benchmark: {spec} left out of {track}: {why}", file=sys.stderr, flush=True)
-    report = run_benchmark(chosen, progress=not args.json, out=args.out)
+    def done(name: str, track: dict[str, Any]) -> None:  # a line per track in a log, where no bar is drawn
+        if not sys.stderr.isatty():
+            print(f"splitpoker benchmark: {name} done in {track['elapsed_s']:.0f} s", file=sys.stderr, flush=True)
+
+    report = run_benchmark(chosen, progress=not args.json, out=args.out, on_track=done)
     if report["partial"]:
         print(f"splitpoker benchmark: interrupted ({report['interrupted_by']}); writing the partial report to {out}",
               file=sys.stderr, flush=True)
