@@ -87,6 +87,7 @@ def browser() -> Iterator[Any]:
                      "--window-size=1100,1500", "--lang=en"):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    options.unhandled_prompt_behavior = "accept"  # the warning before leaving a hand being arranged
     driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=driver_path), options=options)
     driver.set_script_timeout(30)
     try:
@@ -96,9 +97,11 @@ def browser() -> Iterator[Any]:
 
 
 def wait_for(driver: Any, condition: Any, timeout: float = 30) -> Any:
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda d: condition(d))
+    return WebDriverWait(driver, timeout, poll_frequency=0.1,
+                         ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: condition(d))
 
 
 def screenshot(driver: Any, name: str) -> Path:
@@ -109,7 +112,15 @@ def screenshot(driver: Any, name: str) -> Path:
 
 
 def click_card(driver: Any, card: str) -> None:
-    driver.find_element("css selector", f'.card[data-card="{card}"]').click()
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    for attempt in range(5):  # the page may redraw the card between finding and clicking it
+        try:
+            driver.find_element("css selector", f'.card[data-card="{card}"]').click()
+            return
+        except StaleElementReferenceException:
+            if attempt == 4:
+                raise
 
 
 def status(driver: Any) -> str:
@@ -210,5 +221,284 @@ def test_the_clock_runs_out_and_the_hand_is_played(browser: Any) -> None:
         record = live.api(f"api/matches/{match_id}/record")
         assert record["played"][0]["timed_out"] is True
         screenshot(browser, "play-timeout.png")
+    finally:
+        live.stop()
+
+
+# ---------------------------------------------------------------------------- the page at two sizes
+
+PHONE = (390, 844)
+DESKTOP = (1280, 800)
+
+
+def viewport(driver: Any, width: int, height: int) -> None:
+    """The page's viewport: a phone's (touch, narrow) or a desktop's."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
+
+
+def no_horizontal_scroll(driver: Any) -> bool:
+    return bool(driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth"))
+
+
+def severe(driver: Any, allowed: tuple[str, ...] = ()) -> list[Any]:
+    """The browser's console errors, but those naming one of ``allowed``."""
+    return [e for e in driver.get_log("browser") if e["level"] == "SEVERE"
+            and not any(text in e["message"] for text in allowed)]
+
+
+def cards_in(driver: Any, selector: str) -> list[str]:
+    """The cards shown in a zone, in order (read in one script: the page redraws zones)."""
+    return list(driver.execute_script("return [...document.querySelectorAll(arguments[0])].map((c) => c.dataset.card)",
+                                      f"{selector} .card"))
+
+
+def wait_valid(driver: Any) -> None:
+    wait_for(driver, lambda d: status(d).startswith("valid") and d.find_element("id", "submit").is_enabled())
+
+
+def test_a_whole_match_on_a_phone_and_on_a_desktop(browser: Any) -> None:
+    live = LiveServer(game="thirteen", players=4, hands=2, seed=11, against=("greedy",))
+    try:
+        for (width, height), tag in ((PHONE, "phone"), (DESKTOP, "desktop")):
+            viewport(browser, width, height)
+            browser.get(live.url)
+            wait_for(browser, lambda d: len(d.find_elements("css selector", "#hand .card")) == 13)
+            match_id = browser.execute_script("return match.id")
+            assert no_horizontal_scroll(browser)
+            if tag == "phone":  # cards large enough to tap
+                assert min(c.rect["width"] for c in browser.find_elements("css selector", "#hand .card")) >= 40
+            for number in range(2):
+                browser.find_element("id", "auto").click()
+                wait_valid(browser)
+                # every 5-card row on one line; Submit in view without scrolling
+                for k in (1, 2):
+                    tops = {c.rect["y"] for c in browser.find_elements("css selector", f"#row-{k} .card")}
+                    assert len(tops) == 1, (tag, k, tops)
+                assert browser.execute_script("""const r = document.getElementById("submit").getBoundingClientRect();
+                    return r.top >= 0 && r.bottom <= window.innerHeight""")
+                assert no_horizontal_scroll(browser)
+                screenshot(browser, f"play-{tag}-arranged-{number + 1}.png")
+                browser.find_element("id", "submit").click()
+                wait_for(browser, lambda d: d.find_element("id", "reveal").is_displayed())
+                assert no_horizontal_scroll(browser)
+                boxes = browser.find_elements("css selector", "#reveal-body .seat-box")
+                assert len(boxes) == 4
+                if tag == "phone":  # stacked: one box a line
+                    assert len({b.rect["x"] for b in boxes}) == 1
+                else:  # side by side, none overflowing its box or the reveal
+                    assert len({b.rect["y"] for b in boxes}) == 1
+                    right = browser.find_element("id", "reveal").rect
+                    assert all(b.rect["x"] + b.rect["width"] <= right["x"] + right["width"] for b in boxes)
+                    assert browser.execute_script("""return [...document.querySelectorAll(".seat-box")]
+                        .every((b) => b.scrollWidth <= b.clientWidth)""")
+                screenshot(browser, f"play-{tag}-reveal-{number + 1}.png")
+                browser.find_element("id", "next").click()
+                if number == 0:
+                    wait_for(browser, lambda d: len(d.find_elements("css selector", "#hand .card")) == 13)
+            wait_for(browser, lambda d: d.find_element("id", "done").is_displayed())
+            # the earlier hands open to their reveals
+            past = browser.find_elements("css selector", "#past-list details")
+            assert len(past) == 2
+            past[-1].find_element("css selector", "summary").click()
+            wait_for(browser, lambda d: len(d.find_elements("css selector", "#past-list details[open] .seat-box")) == 4)
+            assert no_horizontal_scroll(browser)
+            screenshot(browser, f"play-{tag}-done.png")
+            assert len(live.api(f"api/matches/{match_id}/record")["played"]) == 2
+            browser.execute_script("localStorage.removeItem('splitpoker-match'); history.replaceState(null, '', '/')")
+        assert severe(browser) == []
+    finally:
+        live.stop()
+
+
+def test_reload_resumes_and_another_client_cannot_take_the_match(browser: Any) -> None:
+    live = LiveServer(game="thirteen", players=3, hands=2, seed=6, against=("greedy",))
+    try:
+        browser.get(live.url)
+        wait_for(browser, lambda d: len(d.find_elements("css selector", "#hand .card")) == 13)
+        match_id = browser.execute_script("return match.id")
+        assert browser.current_url.endswith(f"#match={match_id}")
+        browser.find_element("id", "auto").click()
+        wait_valid(browser)
+        arranged = [cards_in(browser, f"#row-{k}") for k in range(3)]
+        wait_for(browser, lambda d: live.api(f"api/matches/{match_id}")["hand"]["saved"] is not None)
+        # leaving a hand being arranged asks first
+        assert browser.execute_script("""const e = new Event("beforeunload", {cancelable: true});
+            window.dispatchEvent(e); return e.defaultPrevented""")
+        browser.refresh()
+        wait_for(browser, lambda d: len(d.find_elements("css selector", "#row-2 .card")) == 5)
+        assert browser.execute_script("return [match.id, match.hand.number]") == [match_id, 0]
+        assert [sorted(cards_in(browser, f"#row-{k}")) for k in range(3)] == [sorted(r) for r in arranged]
+        # another client (no cookie): refused, the match neither played nor dropped
+        cookies = browser.execute_cdp_cmd("Network.getAllCookies", {})["cookies"]
+        assert any(c["name"] == "splitpoker_match" and c["httpOnly"] for c in cookies)
+        browser.execute_cdp_cmd("Network.clearBrowserCookies", {})
+        browser.get("about:blank")
+        browser.get(f"{live.url}#match={match_id}")
+        wait_for(browser, lambda d: d.find_element("id", "notice").is_displayed())
+        other = browser.execute_script("return match.id")
+        assert other != match_id
+        wait_for(browser, lambda d: len(d.find_elements("css selector", "#hand .card")) == 13)
+        refused = browser.execute_async_script("""const done = arguments[arguments.length - 1];
+            fetch(`/api/matches/${arguments[0]}/submit`, {method: "POST", headers: {"Content-Type": "application/json"},
+                  body: JSON.stringify({hand: 0, rows: arguments[1]})}).then((r) => done(r.status));""",
+                                               match_id, arranged)
+        assert refused == 403
+        state = live.api(f"api/matches/{match_id}")
+        assert state["played"] == 0 and state["hand"]["number"] == 0
+        # the first client again: its match, its hand, its rows
+        keep = ("name", "value", "domain", "path", "expires", "httpOnly", "secure", "sameSite")
+        browser.execute_cdp_cmd("Network.setCookies", {"cookies": [{k: c[k] for k in keep if k in c} for c in cookies]})
+        browser.execute_script("localStorage.removeItem('splitpoker-match')")
+        browser.get("about:blank")
+        browser.get(f"{live.url}#match={match_id}")
+        wait_for(browser, lambda d: d.execute_script("return match && match.id") == match_id
+                 and len(d.find_elements("css selector", "#row-2 .card")) == 5)
+        browser.find_element("id", "submit").click()
+        wait_for(browser, lambda d: d.find_element("id", "reveal").is_displayed())
+        assert live.api(f"api/matches/{match_id}/record")["played"][0]["seats"][0]["rows"] == \
+            [sorted_cards(r) for r in arranged]
+        assert severe(browser, allowed=("403", "beforeunload")) == []
+    finally:
+        live.stop()
+
+
+def test_the_clock_plays_the_valid_arrangement(browser: Any) -> None:
+    live = LiveServer(game="biji", players=3, hands=2, seed=8, time_limit=4, against=("random",))
+    try:
+        browser.get(live.url)
+        wait_for(browser, lambda d: len(d.find_elements("css selector", "#hand .card")) == 9)
+        match_id = browser.execute_script("return match.id")
+        # pots not increasing: the message names the pots
+        hand = browser.execute_script("return match.hand.cards")
+        auto = live.api(f"api/matches/{match_id}/auto", {"hand": 0})
+        browser.execute_script("setRows(arguments[0])", auto["rows"][::-1])
+        wait_for(browser, lambda d: "pot 1" in status(d) and "pot 2" in status(d) and "beats" in status(d))
+        browser.find_element("id", "auto").click()
+        wait_valid(browser)
+        wait_for(browser, lambda d: d.find_element("id", "reveal").is_displayed(), timeout=20)
+        assert "your arrangement was played" in browser.find_element("id", "reveal-title").text
+        played = live.api(f"api/matches/{match_id}/record")["played"][0]
+        assert played["timed_out"] is False and played["seats"][0]["split"] == auto["split"]
+        assert sorted(sum(played["seats"][0]["rows"], [])) == sorted(hand)
+        assert severe(browser) == []
+    finally:
+        live.stop()
+
+
+#: a server seed whose first match deals seat 0 six pairs (thirteen, classic, two players;
+#: see tests/test_play_page_api.py)
+SPECIAL_SEED = 251
+
+
+def test_a_special_hand_is_announced_and_named(browser: Any) -> None:
+    live = LiveServer(game="thirteen", players=2, hands=1, seed=SPECIAL_SEED, against=("random",))
+    try:
+        viewport(browser, *PHONE)
+        browser.get(live.url)
+        wait_for(browser, lambda d: d.find_element("id", "special").is_displayed())
+        text = browser.find_element("id", "special").text
+        assert "six pairs" in text and "六对半" in text and "scored automatically" in text
+        assert "rows are not compared" in text and "pays you 3" in text
+        screenshot(browser, "play-special.png")
+        browser.find_element("id", "lang").click()
+        wait_for(browser, lambda d: "自动计分" in d.find_element("id", "special").text)
+        assert "six pairs" not in browser.find_element("id", "special").text
+        browser.find_element("id", "lang").click()
+        wait_for(browser, lambda d: "scored automatically" in d.find_element("id", "special").text)
+        browser.find_element("id", "play-special").click()
+        wait_for(browser, lambda d: d.find_element("id", "reveal").is_displayed())
+        mine = browser.find_element("css selector", '.seat-box[data-seat="0"]')
+        assert "six pairs" in mine.text and "rows not compared" in mine.text
+        assert not any(place in mine.text for place in ("1st", "2nd"))
+        assert "special hand (报到) 3" not in browser.find_element("id", "reveal").text
+        screenshot(browser, "play-special-reveal.png")
+        assert severe(browser) == []
+    finally:
+        live.stop()
+
+
+def test_pickers_swaps_keys_and_the_language(browser: Any) -> None:
+    live = LiveServer(game="thirteen", players=4, hands=2, seed=3, against=("greedy",))
+    try:
+        browser.get(live.url)
+        wait_for(browser, lambda d: len(d.find_elements("css selector", "#hand .card")) == 13)
+        match_id = browser.execute_script("return match.id")
+        hand = browser.execute_script("return match.hand.cards")
+        pair_ranks = {card[0] for card in hand if sum(c[0] == card[0] for c in hand) >= 2}
+        # 理牌: the pair picker pulls a pair into the middle row; again, the next pair
+        browser.find_element("css selector", "#rows .row:nth-child(2) .label").click()
+        browser.find_element("css selector", '#pickers button[data-kind="pair"]').click()
+        first = cards_in(browser, "#row-1")
+        assert len(first) == 2 and first[0][0] == first[1][0] and first[0][0] in pair_ranks
+        browser.find_element("css selector", '#pickers button[data-kind="pair"]').click()
+        second = cards_in(browser, "#row-1")
+        assert len(second) == 2 and second[0][0] == second[1][0] and second[0][0] != first[0][0]
+        browser.find_element("css selector", '#pickers button[data-kind="trips"]').click()
+        assert len(cards_in(browser, "#row-1")) == 5
+        # a swap between two full rows
+        browser.find_element("id", "auto").click()
+        wait_valid(browser)
+        front, back = cards_in(browser, "#row-0"), cards_in(browser, "#row-2")
+        click_card(browser, front[0])
+        click_card(browser, back[0])
+        wait_for(browser, lambda d: front[0] in cards_in(d, "#row-2") and back[0] in cards_in(d, "#row-0"))
+        wait_for(browser, lambda d: "beats" in status(d) or status(d).startswith("valid"))
+        # a foul names the rows as the page shows the cards: "front K♦ K♥ beats middle …"
+        foul = [["Kd", "Kh", "3d"], ["6c", "7c", "Tc", "Jd", "Qh"], ["6d", "6s", "7d", "7h", "Td"]]
+        browser.execute_script("setRows(arguments[0])", foul)
+        wait_for(browser, lambda d: "beats" in status(d))
+        text = status(browser)
+        assert "front K♥ K♦ beats middle" in text and "倒水" in text and "T" not in text.split("beats")[1]
+        assert browser.find_elements("css selector", "#status .cardtext.red")
+        screenshot(browser, "play-foul-named.png")
+        # the language: Chinese row names throughout, remembered across a reload
+        browser.find_element("id", "lang").click()
+        wait_for(browser, lambda d: "头道" in status(d) and "大于" in status(d) and "中道" in status(d))
+        labels = [b.text for b in browser.find_elements("css selector", "#rows .label b")]
+        assert labels == ["头道", "中道", "尾道"]
+        assert browser.find_element("css selector", "#totals th:nth-child(3)").text == "座位 1"
+        assert browser.find_element("css selector", "#totals th:nth-child(3) span").get_attribute("title") == "greedy"
+        browser.refresh()
+        wait_for(browser, lambda d: [b.text for b in d.find_elements("css selector", "#rows .label b")]
+                 == ["头道", "中道", "尾道"])
+        browser.find_element("id", "lang").click()
+        wait_for(browser, lambda d: [b.text for b in d.find_elements("css selector", "#rows .label b")]
+                 == ["front", "middle", "back"])
+        # keys: a card is a focusable button; Enter selects it, 3 places it, Backspace takes it back
+        browser.find_element("id", "clear").click()
+        card = browser.find_element("css selector", "#hand .card")
+        name = card.get_attribute("data-card")
+        assert card.get_attribute("tabindex") == "0" and card.get_attribute("role") == "button"
+        assert " of " in card.get_attribute("aria-label")
+        from selenium.webdriver.common.keys import Keys
+
+        card.send_keys(Keys.ENTER)
+        wait_for(browser, lambda d: d.find_element("css selector", f'.card[data-card="{name}"]')
+                 .get_attribute("aria-pressed") == "true")
+        browser.switch_to.active_element.send_keys("3")
+        wait_for(browser, lambda d: cards_in(d, "#row-2") == [name])
+        browser.find_element("css selector", f'#row-2 .card[data-card="{name}"]').send_keys(Keys.ENTER)
+        browser.switch_to.active_element.send_keys(Keys.BACKSPACE)
+        wait_for(browser, lambda d: name in cards_in(d, "#hand"))
+        # quick Auto-arrange then Submit: no stale answer shows an error
+        browser.find_element("id", "auto").click()
+        browser.find_element("id", "auto").click()
+        wait_valid(browser)
+        browser.find_element("id", "submit").click()
+        wait_for(browser, lambda d: d.find_element("id", "reveal").is_displayed())
+        browser.find_element("id", "next").click()
+        wait_for(browser, lambda d: d.execute_script("return match.hand && match.hand.number") == 1)
+        import time
+
+        time.sleep(0.5)
+        assert not browser.find_element("id", "error").is_displayed()
+        assert not browser.find_element("id", "page-error").is_displayed()
+        # the rules panel
+        browser.find_element("id", "rules-button").click()
+        panel = browser.find_element("id", "rules-panel")
+        assert "classic" in panel.text and "six pairs" in panel.text and "scoop" in panel.text
+        assert live.api(f"api/matches/{match_id}")["played"] == 1
+        assert severe(browser) == []
     finally:
         live.stop()

@@ -385,6 +385,14 @@ function drawTable(focusCard = null) {
   }
 }
 
+// the rows' types from the latest check, without redrawing the cards
+function drawTypes() {
+  match.row_names.forEach((_, k) => {
+    const node = $(`type-${k}`);
+    if (node) node.textContent = lastCheck ? typeName(lastCheck.types[k]) : `${rows[k].length}/${sizes()[k]}`;
+  });
+}
+
 function say(text, kind = "") {
   $("status").className = kind;
   $("status").replaceChildren(...(Array.isArray(text) ? text : [text]));
@@ -403,7 +411,7 @@ async function arranged(focusCard = null) {
   try {
     const check = await request("check", `/api/matches/${match.id}/check`, { hand, rows });
     lastCheck = check;
-    drawTable();
+    drawTypes();
     showCheck();
     if (check.valid) {  // kept by the server: played if the clock runs out, restored after a reload
       request("save", `/api/matches/${match.id}/save`, { hand, rows }).catch(() => {});
