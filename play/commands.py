@@ -98,9 +98,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p: Any = sub.add_parser(
         "play", help="play against agents in the browser",
-        description="Start a local web server with a page to play a match against agents: arrange your hand "
-        "by clicks or drag and drop, ask the solver for a hint (5 a hand), see every row compared and the "
-        "payoffs broken down, keep the totals over the match and download it as JSON. A match belongs to the "
+        description="Start a local web server with a page to play a match against agents, on a phone or a "
+        "desktop, in Chinese or English: arrange your hand by taps, drag and drop, swaps, pickers (pair, "
+        "straight, flush, ...) or the keyboard, see a special hand (报到) announced and a foul's rows named, ask "
+        "the solver for suggested arrangements (5 a hand), read the rules in play, see every row compared and "
+        "the payoffs broken down (打枪 and 全垒打 highlighted), review earlier hands, keep the totals over the "
+        "match and download it as JSON. A match belongs to the "
         "browser that created it (a secret cookie) and survives a reload; cross-site requests are refused. "
         "Needs the [play] extra.")
     p.add_argument("game", choices=GAME_CHOICES, help="the game")

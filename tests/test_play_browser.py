@@ -502,3 +502,27 @@ def test_pickers_swaps_keys_and_the_language(browser: Any) -> None:
         assert severe(browser) == []
     finally:
         live.stop()
+
+
+def test_a_home_run_is_highlighted(browser: Any) -> None:
+    # shisanshui: 打枪 doubles, 全垒打 doubles again; with this seed your automatic
+    # arrangement scoops all three random opponents
+    live = LiveServer(game="thirteen", preset="shisanshui", players=4, hands=2, seed=0, against=("random",))
+    try:
+        viewport(browser, *DESKTOP)
+        browser.get(live.url)
+        wait_for(browser, lambda d: len(d.find_elements("css selector", "#hand .card")) == 13)
+        browser.find_element("id", "auto").click()
+        wait_valid(browser)
+        browser.find_element("id", "submit").click()
+        wait_for(browser, lambda d: d.find_element("id", "reveal").is_displayed())
+        assert "全垒打 (home run): you scooped every opponent" in browser.find_element("css selector", ".event.home-run").text
+        assert browser.find_elements("css selector", '.seat-box.home-run[data-seat="0"]')
+        assert no_horizontal_scroll(browser)
+        screenshot(browser, "play-home-run.png")
+        browser.find_element("id", "rules-button").click()
+        panel = browser.find_element("id", "rules-panel")
+        assert "double" in panel.text and "home run" in panel.text and "clean dragon" in panel.text
+        assert severe(browser) == []
+    finally:
+        live.stop()

@@ -694,7 +694,8 @@ function revealNodes(reveal) {
   const { scoops, homeRuns } = highlights(reveal);
   const banner = [
     ...homeRuns.map((seat) => el("p", { class: "event home-run", text: t("home_run_event", { a: seatName(seat) }) })),
-    ...scoops.map((i) => el("p", { class: "event scoop", text: t("scoop_event", { a: seatName(i.seat), b: seatName(i.against) }) })),
+    ...scoops.filter((i) => !homeRuns.includes(i.seat)).map((i) =>  // a home run says it for its seat
+      el("p", { class: "event scoop", text: t("scoop_event", { a: seatName(i.seat), b: seatName(i.against) }) })),
   ];
   const boxes = reveal.seats.map((s) => {
     const flags = [];
