@@ -21,7 +21,7 @@ import numpy as np
 
 from ..envs.game import Game
 from ..envs.table import SeatView, as_generator, derived_seed
-from .base import Agent, check_choices
+from .base import Agent
 from .loading import load_agent
 from .specs import AgentSpec
 
@@ -46,13 +46,14 @@ class MixtureAgent(Agent):
             member.seed(None if seed is None else derived_seed(seed, i))
 
     def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:
-        """Draw a member per view, then let each member decide its views in one batch."""
+        """Draw a member per view, then let each member decide its views in one batch (the
+        members' choices are checked where the table takes them, :meth:`Tables.decide`)."""
         drawn = self.rng.integers(len(self.members), size=len(views))
         out = np.empty(len(views), dtype=np.int64)
         for m in np.unique(drawn):
             idx = np.flatnonzero(drawn == m)
             out[idx] = self.members[m].act_batch([views[i] for i in idx])
-        return check_choices(self, views, out)
+        return out
 
 
 def mixture_agent(spec: AgentSpec, game: Game, num_players: int, seed: int | None) -> MixtureAgent:

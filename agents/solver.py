@@ -40,7 +40,7 @@ import numpy as np
 from ..envs.cards import format_cards, parse_cards
 from ..envs.game import Game
 from ..envs.table import MASKS, SeatView, Tables, as_generator, check_seat, deal_around
-from .base import Agent, check_choices, check_table_size
+from .base import Agent, check_table_size
 from .loading import load_agent
 from .specs import AgentSpec, parse_spec
 
@@ -196,10 +196,8 @@ def _check_disjoint(game: Game, slots: np.ndarray, opp: np.ndarray) -> None:
 def _opponent_actions(agent: Agent, tables: Tables, opp_seats: tuple[int, ...]) -> np.ndarray:
     """Split indices chosen by ``agent`` for the other seats of every sampled table
     (shape (samples, opponents)), decided in batches of the agent's ``batch_size``."""
-    views = tables.views(seats=opp_seats)
-    size = agent.batch_size or len(views)
-    chosen = np.concatenate([agent.act_batch(views[i:i + size]) for i in range(0, len(views), size)])
-    return check_choices(agent, views, chosen).reshape(tables.batch, len(opp_seats))
+    actions = tables.decide([(b, s, agent) for b in range(tables.batch) for s in opp_seats])
+    return actions[:, list(opp_seats)]
 
 
 # ----------------------------------------------------------------------------- the agent
@@ -341,7 +339,7 @@ class SolverAgent(Agent):
         out = np.empty(len(views), dtype=np.int64)
         for i, view in enumerate(views):
             out[i] = self.solve(view.slots, seat=view.seat).action
-        return check_choices(self, views, out)
+        return out  # each the best of the seat's own valid splits
 
 
 def _plain_solver(spec: AgentSpec) -> bool:

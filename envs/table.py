@@ -9,7 +9,8 @@ The one data flow::
 
     deal (a Generator, or scripted hands)  →  Tables.slots (B, players, hand size)
     Tables.view(b, seat) / views()        →  SeatView: slots, seat, mask, observation
-    agents decide                          →  actions (B, players) split indices
+    Tables.decide(seated)                  →  actions (B, players) split indices: each agent
+                                              decides all its seats in one batch, checked once
     Tables.score(actions)                  →  TableResult: payoffs (B, players), typed
                                               Outcomes, and each table's Score
 
@@ -301,6 +302,9 @@ class Tables:
         #: seconds spent computing masks and observations (:meth:`prepare`), so that a timed
         #: decision can leave out what it did not compute itself
         self.preparing_s = 0.0
+        #: the choices :meth:`decide` checked, by table and seat (-1: none), which
+        #: :meth:`score` does not check again
+        self._decided = np.full(slots.shape[:2], -1, dtype=np.int64)
 
     @property
     def batch(self) -> int:
@@ -410,9 +414,57 @@ class Tables:
             ok &= np.array([self.candidates(t, s, pairs)[a] for (t, s), a in zip(pairs, chosen)], dtype=bool)
         return ok
 
+    def decide(self, seated: Iterable[tuple[int, int, Any]], actions: np.ndarray | None = None,
+               times: np.ndarray | None = None) -> np.ndarray:
+        """The splits of the ``(table, seat, agent)`` entries, written into ``actions`` (B,
+        players; a new zero array when None) and returned. Each agent (anything with a
+        ``name`` and ``act_batch(views)``, :class:`splitpoker.agents.base.Agent`) decides all
+        its seats, of every table, in one ``act_batch`` call (calls of at most its
+        ``batch_size`` views). Its choices are checked here, once: each must be a valid split,
+        and a candidate under ``mask="undominated"`` (ValueError naming the agent, the choice
+        and the hand); :meth:`score` does not check them again. ``times`` (B, players), when
+        given, receives each seat's share of its agent's own time in seconds (without the
+        masks and observations the table computed for it)."""
+        out = np.zeros(self._decided.shape, dtype=np.int64) if actions is None else actions
+        groups: dict[int, tuple[Any, list[tuple[int, int]]]] = {}
+        for table, seat, agent in seated:
+            groups.setdefault(id(agent), (agent, []))[1].append((int(table), int(seat)))
+        for agent, pairs in groups.values():
+            views = self.views_at(pairs)
+            size = getattr(agent, "batch_size", None) or len(views)
+            start, preparing = time.perf_counter(), self.preparing_s
+            parts = [agent.act_batch(views[i:i + size]) for i in range(0, len(views), size)]
+            elapsed = time.perf_counter() - start - (self.preparing_s - preparing)
+            chosen = self._checked_choices(agent, pairs, parts)
+            rows, seats = np.array(pairs, dtype=np.intp).T
+            out[rows, seats] = chosen
+            self._decided[rows, seats] = chosen
+            if times is not None:
+                times[rows, seats] = elapsed / len(pairs)
+        return out
+
+    def _checked_choices(self, agent: Any, pairs: list[tuple[int, int]], parts: list[Any]) -> np.ndarray:
+        """An agent's choices for ``pairs`` as int64; ValueError unless each is a split the seat
+        may play (:meth:`valid_choices`)."""
+        name = getattr(agent, "name", type(agent).__name__)
+        try:
+            chosen = np.concatenate([np.asarray(part, dtype=np.int64).reshape(-1) for part in parts])
+        except (TypeError, ValueError):
+            raise ValueError(f"agent {name!r} returned {cut(repr(parts))}, not split indices") from None
+        if len(chosen) != len(pairs):
+            raise ValueError(f"agent {name!r} returned {len(chosen)} splits for {len(pairs)} seats")
+        tables, seats = np.array(pairs, dtype=np.intp).T
+        valid = self.valid_choices(tables, seats, chosen)
+        if not valid.all():
+            i = int(np.flatnonzero(~valid)[0])
+            what = "a candidate" if self.mask_kind == "undominated" else "a valid split"
+            raise ValueError(f"agent {name!r} chose {int(chosen[i])}, not {what} of seat {int(seats[i])}'s hand "
+                             f"{format_cards(self.slots[tables[i], seats[i]])}")
+        return chosen
+
     def check_actions(self, actions: Any) -> np.ndarray:
         """``actions`` as an int64 (B, players) array of valid split indices; ValueError naming
-        the first bad one."""
+        the first bad one. Choices :meth:`decide` made and checked are not checked again."""
         array = np.asarray(actions)
         if array.shape != (self.batch, self.num_players) or not np.issubdtype(array.dtype, np.integer):
             raise ValueError(f"actions of shape {array.shape} and type {array.dtype} are not integer split indices "
@@ -423,7 +475,12 @@ class Tables:
         if outside.any():
             b, s = np.argwhere(outside)[0]
             raise ValueError(f"action {array[b, s]} of seat {s} (table {b}) is out of range 0..{n_actions - 1}")
-        valid = self.game.valid_arrangements(self.arranged(array))
+        valid = np.ones(array.shape, dtype=bool)
+        unchecked = array != self._decided
+        if unchecked.any():
+            rows, seats = np.nonzero(unchecked)
+            valid[rows, seats] = self.game.valid_arrangements(self.game.arranged(self.slots[rows, seats],
+                                                                                 array[rows, seats]))
         if not np.all(valid):
             b, s = np.argwhere(~np.asarray(valid))[0]
             rows = self.game.arrangement(self.slots[b, s], int(array[b, s]))

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 import operator
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from ..agents.base import Agent, check_choices
+from ..agents.base import Agent
 from ..envs.game import Game
 from ..envs.table import Tables, deal, derived_seed
 from .stats import mean_ci
@@ -111,19 +110,9 @@ def play_group(game: Game, agents: Sequence[Agent], num_players: int, seed: int,
         seats = seating(len(agents), num_players, rotation)
         for index, agent in enumerate(agents):
             agent.seed(derived_seed(seed, group, rotation, index))
-        actions = np.zeros(num_players, dtype=np.int64)
-        times = np.zeros(num_players)
-        for index, agent in enumerate(agents):
-            mine = [seat for seat in range(num_players) if seats[seat] == index]
-            if not mine:
-                continue
-            views = tables.views(0, mine)
-            start, preparing = time.perf_counter(), tables.preparing_s
-            chosen = agent.act_batch(views)
-            # the agent's own time: the masks and observations it read first are the table's
-            elapsed = time.perf_counter() - start - (tables.preparing_s - preparing)
-            actions[mine] = check_choices(agent, views, chosen)
-            times[mine] = elapsed / len(mine)
+        times = np.zeros((1, num_players))
+        actions = tables.decide([(0, seat, agents[index]) for seat, index in enumerate(seats)], times=times)[0]
+        times = times[0]
         result = tables.score(actions[None])
         outcomes = result.outcomes
         for seat, index in enumerate(seats):

@@ -35,7 +35,7 @@ from ..agents import load_agent
 from ..agents.base import check_choices
 from ..agents.policy import log_probs
 from ..agents.solver import SolverAgent
-from ..agents.specs import format_options, member_specs, parse_spec
+from ..agents.specs import AgentSpec, SpecLike, checkpoint_spec, parse_spec
 from ..envs.game import Game
 from ..envs.games import game_of
 from ..envs.switches import RuleSwitches
@@ -110,20 +110,11 @@ def _label_chunk(task: _Task) -> dict[str, np.ndarray]:
     return out
 
 
-def _opponent_checkpoints(spec: str, rename: Mapping[str, str] | None = None) -> tuple[list[str], str]:
+def _opponent_checkpoints(spec: SpecLike, rename: Mapping[str, str] | None = None) -> tuple[list[str], str]:
     """The checkpoint paths the teacher's opponent model reads (``checkpoint:PATH``, alone or
-    as mixture members), and the spec with those paths renamed by ``rename``."""
-    options = parse_spec(spec).options
-    opponent = options.get("opponent", "")
-    mixture = opponent.startswith("mixture:")
-    members = member_specs(opponent.partition(":")[2]) if mixture else [opponent]
-    paths = [m.partition(":")[2] for m in members if m.startswith("checkpoint:")]
-    if rename:
-        members = [f"checkpoint:{rename.get(m.partition(':')[2], m.partition(':')[2])}"
-                   if m.startswith("checkpoint:") else m for m in members]
-        options["opponent"] = "mixture:" + ";".join(members) if mixture else members[0]
-        spec = format_options("solver", options)
-    return paths, spec
+    as mixture members), and the spec's text with those paths renamed by ``rename``."""
+    tree = parse_spec(spec)
+    return tree.checkpoints(), tree.map_checkpoints(rename).text if rename else tree.text
 
 
 def _label_ray_chunk(task: tuple[RuleSwitches, int, str, int, int, dict[str, bytes]],
@@ -151,7 +142,8 @@ def _spec_identity(spec: str) -> dict[str, Any]:
     out: dict[str, Any] = {"spec": spec}
     stats = [[path.stat().st_size, path.stat().st_mtime_ns]
              for path in map(Path, _opponent_checkpoints(spec)[0]) if path.is_file()]
-    if parse_spec(parse_spec(spec).options.get("opponent") or "greedy").kind == "mixture":
+    opponent = parse_spec(spec).options.get("opponent")
+    if isinstance(opponent, AgentSpec) and opponent.kind == "mixture":
         out["opponent_files"] = stats
     elif stats:
         out["opponent_file"] = stats[0]
@@ -308,7 +300,5 @@ def behaviour_clone(policy: MaskableActorCriticPolicy, data: LabelledHands, game
 
 
 def teacher_against(spec: str, checkpoint: str | Path) -> str:
-    """The teacher spec with its opponent model replaced by ``checkpoint:PATH``."""
-    options = parse_spec(spec).options
-    options["opponent"] = f"checkpoint:{checkpoint}"
-    return format_options("solver", options)
+    """The teacher spec with its opponent model replaced by ``checkpoint:PATH`` (any path)."""
+    return parse_spec(spec).with_options(opponent=checkpoint_spec(checkpoint)).text

@@ -48,7 +48,7 @@ import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
 from ..agents import load_agent
-from ..agents.base import Agent, check_choices
+from ..agents.base import Agent
 from ..envs.cards import format_cards
 from ..envs.game import Game
 from ..envs.games import make_game
@@ -65,19 +65,6 @@ from ..envs.table import (
 )
 from .config import SelfPlayConfig
 
-
-def decide_seats(tables: Tables, seated: Sequence[tuple[int, int, Agent]], actions: np.ndarray) -> None:
-    """Write into ``actions`` (B, players) the splits of the ``(table, seat, agent)`` entries:
-    each agent decides all its seats, of every table, in one ``act_batch`` call."""
-    groups: dict[int, list[tuple[int, int]]] = {}
-    agents: dict[int, Agent] = {}
-    for table, seat, agent in seated:
-        groups.setdefault(id(agent), []).append((table, seat))
-        agents[id(agent)] = agent
-    for key, pairs in groups.items():
-        views = tables.views_at(pairs)
-        rows, seats = np.array(pairs).T
-        actions[rows, seats] = check_choices(agents[key], views, agents[key].act_batch(views))
 
 class NamedAgent(Agent):
     """An agent under another name (a baseline is named by its spec in the opponent mix)."""
@@ -288,8 +275,7 @@ class SelfPlayEnv(gymnasium.Env):
         decided in one batch."""
         assert self._tables is not None
         seats = [s for s in range(self.num_players) if s != self._seat]
-        decide_seats(self._tables, [(0, seat, agent) for seat, agent in zip(seats, self._opponents)],
-                     actions.reshape(1, -1))
+        self._tables.decide([(0, seat, agent) for seat, agent in zip(seats, self._opponents)], actions.reshape(1, -1))
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._tables is None:
@@ -362,7 +348,7 @@ class SelfPlayVecEnv(VecEnv):
         for table, (seat, opponents) in enumerate(zip(self._seats.tolist(), self._opponents)):
             others = [s for s in range(self.num_players) if s != seat]
             seated += [(table, other, agent) for other, agent in zip(others, opponents)]
-        decide_seats(self._tables, seated, actions)
+        self._tables.decide(seated, actions)
 
     # ------------------------------------------------------------------ VecEnv API
     def reset(self) -> np.ndarray:
