@@ -28,7 +28,7 @@ const TEXT = {
     special_text: "It is scored automatically; your rows are not compared. Each opponent without a special hand pays you {paid}. Submit any valid arrangement.",
     special_text_unknown: "It is scored automatically; your rows are not compared. Submit any valid arrangement.",
     play_special: "Arrange and submit",
-    suggestions: "推荐牌型 · suggested arrangements ({samples} sampled deals of the other hands):",
+    suggestions: "Suggested arrangements ({samples} sampled deals of the other hands):",
     thinking: "the solver is thinking…", use: "Use", ev: "EV {ev}",
     hand_result: "Hand {n}: you {payoff}", time_auto: " (time ran out: your hand was arranged automatically)",
     time_played: " (time ran out: your arrangement was played)",
@@ -142,6 +142,7 @@ let pick = null;       // the latest picker pull: {kind, row, index, cards}
 let record = null;     // the match's record, fetched for the earlier hands
 const latest = {};     // the number of the latest request of each kind
 let epoch = 0;         // bumped when a hand is submitted or shown: older answers are dropped
+const inflight = new Set();  // the requests under way
 
 const $ = (id) => document.getElementById(id);
 
@@ -181,11 +182,17 @@ async function request(kind, path, body) {
   const id = (latest[kind] = (latest[kind] || 0) + 1);
   const at = epoch;
   const current = () => id === latest[kind] && at === epoch;
+  const sent = api(path, body);
+  inflight.add(sent);
   let data;
-  try { data = await api(path, body); } catch (error) { throw current() ? error : new Stale(); }
+  try { data = await sent; } catch (error) { throw current() ? error : new Stale(); } finally { inflight.delete(sent); }
   if (!current()) throw new Stale();
   return data;
 }
+
+// Every request under way has been answered: a hand is played only after them, so that none
+// of them reaches the server for a hand already over.
+const settled = () => Promise.allSettled([...inflight]);
 
 function showError(error) {
   if (error instanceof Stale) return;
@@ -548,6 +555,7 @@ async function timeUp() {
   epoch++;
   // a complete arrangement goes with the time-out: the server plays it if it is valid
   const body = isFull() ? { hand: match.hand.number, rows } : { hand: match.hand.number };
+  await settled();
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
       showRevealed(await request("timeout", `/api/matches/${match.id}/timeout`, body));
@@ -631,6 +639,7 @@ async function submit(submitRows = rows) {
   $("submit").disabled = true;
   epoch++;  // answers to requests about this hand made before now are dropped
   try {
+    await settled();
     showRevealed(await request("submit", `/api/matches/${match.id}/submit`, { hand: match.hand.number, rows: submitRows }));
   } catch (error) {
     if (error instanceof Stale) return;
@@ -646,8 +655,10 @@ async function playSpecial() {
   clearMessages();
   try {
     const answer = await request("auto", `/api/matches/${match.id}/auto`, { hand: match.hand.number });
-    setRows(answer.rows);
-    await submit(answer.rows);
+    rows = answer.rows.map((row) => [...row]);
+    loose = [];
+    drawTable();
+    await submit(rows);
   } catch (error) { showError(error); }
 }
 
