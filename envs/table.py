@@ -450,7 +450,7 @@ class Tables:
         try:
             chosen = np.concatenate([np.asarray(part, dtype=np.int64).reshape(-1) for part in parts])
         except (TypeError, ValueError):
-            raise ValueError(f"agent {name!r} returned {cut(repr(parts))}, not split indices") from None
+            raise ValueError(f"agent {name!r} returned {cut(repr(parts), 80)}, not split indices") from None
         if len(chosen) != len(pairs):
             raise ValueError(f"agent {name!r} returned {len(chosen)} splits for {len(pairs)} seats")
         tables, seats = np.array(pairs, dtype=np.intp).T
@@ -478,9 +478,8 @@ class Tables:
         valid = np.ones(array.shape, dtype=bool)
         unchecked = array != self._decided
         if unchecked.any():
-            rows, seats = np.nonzero(unchecked)
-            valid[rows, seats] = self.game.valid_arrangements(self.game.arranged(self.slots[rows, seats],
-                                                                                 array[rows, seats]))
+            at = np.nonzero(unchecked)
+            valid[at] = self.game.valid_arrangements(self.game.arranged(self.slots[at], array[at]))
         if not np.all(valid):
             b, s = np.argwhere(~np.asarray(valid))[0]
             rows = self.game.arrangement(self.slots[b, s], int(array[b, s]))

@@ -19,7 +19,8 @@ from splitpoker.envs.dominance import DominanceRows, beats, dominance_keys, prom
 from splitpoker.envs.games import make_game
 from splitpoker.envs.table import Tables, deal, deal_around, from_hands
 from splitpoker.envs.thirteen.dominance import monotone_values
-from splitpoker.envs.thirteen.rules import ThirteenRules, value_table
+from splitpoker.envs.thirteen.rules import ThirteenRules
+from splitpoker.envs.thirteen.scoring import value_table
 
 #: (game, preset, switches): every preset, and each switch that changes what is paid
 RULES = [("thirteen", name, {}) for name in ThirteenRules.PRESETS] + [

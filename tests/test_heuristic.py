@@ -45,7 +45,8 @@ def test_plays_valid_splits_under_every_preset(name: str, preset: str) -> None:
 
 def _thirteen_model(game, rows, k):
     """p, q, G, v of one row at position k, straight from the reference rows."""
-    from splitpoker.envs.thirteen.rules import royalty_table, strength_type
+    from splitpoker.envs.thirteen.rules import strength_type
+    from splitpoker.envs.thirteen.scoring import royalty_table
 
     ref = reference_rows(game).strengths[k]
     s = int(game.row_strengths(np.sort(np.asarray(rows))[None])[0])

@@ -16,6 +16,8 @@ PURE_MODULES = (
     "splitpoker.envs.cards",
     "splitpoker.envs.splits",
     "splitpoker.envs.thirteen.rules",
+    "splitpoker.envs.thirteen.specials",
+    "splitpoker.envs.thirteen.scoring",
     "splitpoker.envs.biji.rules",
     "splitpoker.envs.games",
     "splitpoker.envs.game",

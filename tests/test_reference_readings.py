@@ -21,6 +21,8 @@ from splitpoker.envs.cards import card_id, format_cards, parse_cards
 from splitpoker.envs.games import make_game
 from splitpoker.envs.splits import THIRTEEN
 from splitpoker.envs.thirteen import rules as T
+from splitpoker.envs.thirteen import scoring as thirteen_scoring
+from splitpoker.envs.thirteen import specials as thirteen_specials
 from splitpoker.envs.thirteen.rules import ThirteenRules
 from tests.reference import thirteen_ref as ref
 from tests.test_thirteen_rules import (
@@ -53,7 +55,7 @@ def ref_payoffs(preset: str, *hands: str, **switches: Any) -> list[float]:
 
 
 def engine_payoffs(preset: str, *hands: str, **switches: Any) -> list[float]:
-    score = T.score_table([T.parse_arrangement(h) for h in hands], ThirteenRules.preset(preset, **switches))
+    score = thirteen_scoring.score_table([T.parse_arrangement(h) for h in hands], ThirteenRules.preset(preset, **switches))
     return [float(p) for p in score.payoffs]
 
 
@@ -316,7 +318,7 @@ def test_known_scores_engine(preset: str, switches: dict[str, Any], hands: tuple
 
 @pytest.mark.parametrize("table, hand, name, value", TABLE_CASES)
 def test_new_special_tables_engine(table: str, hand: str, name: str, value: int) -> None:
-    got = T.special_hand(parse_cards(hand), ThirteenRules.preset(TABLE_PRESET[table], specials=table))
+    got = thirteen_specials.special_hand(parse_cards(hand), ThirteenRules.preset(TABLE_PRESET[table], specials=table))
     assert got[1] == value
     if table in NAMED_TABLES:
         assert got[0] == name
@@ -540,7 +542,7 @@ def test_scores_against_reference(preset: str, switches: dict[str, Any], kinds: 
         names = [ref.special_name(h, r) for h in hands13]
         seen.update(names)
         if r["specials"] in NAMED_TABLES:
-            assert T.score_table(table, rules).special_names == names, shown(table)
+            assert thirteen_scoring.score_table(table, rules).special_names == names, shown(table)
         values = [ref.SPECIAL_VALUES[r["specials"]][name] if name else 0 for name in names]
         precedence_pairs += sum(values[a] == values[b] > 0 and names[a] != names[b]
                                 for a in range(n) for b in range(a + 1, n))
@@ -584,7 +586,7 @@ def test_special_hands_against_reference(table: str, rng: np.random.Generator) -
         cards = planted_cards(kinds[i % len(kinds)], rng)
         rest = [int(c) for c in rng.permutation(np.setdiff1d(np.arange(2, 54), cards))]
         hand = cards + rest[:13 - len(cards)]
-        name, value = T.special_hand(hand, rules)
+        name, value = thirteen_specials.special_hand(hand, rules)
         want = (ref.special_name(to_ref(hand), r), ref.special(to_ref(hand), r))
         assert value == want[1], format_cards(sorted(hand))
         if table in NAMED_TABLES:

@@ -270,7 +270,9 @@ def test_closed_and_broken_standard_output() -> None:
 def test_rules_tables_are_what_thirteen_pays(preset: str, special_pays: int, capsys: pytest.CaptureFixture[str]) -> None:
     """``rules --tables --json``: each row's royalty values are the engine's royalty table
     (a type not listed pays 1) and each special hand is paid what the engine pays it."""
-    from splitpoker.envs.thirteen.rules import HandType, royalty_table, special_payments
+    from splitpoker.envs.thirteen.rules import HandType
+    from splitpoker.envs.thirteen.scoring import royalty_table
+    from splitpoker.envs.thirteen.specials import special_payments
 
     sets = ["--set", f"special_pays={special_pays}"] if special_pays else []
     document = run_json(capsys, "rules", "thirteen", "--preset", preset, "--tables", *sets)

@@ -19,6 +19,7 @@ from splitpoker.agents.solver import (
 from splitpoker.envs.cards import card_id, format_cards, parse_cards
 from splitpoker.envs.games import Game, make_game
 from splitpoker.envs.thirteen import rules as thirteen
+from splitpoker.envs.thirteen import specials as thirteen_specials
 from splitpoker.train.cli import main
 
 THIRTEEN_PRESETS = ("classic", "shisanshui", "banker", "western")
@@ -119,12 +120,12 @@ def test_batched_specials_equal_special_hand(specials: str, rng: np.random.Gener
     hands += [random_hand(game, rng).tolist() for _ in range(300)]
     hands += [sorted(rng.choice([card_id(r, s) for r in range(13) for s in (0, 3)], 13, replace=False).tolist())
               for _ in range(20)]  # near misses of three flushes / one colour
-    expected = [thirteen.special_hand(h, rules)[1] for h in hands]
-    names, got = thirteen.special_hands(np.sort(np.array(hands), axis=1), rules)
+    expected = [thirteen_specials.special_hand(h, rules)[1] for h in hands]
+    names, got = thirteen_specials.special_hands(np.sort(np.array(hands), axis=1), rules)
     assert got.tolist() == expected
-    assert names == [thirteen.special_hand(h, rules)[0] for h in hands]
+    assert names == [thirteen_specials.special_hand(h, rules)[0] for h in hands]
     if specials == "shisanshui":
-        names = {thirteen.special_hand(_special_hand(kind, rng), rules)[0] for kind in SPECIAL_KINDS}
+        names = {thirteen_specials.special_hand(_special_hand(kind, rng), rules)[0] for kind in SPECIAL_KINDS}
         assert names == set(SPECIAL_KINDS)
 
 

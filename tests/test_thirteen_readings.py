@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 
 from splitpoker.envs.thirteen import rules as T
+from splitpoker.envs.thirteen import scoring as thirteen_scoring
+from splitpoker.envs.thirteen import specials as thirteen_specials
 from splitpoker.envs.thirteen.rules import ThirteenRules
 from tests.test_thirteen_variants import check_solver_exactness, payoffs
 
@@ -24,7 +26,7 @@ def rng() -> np.random.Generator:
 
 
 def special(hand: str, preset: str, **switches: Any) -> tuple[str, int]:
-    return T.special_hand(T.parse_cards(hand), ThirteenRules.preset(preset, **switches))
+    return thirteen_specials.special_hand(T.parse_cards(hand), ThirteenRules.preset(preset, **switches))
 
 
 # ----------------------------------------------------------------------------- rank_compare=top
@@ -87,7 +89,7 @@ def test_majority_pays_one_point_to_the_winner_of_two_rows() -> None:
     assert payoffs("bidaxiao", ACE_KING, FOUR_TENS) == [1.0, -1.0]
     assert payoffs("classic", ACE_KING, FOUR_TENS) == [-2.0, 2.0]  # 1 + 1 - 4 (four of a kind in the back)
     assert payoffs("bidaxiao", FOULED, ACE_QUEEN) == [-1.0, 1.0]
-    score = T.score_table([T.parse_arrangement(h) for h in (ACE_KING, FOUR_TENS)], ThirteenRules.preset("bidaxiao"))
+    score = thirteen_scoring.score_table([T.parse_arrangement(h) for h in (ACE_KING, FOUR_TENS)], ThirteenRules.preset("bidaxiao"))
     assert score.pairs[0]["rows"] == [0, 0, 0] and score.pairs[0]["majority"] == 1
 
 

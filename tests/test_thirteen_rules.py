@@ -18,6 +18,8 @@ from splitpoker.envs.cards import RANK, card_id, format_cards, parse_cards
 from splitpoker.envs.games import make_game
 from splitpoker.envs.splits import THIRTEEN
 from splitpoker.envs.thirteen import rules as T
+from splitpoker.envs.thirteen import scoring as thirteen_scoring
+from splitpoker.envs.thirteen import specials as thirteen_specials
 from splitpoker.envs.thirteen.rules import HandType, ThirteenRules
 from tests.reference import thirteen_ref as ref
 
@@ -439,7 +441,7 @@ def random_table(rng: np.random.Generator, game: Any, n: int, foul_rate: float =
 
 
 def assert_score_matches_reference(table: list[list[list[int]]], rules: ThirteenRules, r: dict[str, Any]) -> None:
-    got = T.score_table(table, rules)
+    got = thirteen_scoring.score_table(table, rules)
     want = ref.score([tuple(to_ref(row) for row in hand) for hand in table], r)
     shown = [" | ".join(format_cards(row) for row in hand) for hand in table]
     assert [float(p) for p in got.payoffs] == want["payoffs"], shown
@@ -476,7 +478,7 @@ def test_specials_against_reference(table_name: str, rng: np.random.Generator) -
             if len(pool) < 13:
                 continue
             hand = rng.choice(pool, 13, replace=False).tolist()
-        name, value = T.special_hand(hand, rules)
+        name, value = thirteen_specials.special_hand(hand, rules)
         assert value == ref.special(to_ref(hand), r), format_cards(sorted(hand))
         found[name] += 1
     assert sum(n for name, n in found.items() if name) > 0
@@ -527,7 +529,7 @@ def test_special_hand(table_name: str, hand_name: str) -> None:
     hand = cards(SPECIAL_HANDS[hand_name])
     assert len(hand) == 13 and len(set(hand)) == 13
     rules = engine_rules(specials=table_name)
-    name, value = T.special_hand(hand, rules)
+    name, value = thirteen_specials.special_hand(hand, rules)
     want_name, want_value = EXPECTED_SPECIALS[table_name][hand_name]
     assert value == want_value
     if want_name is not None:
@@ -555,12 +557,12 @@ def test_special_scores_from_every_opponent_fouled_or_not() -> None:
     dragon = "Ac Ks Qh | 7d 8h 9s Tc Jd | 2c 3d 4h 5s 6c"
     plain = "2d 3c 4d | 5c 5d 6d 7c 8c | 9c 9d Td Ts 3s"
     fouled = "Ah Ad 2s | 3h 4s 6h 7h 8d | 9h Th Jc Jh Js"
-    score = T.score_table(as_table(dragon, plain, fouled), engine_rules())
+    score = thirteen_scoring.score_table(as_table(dragon, plain, fouled), engine_rules())
     assert score.specials[0] == 13 and score.special_names[0] == "dragon"
     assert score.fouled == [False, False, True]
     # seat 1 against the fouled seat 2: seat 1's row values, all 1
     assert list(score.payoffs) == [26, -13 + 3, -13 - 3]
-    shisanshui = T.score_table(as_table(dragon, plain, fouled), engine_rules("shisanshui"))
+    shisanshui = thirteen_scoring.score_table(as_table(dragon, plain, fouled), engine_rules("shisanshui"))
     # shisanshui: seat 1 scoops the fouled seat 2 (doubled); specials never count as scoops
     assert list(shisanshui.payoffs) == [72, -36 + 6, -36 - 6]
 
@@ -569,19 +571,19 @@ def test_special_against_special() -> None:
     dragon = split13(SPECIAL_HANDS["dragon"])
     six_pairs = split13("2s 2h 5c 5h 9c 9h Js Jh Kc Kh As Ah 7h")
     other_six = split13("3c 3d 6c 6d Tc Td Qc Qd 8c 8d 4s 4h 7c")
-    assert list(T.score_table(as_table(dragon, six_pairs), engine_rules()).payoffs) == [13, -13]
-    assert list(T.score_table(as_table(six_pairs, other_six), engine_rules()).payoffs) == [0, 0]
-    assert list(T.score_table(as_table(six_pairs, dragon), engine_rules("shisanshui")).payoffs) == [-36, 36]
+    assert list(thirteen_scoring.score_table(as_table(dragon, six_pairs), engine_rules()).payoffs) == [13, -13]
+    assert list(thirteen_scoring.score_table(as_table(six_pairs, other_six), engine_rules()).payoffs) == [0, 0]
+    assert list(thirteen_scoring.score_table(as_table(six_pairs, dragon), engine_rules("shisanshui")).payoffs) == [-36, 36]
 
 
 def test_banker_specials_banker_pays_when_both_hold_one() -> None:
     dragon_a = split13(SPECIAL_HANDS["dragon"])
     dragon_b = split13("2d 3c 4s 5h 6d 7c 8s 9h Td Jc Qs Kh Ad")
     plain = split13("2h 2s 3h 3s 4c 5c 5d 6h 6s 7h 7s 8c 8d")
-    score = T.score_table(as_table(dragon_a, dragon_b, plain), engine_rules("banker"))
+    score = thirteen_scoring.score_table(as_table(dragon_a, dragon_b, plain), engine_rules("banker"))
     # seat 0 banks: pays 13 to the other dragon, gets 13 from the plain hand; seats 1 and 2 never meet
     assert list(score.payoffs) == [0, 13, -13]
-    score = T.score_table(as_table(plain, dragon_a, dragon_b), engine_rules("banker"))
+    score = thirteen_scoring.score_table(as_table(plain, dragon_a, dragon_b), engine_rules("banker"))
     assert list(score.payoffs) == [-26, 13, 13]
 
 
@@ -622,7 +624,7 @@ MIXED_B = "Ac Kd Ts | 3c 3d 3h 4c 4d | Qc Qd Qh Qs 6s"    # full house middle 2,
 def test_scores_worked_by_hand(preset: str, overrides: dict[str, Any], hands: tuple[str, ...],
                                payoffs: list[int]) -> None:
     table = as_table(*hands)
-    score = T.score_table(table, engine_rules(preset, **overrides))
+    score = thirteen_scoring.score_table(table, engine_rules(preset, **overrides))
     assert list(score.payoffs) == payoffs
     assert score.fouled == [h in (FOUL_1, FOUL_2, FOUL_3, FOUL_W) for h in hands]
     assert score.specials == [0] * len(hands)
@@ -630,7 +632,7 @@ def test_scores_worked_by_hand(preset: str, overrides: dict[str, Any], hands: tu
 
 
 def test_score_breakdown() -> None:
-    score = T.score_table(as_table(MIXED_A, MIXED_B), engine_rules())
+    score = thirteen_scoring.score_table(as_table(MIXED_A, MIXED_B), engine_rules())
     document = score.to_dict()
     assert set(document) >= {"payoffs", "fouled", "specials", "pairs"}
     (pair,) = document["pairs"]
@@ -640,10 +642,10 @@ def test_score_breakdown() -> None:
 def test_equal_rows_tie_without_suit_tiebreak() -> None:
     a = "As Kd 9c | 2h 2s 5h 7s Jc | 3h 3s 8d 8h Qs"
     b = "Ah Kc 9d | 2c 2d 5c 7d Jd | 3c 3d 8c 8s Qh"
-    assert list(T.score_table(as_table(a, b), engine_rules("western")).payoffs) == [0, 0]
-    assert list(T.score_table(as_table(a, b), engine_rules(suit_tiebreak=False)).payoffs) == [0, 0]
+    assert list(thirteen_scoring.score_table(as_table(a, b), engine_rules("western")).payoffs) == [0, 0]
+    assert list(thirteen_scoring.score_table(as_table(a, b), engine_rules(suit_tiebreak=False)).payoffs) == [0, 0]
     # with suit tie-breaks ♠A beats ♥A and ♠2 (the pair's best suit) beats ♣2, but ♠8 beats ♥8
-    assert list(T.score_table(as_table(a, b), engine_rules()).payoffs) == [1, -1]
+    assert list(thirteen_scoring.score_table(as_table(a, b), engine_rules()).payoffs) == [1, -1]
 
 
 def test_fouls_follow_rule_3_3() -> None:
@@ -696,7 +698,7 @@ def test_payoffs_are_zero_sum(case: tuple[str, dict[str, Any]], deck: list[int],
         hand = deck[13 * seat: 13 * seat + 13]
         index = data.draw(st.integers(0, THIRTEEN.n_actions - 1))
         table.append([[hand[s] for s in row] for row in THIRTEEN.decode(index)])
-    score = T.score_table(table, rules)
+    score = thirteen_scoring.score_table(table, rules)
     assert score.payoffs.shape == (n,)
     assert abs(float(score.payoffs.sum())) < 1e-9
     assert float(score.payoffs.sum()) == sum(float(p) for p in score.payoffs)
@@ -755,17 +757,17 @@ def test_bad_hands() -> None:
 def test_bad_tables() -> None:
     rules = engine_rules()
     with pytest.raises(ValueError, match="card Ac is in the hands of seats 0 and 1"):
-        T.score_table(as_table(STRONG, "Ac 3h 4s | 5d 6h 8s 9d Js | 7c 7d 3c 3d Td"), rules)
+        thirteen_scoring.score_table(as_table(STRONG, "Ac 3h 4s | 5d 6h 8s 9d Js | 7c 7d 3c 3d Td"), rules)
     with pytest.raises(ValueError, match="2 to 4 players, got 1"):
-        T.score_table(as_table(STRONG), rules)
+        thirteen_scoring.score_table(as_table(STRONG), rules)
     with pytest.raises(ValueError, match="2 to 4 players, got 5"):
-        T.score_table(as_table(STRONG, WEAK, FOUL_1, FOUL_2, FOUL_3), rules)
+        thirteen_scoring.score_table(as_table(STRONG, WEAK, FOUL_1, FOUL_2, FOUL_3), rules)
     with pytest.raises(ValueError, match="seat 1"):
-        T.score_table(as_table(STRONG, "2d 3h 4s | 5d 6h 8s 9d | 7c 7d 3c 3d Td Js"), rules)
+        thirteen_scoring.score_table(as_table(STRONG, "2d 3h 4s | 5d 6h 8s 9d | 7c 7d 3c 3d Td Js"), rules)
     with pytest.raises(ValueError, match="seat 1.*BJ|BJ.*seat 1"):
-        T.score_table(as_table(STRONG, "BJ 3h 4s | 5d 6h 8s 9d Js | 7c 7d 3c 3d Td"), rules)
+        thirteen_scoring.score_table(as_table(STRONG, "BJ 3h 4s | 5d 6h 8s 9d Js | 7c 7d 3c 3d Td"), rules)
     with pytest.raises(ValueError, match="banker_seat 3"):
-        T.score_table(as_table(STRONG, WEAK), engine_rules("banker", banker_seat=3))
+        thirteen_scoring.score_table(as_table(STRONG, WEAK), engine_rules("banker", banker_seat=3))
 
 
 @pytest.mark.parametrize("call, message", [

@@ -21,6 +21,8 @@ from splitpoker.envs.games import make_game
 from splitpoker.envs.observation import observation_labels
 from splitpoker.envs.splits import THIRTEEN
 from splitpoker.envs.thirteen import rules as T
+from splitpoker.envs.thirteen import scoring as thirteen_scoring
+from splitpoker.envs.thirteen import specials as thirteen_specials
 from splitpoker.envs.thirteen.rules import HandType, ThirteenRules
 from splitpoker.envs.thirteen.variants import VARIANTS_FILE, parse_variants
 from splitpoker.train.cli import main
@@ -52,18 +54,18 @@ def test_original_presets_are_the_switch_bundles_they_were() -> None:
 
 def test_tables_hold_the_documented_values() -> None:
     """Royalties (section 6.3) and specials (section 7.2) read from the data file."""
-    classic = T.royalty_table("classic")
+    classic = thirteen_scoring.royalty_table("classic")
     assert classic[0, HandType.TRIPS] == 3 and classic[1, HandType.FULL_HOUSE] == 2
     assert classic[1, HandType.FOUR_OF_A_KIND] == 8 and classic[2, HandType.FOUR_OF_A_KIND] == 4
     assert classic[1, HandType.STRAIGHT_FLUSH] == 10 and classic[2, HandType.STRAIGHT_FLUSH] == 5
     assert classic.sum() == 27 - 6 + 3 + 2 + 8 + 4 + 10 + 5
-    assert (T.royalty_table("none") == 1).all()
-    assert T.SPECIAL_VALUES["classic"] == {"dragon": 13, "clean_dragon": 13, "three_straights": 3,
+    assert (thirteen_scoring.royalty_table("none") == 1).all()
+    assert thirteen_specials.SPECIAL_VALUES["classic"] == {"dragon": 13, "clean_dragon": 13, "three_straights": 3,
                                            "three_flushes": 3, "six_pairs": 3}
-    assert T.SPECIAL_VALUES["banker"] == {"dragon": 13, "clean_dragon": 13}
+    assert thirteen_specials.SPECIAL_VALUES["banker"] == {"dragon": 13, "clean_dragon": 13}
     assert T.SPECIAL_TABLES["banker"].both == "banker_pays" and T.SPECIAL_TABLES["classic"].both == "higher_wins"
-    assert T.SPECIAL_VALUES["off"] == {}
-    assert sum(T.SPECIAL_VALUES["shisanshui"].values()) == 108 + 36 + 24 + 20 + 20 + 10 * 3 + 6 + 4 + 4 + 3
+    assert thirteen_specials.SPECIAL_VALUES["off"] == {}
+    assert sum(thirteen_specials.SPECIAL_VALUES["shisanshui"].values()) == 108 + 36 + 24 + 20 + 20 + 10 * 3 + 6 + 4 + 4 + 3
 
 
 def test_observation_of_the_original_presets_is_unchanged() -> None:
@@ -202,7 +204,7 @@ def check_solver_exactness(preset: str, players: int, rng: Any, plant: tuple[str
 
 def payoffs(preset: str, *hands: str, **switches: Any) -> list[float]:
     rules = ThirteenRules.preset(preset, **switches)
-    return [float(p) for p in T.score_table([T.parse_arrangement(h) for h in hands], rules).payoffs]
+    return [float(p) for p in thirteen_scoring.score_table([T.parse_arrangement(h) for h in hands], rules).payoffs]
 
 
 # ----------------------------------------------------------------------------- baomahui 寶馬會
@@ -238,7 +240,7 @@ def test_baomahui_foul_loses_one_unit() -> None:
 def test_baomahui_has_no_specials_or_royalties() -> None:
     dragon = "2c 3d 4h | 5s 6c 7s 8h 9s | Tc Jd Qh Ks Ac"
     full_house = "Kh Kc 2s | 5h 5d 9c 9d 3c | 7h 7c 7d Qs Qc"
-    score = T.score_table([T.parse_arrangement(dragon), T.parse_arrangement(full_house)],
+    score = thirteen_scoring.score_table([T.parse_arrangement(dragon), T.parse_arrangement(full_house)],
                           ThirteenRules.preset("baomahui"))
     assert score.specials == [0, 0] and score.special_names == ["", ""]
     assert [float(p) for p in score.payoffs] == [-1.0, 1.0]         # a straight loses to a full house
@@ -350,7 +352,7 @@ def plain_hand_without(*hands: str) -> str:
     rng = np.random.default_rng(0)
     while True:
         cards = sorted(rng.choice(free, 13, replace=False).tolist())
-        if all(T.special_hand(cards, ThirteenRules.preset(p))[1] == 0 for p in ThirteenRules.PRESETS):
+        if all(thirteen_specials.special_hand(cards, ThirteenRules.preset(p))[1] == 0 for p in ThirteenRules.PRESETS):
             return T.format_cards(cards)
 
 
@@ -372,7 +374,7 @@ def test_baodao_straights() -> None:
 
 
 def test_baodao_row_units() -> None:
-    table = T.value_table(ThirteenRules.preset("baodao"))
+    table = thirteen_scoring.value_table(ThirteenRules.preset("baodao"))
     assert table[1, HandType.STRAIGHT_FLUSH] == 10 and table[2, HandType.STRAIGHT_FLUSH] == 5
     assert table[1, HandType.FOUR_OF_A_KIND] == 8 and table[2, HandType.FOUR_OF_A_KIND] == 4
     assert table[0, HandType.TRIPS] == 3
@@ -395,8 +397,8 @@ def test_baodao_special_hands() -> None:
                 THREE_FLUSHES: ("three_flushes", 4), SMALL_TO_TEN: ("all_small", 4),
                 "2c 3d 4h 3c 4d 5h 6s 7c 5c 6d 7h 8s 9c": ("three_straights", 4)}
     for hand, want in expected.items():
-        assert T.special_hand(T.parse_cards(hand), rules) == want, hand
-    assert T.special_hand(T.parse_cards("2h 3h 4h 5h 6h 7h 8h 9h Jh 2s 3s 4s 5s"), rules) == ("", 0)  # a J
+        assert thirteen_specials.special_hand(T.parse_cards(hand), rules) == want, hand
+    assert thirteen_specials.special_hand(T.parse_cards("2h 3h 4h 5h 6h 7h 8h 9h Jh 2s 3s 4s 5s"), rules) == ("", 0)  # a J
 
 
 def test_baodao_special_payments() -> None:
@@ -428,7 +430,7 @@ def test_baodao_specials_against_reference(rng: Any) -> None:
         if len(pool) < 13:
             continue
         hand = rng.choice(pool, 13, replace=False).tolist()
-        name, value = T.special_hand(hand, rules)
+        name, value = thirteen_specials.special_hand(hand, rules)
         assert value == ref.special(ref.parse(T.format_cards(hand)), r), T.format_cards(sorted(hand))
         found.add(name)
     assert {"six_pairs", "three_flushes", "all_small"} <= found
@@ -462,7 +464,7 @@ def test_baodao_solver_is_exact_with_equal_rows(seat: int, switches: dict[str, A
                                                                      (int(chosen[7]), 1)]
         hand = np.sort(np.array([card_id(r, s) for r, s in cards], dtype=np.int64))
         mirror = np.sort(np.array([card_id(r, s + 2) for r, s in cards], dtype=np.int64))
-        if T.special_hand(hand.tolist(), game.rules)[1] == 0 == T.special_hand(mirror.tolist(), game.rules)[1]:
+        if thirteen_specials.special_hand(hand.tolist(), game.rules)[1] == 0 == thirteen_specials.special_hand(mirror.tolist(), game.rules)[1]:
             break
     valid = np.flatnonzero(game.valid_mask(hand))
     assert np.array_equal(valid, np.flatnonzero(game.valid_mask(mirror)))
@@ -473,8 +475,8 @@ def test_baodao_solver_is_exact_with_equal_rows(seat: int, switches: dict[str, A
     for action in [*played, *rng.choice(valid, 4)]:
         i = int(np.searchsorted(valid, action))
         assert evs[i] == pytest.approx(engine_mean(game, hand, int(action), opp, seat), abs=1e-9)
-    mine = T.table_strengths(game.arranged(np.tile(hand, (len(played), 1)), played), game.rules)
-    assert (mine == T.table_strengths(opp[:, 0], game.rules)).all()  # every row of these tables is equal
+    mine = thirteen_scoring.table_strengths(game.arranged(np.tile(hand, (len(played), 1)), played), game.rules)
+    assert (mine == thirteen_scoring.table_strengths(opp[:, 0], game.rules)).all()  # every row of these tables is equal
 
 
 # ----------------------------------------------------------------------------- mianbai 免擺
@@ -491,15 +493,15 @@ def test_mianbai_free_hands() -> None:
     rules = ThirteenRules.preset("mianbai")
     for hand, name in ((SF_HEARTS, "straight_flush"), (FOUR_TENS, "four_of_a_kind"), (WHEEL_FLUSH, "straight_flush"),
                        ("Tc Td Th Ts 2s 3s 4s 5s 6s 8c Jh Qh Kc", "straight_flush"), (MIXED_DRAGON, "")):
-        assert T.special_hand(T.parse_cards(hand), rules) == (name, 3 if name else 0), hand
-    assert T.special_hand(T.parse_cards(WHEEL_FLUSH), rules.replace(wheel="none")) == ("", 0)
+        assert thirteen_specials.special_hand(T.parse_cards(hand), rules) == (name, 3 if name else 0), hand
+    assert thirteen_specials.special_hand(T.parse_cards(WHEEL_FLUSH), rules.replace(wheel="none")) == ("", 0)
 
 
 def test_mianbai_free_hand_beats_every_arranged_hand() -> None:
     plain = plain_hand_without(SF_HEARTS)
     assert special_table_payoffs("mianbai", SF_HEARTS, plain) == [3.0, -3.0]
     fouled = "3d 3s 7h | 5h 6h 8h 9h 2c | 4d Jc Qd Ac Td"   # the free hand is not arranged: no foul
-    score = T.score_table([T.parse_arrangement(fouled), T.parse_arrangement(arranged_text(T.parse_cards(plain),
+    score = thirteen_scoring.score_table([T.parse_arrangement(fouled), T.parse_arrangement(arranged_text(T.parse_cards(plain),
                                                                                              "mianbai"))],
                           ThirteenRules.preset("mianbai"))
     assert [float(p) for p in score.payoffs] == [3.0, -3.0] and score.fouled == [False, False]
@@ -569,7 +571,7 @@ def test_mianbai_solver_is_exact(players: int, rng: Any) -> None:
     for hand in hands:
         seat = int(rng.integers(players))
         opp = free_tables(game, hand, players, 6, rng)
-        assert T.special_hands(opp.reshape(-1, 13), game.rules)[1].any()
+        assert thirteen_specials.special_hands(opp.reshape(-1, 13), game.rules)[1].any()
         valid, evs = split_evs(game, hand, opp, seat=seat)
         for i in rng.choice(len(valid), 5, replace=False):
             assert evs[i] == pytest.approx(engine_mean(game, hand, int(valid[i]), opp, seat), abs=1e-9)
@@ -585,7 +587,7 @@ def test_mianbai_keys_against_reference(rng: Any) -> None:
     for _ in range(40):
         table = free_tables(game, np.array([], dtype=np.int64), 3, 1, rng)[0]
         arrangements = [[t[:3].tolist(), t[3:8].tolist(), t[8:].tolist()] for t in table]
-        got = T.score_table(arrangements, game.rules)
+        got = thirteen_scoring.score_table(arrangements, game.rules)
         want = ref.score([tuple(ref.parse(T.format_cards(row)) for row in hand) for hand in arrangements], r)
         assert [float(p) for p in got.payoffs] == want["payoffs"]
         checked += int((np.asarray(got.specials) > 0).sum() == 2)
@@ -617,16 +619,16 @@ TIER_VALUES = {"baibian": {1: 6, 2: 5, 3: 4}, "shaoxing": {1: 8, 2: 7, 3: 6}}
 def test_tiers(preset: str) -> None:
     rules = ThirteenRules.preset(preset)
     for hand, (name, tier) in TIER_HANDS.items():
-        assert T.special_hand(T.parse_cards(hand), rules) == (name, TIER_VALUES[preset][tier]), hand
+        assert thirteen_specials.special_hand(T.parse_cards(hand), rules) == (name, TIER_VALUES[preset][tier]), hand
     no_tier = "2c 2d 5h 7s 8c 9d Tc Th Js Qd Kc Ah As"   # pairs only (a J-Q-K in it: no range)
-    assert T.special_hand(T.parse_cards(no_tier), rules) == ("", 0)
-    assert T.special_hand(T.parse_cards("Ac 2d 3h 4s 5c 6d 7h 8s 9c Td Jh 2c 3d"), rules)[0] != "half_small"
+    assert thirteen_specials.special_hand(T.parse_cards(no_tier), rules) == ("", 0)
+    assert thirteen_specials.special_hand(T.parse_cards("Ac 2d 3h 4s 5c 6d 7h 8s 9c Td Jh 2c 3d"), rules)[0] != "half_small"
 
 
 def test_baibian_below_the_tiers_is_arranged() -> None:
     rules = ThirteenRules.preset("baibian")
     for hand in (SF_PLAIN, FOUR_TENS, "Tc Td Th 2s 4s 6d 8c Jh Qh Kc Ac 2d 5s"):
-        assert T.special_hand(T.parse_cards(hand), rules) == ("", 0), hand
+        assert thirteen_specials.special_hand(T.parse_cards(hand), rules) == ("", 0), hand
     assert payoffs("baibian", TIE_BANKER, TIE_PLAYER) == [-3.0, 3.0]
     assert payoffs("baibian", QUADS, FLUSH_BACK) == [1.0, -1.0]     # one unit a row, no royalties: 2 rows to 1
 
@@ -651,16 +653,16 @@ def test_shaoxing_best_cards_anywhere() -> None:
     each told apart by the best one (the text's examples: four 10s beat four 3s and four 9s;
     three 10s beat three 3s and three 9s)."""
     rules = ThirteenRules.preset("shaoxing")
-    assert T.special_hand(T.parse_cards(SF_PLAIN), rules) == ("straight_flush", 5)
-    assert T.special_hand(T.parse_cards(FOUR_TENS), rules) == ("four_of_a_kind", 4)
+    assert thirteen_specials.special_hand(T.parse_cards(SF_PLAIN), rules) == ("straight_flush", 5)
+    assert thirteen_specials.special_hand(T.parse_cards(FOUR_TENS), rules) == ("four_of_a_kind", 4)
     assert special_table_payoffs("shaoxing", FOUR_TENS, FOUR_NINES_AND_THREES) == [4.0, -4.0]
     tens, threes_and_nines = "Tc Td Th 2s 4s 6d 8c Jh Qh Kc Ac 2d 5s", "3c 3d 3h 9c 9d 9h 5d 7c Jd Qs Kh 4d 6s"
-    assert T.special_hand(T.parse_cards(tens), rules) == ("trips", 3)
+    assert thirteen_specials.special_hand(T.parse_cards(tens), rules) == ("trips", 3)
     assert special_table_payoffs("shaoxing", tens, threes_and_nines) == [3.0, -3.0]
     assert special_table_payoffs("shaoxing", SF_PLAIN, FOUR_TENS) == [5.0, -5.0]
     assert special_table_payoffs("shaoxing", FOUR_KINGS, "Tc Td Th 2s 4s 6d 8c Jc Qh 9c Ac 2d 5s") == [4.0, -4.0]
     pairs_only = "2c 2d 5h 7s 8c 9d Tc Th Js Qd Kc Ah As"
-    assert T.special_hand(T.parse_cards(pairs_only), rules) == ("", 0)
+    assert thirteen_specials.special_hand(T.parse_cards(pairs_only), rules) == ("", 0)
     assert special_table_payoffs("shaoxing", pairs_only, plain_hand_without(pairs_only)) in \
         [[x, -x] for x in (-3.0, -1.0, 1.0, 3.0)]
 
@@ -673,7 +675,7 @@ def test_tiers_against_reference(preset: str, rng: Any) -> None:
     rules, r = ThirteenRules.preset(preset), ref.rules(preset)
     found = set()
     for hand in [*TIER_HANDS, SF_PLAIN, FOUR_TENS]:
-        assert T.special_hand(T.parse_cards(hand), rules)[1] == ref.special(ref.parse(hand), r), hand
+        assert thirteen_specials.special_hand(T.parse_cards(hand), rules)[1] == ref.special(ref.parse(hand), r), hand
     for _ in range(200):
         ranks = rng.choice(13, int(rng.integers(6, 14)), replace=False)
         suits = rng.choice(4, int(rng.integers(2, 5)), replace=False)
@@ -681,7 +683,7 @@ def test_tiers_against_reference(preset: str, rng: Any) -> None:
         if len(pool) < 13:
             continue
         hand = rng.choice(pool, 13, replace=False).tolist()
-        name, value = T.special_hand(hand, rules)
+        name, value = thirteen_specials.special_hand(hand, rules)
         assert value == ref.special(ref.parse(T.format_cards(hand)), r), T.format_cards(sorted(hand))
         found.add(name)
     assert len(found) >= 5
@@ -719,7 +721,7 @@ def test_added_presets_zero_sum_and_reference(preset: str, deck: list[int], n: i
         hand = sorted(deck[13 * seat: 13 * seat + 13])
         index = data.draw(st.integers(0, THIRTEEN.n_actions - 1))
         table.append([[hand[s] for s in row] for row in THIRTEEN.decode(index)])
-    score = T.score_table(table, rules)
+    score = thirteen_scoring.score_table(table, rules)
     assert float(score.payoffs.sum()) == 0.0
     assert not any(f and v for f, v in zip(score.fouled, score.specials))
     want = ref.score([tuple(ref.parse(T.format_cards(row)) for row in hand) for hand in table], ref.rules(preset))
@@ -743,6 +745,6 @@ def test_special_pays_sets_the_payment_not_the_ranking(preset: str, first: str, 
     assert special_table_payoffs(preset, first, second, special_pays=3) == expected
     listed = special_table_payoffs(preset, first, second)
     assert np.sign(listed).tolist() == np.sign(expected).tolist()
-    score = T.score_table([T.parse_arrangement(h if "|" in h else arranged_text(T.parse_cards(h), preset))
+    score = thirteen_scoring.score_table([T.parse_arrangement(h if "|" in h else arranged_text(T.parse_cards(h), preset))
                            for h in (first, second)], ThirteenRules.preset(preset, special_pays=3))
     assert score.specials == [3, 3]

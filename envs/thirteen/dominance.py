@@ -18,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..dominance import DominanceRows
-from .rules import HandType, ThirteenRules, value_table
+from .rules import HandType, ThirteenRules
+from .scoring import value_table
 
 #: the types a row of each position can have (a 3-card front is high card, a pair or trips)
 ROW_TYPES = (np.array([HandType.HIGH_CARD, HandType.PAIR, HandType.TRIPS]), np.arange(len(HandType)),

@@ -19,23 +19,17 @@ import numpy as np
 from ..bits import pack_bits, popcount_rows
 from ..splits import THIRTEEN
 from ..strength import split_columns
-from .rules import (
+from .rules import ThirteenRules, no_foul, rank_only, strength_type, valid_strengths
+from .scoring import (
     MAJORITY_SCORING,
-    ThirteenRules,
     compared_pairs,
-    no_foul,
-    rank_only,
     row_values,
-    special_hand,
-    special_hands,
-    special_keys,
     special_pair_total,
-    strength_type,
     table_strengths,
     tie_sign,
-    valid_strengths,
     value_table,
 )
+from .specials import special_hand, special_hands, special_keys
 
 #: valid splits per chunk of the bit-set pass (bounds memory)
 _CHUNK = 8192
@@ -122,7 +116,7 @@ def _joint_terms(rules: ThirteenRules, n: int, seat: int, opp_seats: tuple[int, 
                     compared: np.ndarray, tie: np.ndarray) -> np.ndarray:
     """The terms that need all three rows of a split at once, summed over the samples:
     the majority point (``two_four``, ``majority``), the scoop (打枪) doubling and the home
-    run (全垒打). ``tie``: per opponent, who wins an equal row (:func:`.rules.tie_sign`)."""
+    run (全垒打). ``tie``: per opponent, who wins an equal row (:func:`.scoring.tie_sign`)."""
     majority = rules.scoring in MAJORITY_SCORING
     scoop = rules.scoop == "double"
     home_run = scoop and rules.home_run and n == 4

@@ -14,7 +14,7 @@ from ..dominance import DominanceRows
 from ..game import Game, Outcomes, Score
 from ..reference import reference_rows
 from ..splits import THIRTEEN
-from . import dominance, expected, heuristic
+from . import dominance, expected, heuristic, scoring, specials
 from . import rules as engine
 
 
@@ -34,7 +34,7 @@ class ThirteenGame(Game):
     rules: engine.ThirteenRules
 
     def check_table(self, num_players: int) -> None:
-        engine.compared_pairs(num_players, self.rules)  # a banker seat outside the table
+        scoring.compared_pairs(num_players, self.rules)  # a banker seat outside the table
 
     def slots(self, hand: Sequence[int]) -> np.ndarray:
         return engine.hand_slots(hand)
@@ -73,16 +73,16 @@ class ThirteenGame(Game):
         return dominance.dominance_rows(slots, self.rules)
 
     def compares_rows(self, hands: np.ndarray) -> np.ndarray:
-        return engine.special_hands(hands, self.rules)[1] == 0
+        return specials.special_hands(hands, self.rules)[1] == 0
 
     def heuristic_actions(self, hands: np.ndarray, num_players: int) -> np.ndarray:
         return heuristic.best_splits(hands, self.rules, reference_rows(self), num_players)
 
-    def score(self, arrangements: Sequence[Sequence[Sequence[int]]]) -> engine.ThirteenScore:
-        return engine.score_table(arrangements, self.rules)
+    def score(self, arrangements: Sequence[Sequence[Sequence[int]]]) -> scoring.ThirteenScore:
+        return scoring.score_table(arrangements, self.rules)
 
     def score_batch(self, cards: np.ndarray) -> tuple[np.ndarray, Outcomes]:
-        return engine.score_tables(cards, self.rules)
+        return scoring.score_tables(cards, self.rules)
 
     def parse_arrangement(self, text: str | Sequence[Any]) -> list[list[int]]:
         return engine.parse_arrangement(text)
@@ -96,7 +96,7 @@ class ThirteenGame(Game):
         """Per compared pair and row: the row's base point and its royalty (the row value
         above 1); the majority point (``two_four``), a special hand's value, and what a
         scoop and a home run add."""
-        assert isinstance(score, engine.ThirteenScore)
+        assert isinstance(score, scoring.ThirteenScore)
         items: list[dict[str, Any]] = []
 
         def add(i: int, j: int, kind: str, row: int | None, detail: str, amount: float) -> None:

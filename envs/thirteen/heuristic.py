@@ -4,7 +4,7 @@ greedy player sets (:mod:`splitpoker.envs.reference`).
 
 For a row of strength ``s`` at position ``k`` (front, middle, back), with ``p`` the share of
 reference rows it beats, ``q`` the share that beat it and ``G`` the mean row value
-(:func:`.rules.row_values`, royalties included) of the reference rows that beat it, the
+(:func:`.scoring.row_values`, royalties included) of the reference rows that beat it, the
 row is worth ``v(s) * p - G``: the row's own value when it wins, minus what the stronger
 rows are paid. A split is worth the sum over its three rows, plus, treating the rows as
 independent:
@@ -30,7 +30,8 @@ from functools import cache
 import numpy as np
 
 from ..reference import ReferenceRows
-from .rules import ThirteenRules, royalty_table, strength_type
+from .rules import ThirteenRules, strength_type
+from .scoring import royalty_table
 
 
 def _row_table(rules: ThirteenRules) -> np.ndarray:

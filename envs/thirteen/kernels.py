@@ -22,7 +22,8 @@ from ..cards import RANK, SUIT
 from ..reference import ReferenceRows, search_tables
 from ..splits import THIRTEEN
 from ..strength import disjoint_subsets
-from .rules import K5, MAJORITY_SCORING, ThirteenRules, pack_strength, rank_tables
+from .rules import K5, ThirteenRules, pack_strength, rank_tables
+from .scoring import MAJORITY_SCORING
 
 _RANK64 = RANK.astype(np.int64)
 _SUIT64 = SUIT.astype(np.int64)
