@@ -214,11 +214,12 @@ class PlaySession:
         return self._agents[key]
 
     def _decide(self, seats: list[int]) -> dict[int, int]:
+        """The agents' splits of ``seats`` (the table core's decide step: checked once)."""
         deal = self.match.current
         assert deal is not None
-        views = deal.tables.views(0, seats)
-        return {view.seat: int(self._agent(view.seat, deal.game, deal.banker).act_batch([view])[0])
-                for view in views}
+        deal.tables.prepare([(0, seat) for seat in seats])  # the seats' masks and observations in one call
+        actions = deal.tables.decide([(0, seat, self._agent(seat, deal.game, deal.banker)) for seat in seats])
+        return {seat: int(actions[0, seat]) for seat in seats}
 
     # ------------------------------------------------------------------ requests
 
