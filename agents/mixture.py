@@ -52,7 +52,7 @@ class MixtureAgent(Agent):
         out = np.empty(len(views), dtype=np.int64)
         for m in np.unique(drawn):
             idx = np.flatnonzero(drawn == m)
-            out[idx] = self.members[m].act_batch([views[i] for i in idx])
+            out[idx] = self.members[int(m)].act_batch([views[i] for i in idx.tolist()])
         return out
 
 

@@ -355,8 +355,8 @@ class ArrangeEnv(AECEnv, EzPickle):
         assert self._tables is not None
         score = self._score = self._tables.score(np.array([self._actions], dtype=np.int64)).scores[0]
         names = self.game.type_names
-        self._arrangements = [self.game.arrangement(self._tables.slots[0, seat], index)
-                              for seat, index in enumerate(self._actions)]  # type: ignore[arg-type]
+        self._arrangements = [self.game.arrangement(self._tables.slots[0, seat], int(index))  # type: ignore[arg-type]
+                              for seat, index in enumerate(self._actions)]
         type_ids = np.asarray(self.game.strength_type(np.asarray(score.strengths)), dtype=np.int64)
         self._types = [[names[t] for t in row] for row in type_ids.tolist()]
         if self.infos_kind == "arrays":

@@ -118,13 +118,19 @@ def play_group(game: Game, agents: Sequence[Agent], num_players: int, seed: int,
         for seat, index in enumerate(seats):
             decision = Decision(group, rotation, seat, index, int(actions[seat]), float(result.payoffs[0, seat]),
                                 times[seat] * 1e3, bool(outcomes.fouled[0, seat]), int(outcomes.special[0, seat]),
-                                int(outcomes.xi[0, seat]), tuple(float(x) for x in outcomes.rows_won[0, seat]))
-            if oracle[seat] is not None:
-                best, ev_of = oracle[seat]
+                                int(outcomes.xi[0, seat]), _three(outcomes.rows_won[0, seat]))
+            answer = oracle[seat]
+            if answer is not None:
+                best, ev_of = answer
                 decision.regret = float(ev_of(best) - ev_of(int(actions[seat])))
                 decision.agreement = float(actions[seat] == best)
             decisions.append(decision)
     return decisions
+
+
+def _three(values: np.ndarray) -> tuple[float, float, float]:
+    """A seat's three row figures as floats."""
+    return float(values[0]), float(values[1]), float(values[2])
 
 
 def decision_order(decision: Decision) -> tuple[int, int, int]:

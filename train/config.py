@@ -33,7 +33,7 @@ from pydantic import (
 )
 
 from ..agents.policy_kinds import POLICY_KINDS as POLICY_KINDS
-from ..agents.specs import check_spec, parse_options
+from ..agents.specs import check_spec, parse_spec
 from ..envs.games import check_game, game_class, game_names, make_rules
 from ..envs.messages import cut
 from ..runtime.files import load_yaml, read_mapping
@@ -227,13 +227,13 @@ class FictitiousPlayConfig(_Labelling):
     @field_validator("solver")
     @classmethod
     def _solver_spec(cls, value: str) -> str:
-        spec = check_spec(value)
-        if spec.partition(":")[0] != "solver":
+        spec = parse_spec(value)
+        if spec.kind != "solver":
             raise ValueError(f"{_shown(value)} is not a solver spec (solver[:samples=N,seed=S])")
-        if "opponent" in parse_options(spec.partition(":")[2]):
+        if "opponent" in spec.options:
             raise ValueError(f"{_shown(value)} names an opponent; fictitious play sets it to the population: "
                              "leave opponent= out")
-        return spec
+        return spec.text
 
     @model_validator(mode="after")
     def _own_settings(self) -> FictitiousPlayConfig:
@@ -311,9 +311,11 @@ class TrainConfig(_Section):
         fields = FictitiousPlayConfig.model_fields
         counts = [section.get(k, fields[k].default) if isinstance(section, Mapping) else None
                   for k in ("rounds", "hands")]
-        valid = all(type(c) is int and c > 0 for c in counts)
-        total = counts[0] * counts[1] if valid else 1  # else the section's own error comes first
-        return {**data, "total_timesteps": total}
+        rounds, hands = counts
+        if isinstance(rounds, int) and isinstance(hands, int) and not isinstance(rounds, bool) \
+                and not isinstance(hands, bool) and rounds > 0 and hands > 0:
+            return {**data, "total_timesteps": rounds * hands}
+        return {**data, "total_timesteps": 1}  # the section's own error comes first
 
     @model_validator(mode="after")
     def _cross_checks(self) -> TrainConfig:

@@ -52,7 +52,7 @@ from ..agents.base import Agent
 from ..envs.cards import format_cards
 from ..envs.game import Game
 from ..envs.games import make_game
-from ..envs.observation import spaces_of
+from ..envs.observation import observation_size, spaces_of
 from ..envs.table import (
     SeatView,
     Tables,
@@ -201,7 +201,7 @@ class SelfPlayEnv(gymnasium.Env):
         self._episode = seat_offset
         self._tables: Tables | None = None
         self._mask = np.zeros(game.n_actions, dtype=bool)
-        self._obs = np.zeros(self.observation_space.shape, dtype=np.float32)
+        self._obs = np.zeros(observation_size(game), dtype=np.float32)
         self._seat = 0
         self._opponents: list[Agent] = []
 
@@ -324,7 +324,7 @@ class SelfPlayVecEnv(VecEnv):
         self._seats = np.zeros(n_envs, dtype=np.int64)
         self._opponents: list[list[Agent]] = []
         self._masks = np.zeros((n_envs, game.n_actions), dtype=bool)
-        self._obs = np.zeros((n_envs, *self.observation_space.shape), dtype=np.float32)
+        self._obs = np.zeros((n_envs, observation_size(game)), dtype=np.float32)
         self._actions: np.ndarray | None = None
 
     # ------------------------------------------------------------------ hands
