@@ -24,7 +24,8 @@ the hand at once, unscored, with ``illegal_reward`` (default −1) for each seat
 one and 0 for the others, as PettingZoo's classic games do (``raw_env`` and ``parallel_env``
 record the split in ``infos[agent]["illegal_action"]``; ``env()`` ends the hand through
 PettingZoo's ``TerminateIllegalWrapper``, which sets the rewards only); with it,
-PettingZoo's ``parallel_seed_test``, which samples actions without the mask, passes. An action that is not an integer in range always raises.
+PettingZoo's ``parallel_seed_test``, which samples actions without the mask, passes. An action
+that is not an integer in range always raises.
 
 The observation (``observation``): ``"dict"``, the default, holds the float32 vector and the
 action mask, as PettingZoo's classic games do; ``"flat"`` gives the vector alone as a ``Box``
@@ -151,7 +152,8 @@ class ArrangeEnv(AECEnv, EzPickle):
         self.possible_agents = [f"player_{seat}" for seat in range(self.num_players)]
         self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         n_actions = self.game.n_actions
-        high = observation_high(self.game, finite=observation == "flat")  # a rule's value: any count, or, flat, this one
+        # a rule's value: any count, or, flat, this one
+        high = observation_high(self.game, finite=observation == "flat")
         box = spaces.Box(low=np.zeros_like(high), high=high, dtype=np.float32)
         self.observation_spaces = {agent: box if observation == "flat" else spaces.Dict({
             "observation": box, "action_mask": spaces.Box(low=0, high=1, shape=(n_actions,), dtype=np.int8),
@@ -368,7 +370,8 @@ class ArrangeEnv(AECEnv, EzPickle):
             info = self.infos[agent]
             if self.infos_kind == "arrays":  # new arrays: a caller's earlier ones stay as they were
                 info.update(split=int(cast(int, self._actions[seat])),
-                            arrangement_ids=np.array([c for row in self._arrangements[seat] for c in row], dtype=np.int64),
+                            arrangement_ids=np.array([c for row in self._arrangements[seat] for c in row],
+                                                     dtype=np.int64),
                             type_ids=type_ids[seat].copy(), payoff=payoff,
                             rows_won=np.asarray(outcomes.rows_won[seat], dtype=np.float32),
                             fouled=int(outcomes.fouled[seat]), special=int(outcomes.special[seat]),

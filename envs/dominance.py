@@ -17,7 +17,8 @@ The sweep (:func:`split_classes`) runs over the last row's subsets from the stro
 down, keeping the frontier found so far as, per flag pattern, the best first-row key over
 the middle rows of each strength rank or stronger (a non-decreasing array, raised as
 candidates are found), so that checking a valid split is one read; splits whose last rows
-are equal are checked against each other pairwise. It reads each game's per-subset strengths (:class:`DominanceRows`), so it computes
+are equal are checked against each other pairwise. It reads each game's per-subset strengths
+(:class:`DominanceRows`), so it computes
 the valid mask in the same pass. The sweep is compiled with numba (:mod:`.frontier`, loaded
 on first use); this module is pure: standard library and NumPy.
 """
@@ -103,7 +104,8 @@ def candidate_indices(classes: np.ndarray) -> list[np.ndarray]:
     return [np.flatnonzero(row == CANDIDATE) for row in np.atleast_2d(classes)]
 
 
-def dominance_keys(rows: DominanceRows, index: SplitIndex, hand: int = 0, splits: np.ndarray | None = None) -> np.ndarray:
+def dominance_keys(rows: DominanceRows, index: SplitIndex, hand: int = 0,
+                   splits: np.ndarray | None = None) -> np.ndarray:
     """The dominance keys of splits of one hand of the batch (all by default): int64
     ``(splits, 4)``, the three rows' key strengths and the flag bits."""
     table = index.table if splits is None else index.table[np.asarray(splits, dtype=np.intp)]

@@ -1,4 +1,5 @@
-"""The arrange action: one index over every ordered split of a hand (section 11 of envs/thirteen/RULES.md and envs/biji/RULES.md).
+"""The arrange action: one index over every ordered split of a hand (section 11 of
+envs/thirteen/RULES.md and envs/biji/RULES.md).
 
 A split of an ``n``-slot hand into rows of sizes ``(a, b, c)`` has the index
 ``F * C(n - a, b) + M``: ``F`` is the position of the first row's slots among the

@@ -72,7 +72,8 @@ def _flat_indices(index: SplitIndex, hand_size: int, n: int) -> tuple[dict[int, 
     return rows, columns
 
 
-def split_values(slots: np.ndarray, index: SplitIndex, strength: RowStrength) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def split_values(slots: np.ndarray, index: SplitIndex,
+                 strength: RowStrength) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The three rows' values of every split of many hands at once: ``slots`` (N, hand size)
     → three ``(N, n_actions)`` arrays, with one ``strength`` call per row size for all hands."""
     n = len(slots)

@@ -83,12 +83,14 @@ class RuleSwitches:
             except (TypeError, ValueError):
                 raise ValueError(f"{cls.GAME} switch {f.name}={value!r} is not allowed; use an integer") from None
             if allowed is not None and value not in allowed:
-                raise ValueError(f"{cls.GAME} switch {f.name}={value!r} is not allowed; allowed: {', '.join(map(str, allowed))}")
+                raise ValueError(f"{cls.GAME} switch {f.name}={value!r} is not allowed; "
+                                 f"allowed: {', '.join(map(str, allowed))}")
         elif f.name == "suit_order":
             parse_suit_order(value)
             value = ">".join(SUIT_WORDS.get(p.strip().lower(), p.strip().lower()) for p in str(value).split(">"))
         elif allowed is not None and value not in allowed:
-            raise ValueError(f"{cls.GAME} switch {f.name}={value!r} is not allowed; allowed: {', '.join(map(str, allowed))}")
+            raise ValueError(f"{cls.GAME} switch {f.name}={value!r} is not allowed; "
+                             f"allowed: {', '.join(map(str, allowed))}")
         return value
 
     @classmethod

@@ -161,7 +161,8 @@ def _figures(quick: bool) -> list[Figure]:
             label = f"{name}.solver_ms" if samples == 256 else f"{name}.solver_ms@{samples}"
             if quick and samples == 1024 and game.n_actions > 10_000:  # the slowest figure
                 continue
-            figures.append(Figure(label, "ms", f"solver decision, {players} players, {samples} samples, greedy opponents",
+            figures.append(Figure(label, "ms",
+                            f"solver decision, {players} players, {samples} samples, greedy opponents",
                             lambda g=game, p=players, k=samples, c=solver_calls: _spec_ms(
                                 g, f"solver:samples={k}", p, c)))
         figures.append(Figure(f"{name}.solver_candidates_ms", "ms",

@@ -59,7 +59,8 @@ def markdown(summary: dict[str, Any]) -> str:
              "Mean payoff per hand with the 95% CI over deals is the primary figure."]
     if summary.get("partial"):
         planned = summary.get("hands_planned")
-        lines[2:2] = [f"**PARTIAL**: interrupted{' by ' + summary['interrupted_by'] if summary.get('interrupted_by') else ''}"
+        lines[2:2] = [f"**PARTIAL**: interrupted"
+                      f"{' by ' + summary['interrupted_by'] if summary.get('interrupted_by') else ''}"
                       f" after {summary['hands']}{f' of {planned}' if planned else ''} deals; the figures cover those "
                       "deals only.", ""]
     if summary.get("regret_model"):

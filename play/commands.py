@@ -117,7 +117,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="seconds to arrange each hand, above 0; when the clock runs out your arrangement "
                         "is played if it is complete and valid, else the hand is arranged automatically "
                         "(default: no clock)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the deals and the agents: the server's k-th match is dealt from (seed, k) "
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of the deals and the agents: the server's k-th match is dealt from (seed, k) "
                         "(default: random)")
     p.add_argument("--banker-hands", type=int, default=None, metavar="K",
                    help="hands a banker keeps the bank under banker rules (default: the rule text's 4)")
@@ -130,7 +131,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                    help="a further host name the server answers to (repeatable); requests naming any "
                         "other host are refused (DNS rebinding). Answered anyway: localhost, the address "
-                        "listened on (any IP address under 0.0.0.0 or ::) and, beyond loopback, the machine's host names")
+                        "listened on (any IP address under 0.0.0.0 or ::) and, beyond loopback, the machine's "
+                        "host names")
     p.add_argument("--port", type=int, default=0, help="the port (default 0: a free one)")
     p.add_argument("--open", action="store_true", help="open the page in a browser")
     p.add_argument("--reveal-seed", action="store_true",

@@ -1,4 +1,5 @@
-"""Files of settings and results: strict reading of YAML settings files (``splitpoker train`` configs and ``splitpoker eval
+"""Files of settings and results: strict reading of YAML settings files (``splitpoker train``
+configs and ``splitpoker eval
 --config``): a missing file, a folder, unreadable text, invalid YAML, a key given twice in one
 mapping and a document that is not a mapping are each one ``ValueError`` naming the file (and
 the line where YAML tells it). :func:`check_writable_folder` tells, before any work, whether

@@ -317,7 +317,8 @@ def test_exactly_one_valid_order_per_partition(deck: list[int], case: tuple[str,
     assert int(mask.sum()) == 280
 
 
-@given(st.permutations(list(range(54))), st.sampled_from(RULE_SETS), st.lists(st.integers(0, 1679), min_size=1, max_size=30))
+@given(st.permutations(list(range(54))), st.sampled_from(RULE_SETS),
+       st.lists(st.integers(0, 1679), min_size=1, max_size=30))
 @settings(max_examples=40)
 def test_mask_equals_validity(deck: list[int], case: tuple[str, dict[str, Any]], indices: list[int]) -> None:
     game = make_game("biji", case[0], **case[1])

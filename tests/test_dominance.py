@@ -71,7 +71,8 @@ def plain_candidates(game, slots: np.ndarray, reference_pool: np.ndarray | None 
     for start in range(0, len(valid), 2048):
         x = valid[start:start + 2048]
         mine = keys[x][:, None, :]
-        at_least = (theirs[None, :, :3] >= mine[..., :3]).all(axis=2) & ((theirs[None, :, 3] & mine[..., 3]) == mine[..., 3])
+        at_least = ((theirs[None, :, :3] >= mine[..., :3]).all(axis=2)
+                    & ((theirs[None, :, 3] & mine[..., 3]) == mine[..., 3]))
         equal = (theirs[None] == mine).all(axis=2)
         beaten = at_least & (~equal | (pool[None, :] < x[:, None])) & (pool[None, :] != x[:, None])
         out[x] = ~beaten.any(axis=1)
@@ -364,7 +365,8 @@ def test_solver_opponents_over_their_candidates() -> None:
         load_agent("solver:opponent_mask=some", game, num_players=3)
 
 
-@pytest.mark.parametrize("preset,switches", [("classic", {}), ("no-jokers", {}), ("classic", {"pair_tiebreak": "pair_suit"}),
+@pytest.mark.parametrize("preset,switches", [("classic", {}), ("no-jokers", {}),
+                                             ("classic", {"pair_tiebreak": "pair_suit"}),
                                              ("classic", {"flush_compare": "all_ranks"})])
 def test_biji_group_kernel_equals_the_rules(preset: str, switches: dict) -> None:
     """The compiled group strengths of the dominance keys equal the rules' ``group_strengths``."""
@@ -374,5 +376,6 @@ def test_biji_group_kernel_equals_the_rules(preset: str, switches: dict) -> None
 
     game = make_game("biji", preset, **switches)
     hands = deal(game, 5, np.random.default_rng(8), batch=40).slots.reshape(-1, 9)
-    expected = group_strengths(hands[:, BIJI.subsets(3).astype(np.intp)].reshape(-1, 3), game.rules).reshape(len(hands), -1)
+    expected = group_strengths(hands[:, BIJI.subsets(3).astype(np.intp)].reshape(-1, 3),
+                               game.rules).reshape(len(hands), -1)
     assert np.array_equal(group_strengths_of_hands(hands, game.rules), expected)

@@ -530,9 +530,11 @@ def test_bad_keywords_are_clear_value_errors(module: Any, kwargs: dict[str, Any]
 @pytest.mark.parametrize(("module", "hands", "message"), [
     (biji_v0, ["2c 3c 4c 5c 6c 7c 8c 9c Tc"], r"options\['hands'\] has 1 hands; this table has 2 seats"),
     (biji_v0, "2c 3c 4c 5c 6c 7c 8c 9c Tc", r"options\['hands'\] must be a list of 2 hands"),
-    (biji_v0, ["2c 3c 4c 5c 6c 7c 8c 9c 2c", "2d 3d 4d 5d 6d 7d 8d 9d Td"], r"options\['hands'\]\[0\] .*duplicate card 2c"),
+    (biji_v0, ["2c 3c 4c 5c 6c 7c 8c 9c 2c", "2d 3d 4d 5d 6d 7d 8d 9d Td"],
+     r"options\['hands'\]\[0\] .*duplicate card 2c"),
     (biji_v0, ["2c 3c 4c 5c 6c 7c 8c 9c Tc", "2c 3d 4d 5d 6d 7d 8d 9d Td"], r"card 2c is dealt to seats 0 and 1"),
-    (biji_v0, ["2c 3c 4c 5c 6c 7c 8c 9c Xc", "2d 3d 4d 5d 6d 7d 8d 9d Td"], r"options\['hands'\]\[0\] .*cannot read card 'Xc'"),
+    (biji_v0, ["2c 3c 4c 5c 6c 7c 8c 9c Xc", "2d 3d 4d 5d 6d 7d 8d 9d Td"],
+     r"options\['hands'\]\[0\] .*cannot read card 'Xc'"),
     (biji_v0, ["2c 3c 4c 5c 6c 7c 8c 9c", "2d 3d 4d 5d 6d 7d 8d 9d Td"], r"options\['hands'\]\[0\] .*has 8 cards"),
     (thirteen_v0, ["BJ 2c 3c 4c 5c 6c 7c 8c 9c Tc Jc Qc Kc", "2d 3d 4d 5d 6d 7d 8d 9d Td Jd Qd Kd Ad"],
      r"options\['hands'\]\[0\] .*joker BJ"),
@@ -545,7 +547,8 @@ def test_bad_hands_are_clear_value_errors(module: Any, hands: Any, message: str)
 
 def test_given_hands_accept_lists_of_card_strings_and_jokers() -> None:
     env = biji_v0.env(num_players=2)
-    env.reset(options={"hands": [["RJ", "BJ", "As", "10h", "♠2", "3c", "4c", "5c", "6c"], "2d 3d 4d 5d 6d 7d 8d 9d Td"]})
+    env.reset(options={"hands": [["RJ", "BJ", "As", "10h", "♠2", "3c", "4c", "5c", "6c"],
+                                 "2d 3d 4d 5d 6d 7d 8d 9d Td"]})
     assert env.infos["player_0"]["hand"] == ["BJ", "RJ", "2s", "3c", "4c", "5c", "6c", "Th", "As"]
     with pytest.raises(ValueError, match="joker"):
         biji_v0.env(num_players=2, preset="no-jokers").reset(
@@ -565,7 +568,8 @@ def test_ansi_render_shows_the_table(rng: np.random.Generator) -> None:
     assert "hand over" in text and "2♥ K♣ K♦" in text and "trips" in text and "+4" in text and "-4" in text
     assert "喜 1: sweep" in text and "1st" in text
     thirteen = thirteen_v0.env(num_players=2, render_mode="ansi")
-    thirteen.reset(options={"hands": ["2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac", "2d 2h 3c 4c 5c 6d 7c 8c 9c Td Jc Qd Kd"]})
+    thirteen.reset(options={"hands": ["2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac",
+                                      "2d 2h 3c 4c 5c 6d 7c 8c 9c Td Jc Qd Kd"]})
     play(thirteen, rng)
     text = thirteen.render()
     assert "special dragon (13)" in text and "+13" in text and "front" in text

@@ -130,7 +130,8 @@ def test_agent_spec_splitting():
 
     assert split_agent_specs("checkpoint:runs/x/final.zip,solver:samples=256,greedy") == [
         "checkpoint:runs/x/final.zip", "solver:samples=256", "greedy"]
-    assert split_agent_specs("solver:samples=64,opponent=greedy,random") == ["solver:samples=64,opponent=greedy", "random"]
+    assert split_agent_specs("solver:samples=64,opponent=greedy,random") == [
+        "solver:samples=64,opponent=greedy", "random"]
 
 
 @pytest.mark.slow

@@ -91,7 +91,8 @@ def same_run(run: Path, reference: Path) -> None:
     state = json.loads((run / "checkpoints" / "state.json").read_text())
     expected = json.loads((reference / "checkpoints" / "state.json").read_text())
     assert state == expected and state["finished"] is True
-    final, ref = read_policy_state(run / "checkpoints" / "final.zip"), read_policy_state(reference / "checkpoints" / "final.zip")
+    final, ref = (read_policy_state(run / "checkpoints" / "final.zip"),
+                  read_policy_state(reference / "checkpoints" / "final.zip"))
     assert final.keys() == ref.keys()
     assert all(np.array_equal(final[k].numpy(), ref[k].numpy()) for k in final), "final weights differ"
     for sub in ("", "imitation"):
@@ -140,7 +141,8 @@ def test_ctrl_c_while_collecting_resumes_exactly(tmp_path, monkeypatch, referenc
     stopped = train(tmp_path, config(tmp_path))
     monkeypatch.undo()
     assert stopped.interrupted and stopped.signal == "SIGINT"
-    assert stopped.steps == 64 and stopped.checkpoint.name == "step_000000064.zip"  # the rollout it stopped in is not counted
+    # the rollout it stopped in is not counted
+    assert stopped.steps == 64 and stopped.checkpoint.name == "step_000000064.zip"
     state = json.loads((stopped.run_dir / "checkpoints" / "state.json").read_text())
     assert (state["step"], state["finished"]) == (64, False)
     resumed = resume(stopped.run_dir)
@@ -264,7 +266,8 @@ def test_ctrl_c_in_an_imitation_round_resumes_exactly(tmp_path, monkeypatch, imi
     stopped = train(tmp_path, data)
     monkeypatch.undo()
     state = json.loads((stopped.run_dir / "checkpoints" / "state.json").read_text())
-    assert stopped.interrupted and (state["step"], state["imitation_rounds_done"], state["imitation_epochs"]) == (64, 1, 2)
+    assert stopped.interrupted and (state["step"], state["imitation_rounds_done"],
+                                    state["imitation_epochs"]) == (64, 1, 2)
     resume(stopped.run_dir)
     same_run(stopped.run_dir, imitation_reference)
     epochs = sorted(k for k in points(stopped.run_dir / "imitation") if k[0] == "imitation/loss")

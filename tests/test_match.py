@@ -148,7 +148,8 @@ def test_bad_input_changes_nothing() -> None:
 
 @pytest.mark.parametrize("kwargs, message", [({"hands": 0}, "hands=0"), ({"hands": True}, "hands=True"),
                                              ({"hands": 2, "banker_term": 0}, "banker_term=0"),
-                                             ({"hands": 2, "banker_term": 3}, "banker_term=3: these thirteen rules have no banker"),
+                                             ({"hands": 2, "banker_term": 3},
+                                              "banker_term=3: these thirteen rules have no banker"),
                                              ({"hands": 2, "num_players": 6}, "num_players=6")])
 def test_bad_settings(kwargs: dict, message: str) -> None:
     arguments = {"num_players": 2, **kwargs}

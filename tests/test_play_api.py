@@ -45,7 +45,8 @@ def new_match(client: TestClient) -> dict[str, Any]:
 def test_a_whole_biji_match() -> None:
     client = client_for(game="biji", players=3, hands=3, seed=5, against=("greedy", "random"))
     state = new_match(client)
-    assert state["seats"] == ["you", "greedy (seat 1)", "random (seat 2)"] and state["row_names"] == ["pot 1", "pot 2", "pot 3"]
+    assert (state["seats"] == ["you", "greedy (seat 1)", "random (seat 2)"]
+            and state["row_names"] == ["pot 1", "pot 2", "pot 3"])
     match_id = state["id"]
     payoffs = []
     for number in range(3):
@@ -59,7 +60,8 @@ def test_a_whole_biji_match() -> None:
         hint = client.post(f"/api/matches/{match_id}/hint", json={"hand": number}).json()
         evs = [s["ev"] for s in hint["splits"]]
         assert hint["samples"] == 256 and len(evs) == 5 and evs == sorted(evs, reverse=True)
-        played = client.post(f"/api/matches/{match_id}/submit", json={"hand": number, "rows": hint["splits"][0]["rows"]})
+        played = client.post(f"/api/matches/{match_id}/submit",
+                             json={"hand": number, "rows": hint["splits"][0]["rows"]})
         assert played.status_code == 200, played.text
         reveal = played.json()["reveal"]
         assert reveal["seats"][0]["split"] == hint["splits"][0]["split"] and not reveal["timed_out"]
@@ -155,7 +157,8 @@ BAD_REQUESTS = [
     ("submit", "TAMPER_UNKNOWN_CARD", 400, "cannot read card 'Zz'"),
     ("submit", "TAMPER_TWO_CARDS", 400, "is not one card"),
     ("submit", "TAMPER_FOREIGN_CARD", 400, "the rows are not your hand: card FOREIGN is not in your hand"),
-    ("submit", "TAMPER_DUPLICATE", 400, "the rows are not your hand: card FIRST is not in your hand (or is given twice)"),
+    ("submit", "TAMPER_DUPLICATE", 400,
+     "the rows are not your hand: card FIRST is not in your hand (or is given twice)"),
     ("submit", "FOUL", 422, "fouls: rearrange before you submit"),
     ("timeout", {"hand": 0}, 409, "the time is not up"),
     ("dance", {"hand": 0}, 404, "unknown action 'dance'"),
@@ -295,7 +298,8 @@ def test_a_failing_agent_is_a_500_that_changes_nothing() -> None:
     assert client.get(f"/api/matches/{match_id}").json() == before
 
 
-JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=4),
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 3)
+                    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=4),
                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
                     max_leaves=12)
 CARD_TEXT = st.sampled_from(["As", "Kd", "10h", "BJ", "2c", "Zz", "", "As Kd", "♠A", "3d"])

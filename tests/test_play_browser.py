@@ -516,7 +516,8 @@ def test_a_home_run_is_highlighted(browser: Any) -> None:
         wait_valid(browser)
         browser.find_element("id", "submit").click()
         wait_for(browser, lambda d: d.find_element("id", "reveal").is_displayed())
-        assert "全垒打 (home run): you scooped every opponent" in browser.find_element("css selector", ".event.home-run").text
+        assert ("全垒打 (home run): you scooped every opponent"
+                in browser.find_element("css selector", ".event.home-run").text)
         assert browser.find_elements("css selector", '.seat-box.home-run[data-seat="0"]')
         assert no_horizontal_scroll(browser)
         screenshot(browser, "play-home-run.png")

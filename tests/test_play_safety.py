@@ -233,7 +233,8 @@ def test_a_token_is_needed_on_every_request() -> None:
     assert first.status_code == 303 and first.headers["location"] == "/"
     assert server.token_cookie("t0k3n") in first.headers["set-cookie"] and "HttpOnly" in first.headers["set-cookie"]
     assert app.get("/").status_code == 200 and app.post("/api/matches").status_code == 201
-    evil = app.post("/api/matches", content="{}", headers={"Origin": "http://evil.example", "Content-Type": "text/plain"})
+    evil = app.post("/api/matches", content="{}",
+                    headers={"Origin": "http://evil.example", "Content-Type": "text/plain"})
     assert evil.status_code == 403
 
 
@@ -277,7 +278,8 @@ def test_deep_and_large_bodies_are_refused() -> None:
     app = TestClient(app_for())
     match_id = app.post("/api/matches").json()["id"]
     before = app.get(f"/api/matches/{match_id}").json()
-    deep = app.post(f"/api/matches/{match_id}/check", content="[" * 16_000, headers={"Content-Type": "application/json"})
+    deep = app.post(f"/api/matches/{match_id}/check", content="[" * 16_000,
+                    headers={"Content-Type": "application/json"})
     assert deep.status_code == 400 and "nested too deeply" in deep.json()["error"]
     rows = "[" * 900 + "]" * 900
     nested = app.post(f"/api/matches/{match_id}/submit", content=f'{{"hand": 0, "rows": [{rows}, [], []]}}')

@@ -55,7 +55,8 @@ def ref_payoffs(preset: str, *hands: str, **switches: Any) -> list[float]:
 
 
 def engine_payoffs(preset: str, *hands: str, **switches: Any) -> list[float]:
-    score = thirteen_scoring.score_table([T.parse_arrangement(h) for h in hands], ThirteenRules.preset(preset, **switches))
+    score = thirteen_scoring.score_table([T.parse_arrangement(h) for h in hands],
+                                         ThirteenRules.preset(preset, **switches))
     return [float(p) for p in score.payoffs]
 
 
@@ -81,7 +82,8 @@ ACE_TO_TEN = "Ac Ad 2c 3d 4h 5s 6c 7d 8h 9s Tc Td 9h"       # every rank A-10
 SMALL_A_T = "Ah 2h 3h 4h 2s 3s 4d 5s 6s 7s 8d 9d Td"        # A-10; shares no card with FIVE_TO_ACE
 ACE_TO_NINE = "Ac 2d 3h 4s 5c 6d 7h 8s 9c Ah 2c 3d 4h"      # A-9, no 10
 FIVE_TO_ACE = "5c 6d 7h 8s 9c Tc Jd Qh Ks Ac Ad Kd 5h"      # every rank 5-A
-PLAIN_B = "2c 3d 4h | 2d 6c 8c Jh Qc | 7c 7d 7s 9d Js"     # no special of any table here; shares no card with FIVE_TO_ACE
+PLAIN_B = "2c 3d 4h | 2d 6c 8c Jh Qc | 7c 7d 7s 9d Js"     # no special of any table here;
+                                                           # shares no card with FIVE_TO_ACE
 PLAIN_M = "2h 3h 4s | 5d 6d 8s 9d Js | 7c 7d Kc Kd Ks"     # no straight flush or four; shares none with SF_HEARTS
 FOUL_M = "Ah Ad 2s | 3c 4h 6c 8d Tc | 5s 6s 7s 9s Qs"      # a pair over a high card; shares none with the two above
 EQ_A = "As Kd 9c | 2h 2s 5h 7s Jc | 3h 3s 8d 8h Qs"        # every row equal by ranks to EQ_B's

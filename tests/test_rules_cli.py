@@ -76,7 +76,8 @@ def test_compare_json(capsys: pytest.CaptureFixture[str], game: str, a: str, b: 
     for key, kind in zip(("a", "b"), types):
         assert {"type", "strength"} <= set(document[key])
         assert document[key]["type"] == kind and isinstance(document[key]["strength"], int)
-    assert (document["a"]["strength"] > document["b"]["strength"]) - (document["a"]["strength"] < document["b"]["strength"]) == result
+    assert ((document["a"]["strength"] > document["b"]["strength"])
+            - (document["a"]["strength"] < document["b"]["strength"]) == result)
     swapped = run_json(capsys, "compare", game, b, a)
     assert swapped["result"] == -result
 
@@ -85,8 +86,10 @@ def test_compare_with_rules_options(capsys: pytest.CaptureFixture[str]) -> None:
     wheel, broadway_low = "Ad 2c 3s 4h 5d", "9c Td Jh Qs Kd"
     assert run_json(capsys, "compare", "thirteen", wheel, broadway_low)["result"] == 1
     assert run_json(capsys, "compare", "thirteen", wheel, broadway_low, "--set", "wheel=lowest")["result"] == -1
-    assert run_json(capsys, "compare", "thirteen", "9s 9d Ac 7s 4h", "9h 9c Ad 7d 4c", "--preset", "western")["result"] == 0
-    assert run_json(capsys, "compare", "biji", "5h 5d 9c", "5s 5c 9h", "--set", "pair_tiebreak=pair_suit")["result"] == 1
+    assert run_json(capsys, "compare", "thirteen", "9s 9d Ac 7s 4h", "9h 9c Ad 7d 4c",
+                    "--preset", "western")["result"] == 0
+    assert run_json(capsys, "compare", "biji", "5h 5d 9c", "5s 5c 9h",
+                    "--set", "pair_tiebreak=pair_suit")["result"] == 1
 
 
 def test_compare_text(capsys: pytest.CaptureFixture[str]) -> None:
@@ -143,8 +146,12 @@ def test_score_text(capsys: pytest.CaptureFixture[str]) -> None:
 
 # ----------------------------------------------------------------------------- splits
 
-@pytest.mark.parametrize("game, hand, preset", [("thirteen", THIRTEEN_HAND, "classic"), ("thirteen", THIRTEEN_HAND, "banker"),
-                                                ("biji", BIJI_HAND, "classic"), ("biji", "2c 3d 4h 5s 6c 7d 8h 9s Tc", "no-jokers")])
+@pytest.mark.parametrize("game, hand, preset", [
+    ("thirteen", THIRTEEN_HAND, "classic"),
+    ("thirteen", THIRTEEN_HAND, "banker"),
+    ("biji", BIJI_HAND, "classic"),
+    ("biji", "2c 3d 4h 5s 6c 7d 8h 9s Tc", "no-jokers"),
+])
 def test_splits_json(capsys: pytest.CaptureFixture[str], game: str, hand: str, preset: str) -> None:
     document = run_json(capsys, "splits", game, hand, "--preset", preset)
     assert set(document) >= {"slots", "actions", "valid"}
@@ -190,10 +197,12 @@ ERRORS = [
     (("compare", "biji", "BJ 2c 3c", "Ah Kh Qh", "--preset", "no-jokers"), "joker BJ"),
     (("compare", "biji", "As Ks Qs Js", "Ah Kh Qh Jh"), "4 cards"),
     (("compare", "biji", "As As Qs", "Ah Kh Qh"), "duplicate card As"),
-    (("rules", "thirteen", "--preset", "chinese"), "unknown thirteen preset 'chinese'; presets: classic, shisanshui, banker, western"),
+    (("rules", "thirteen", "--preset", "chinese"),
+     "unknown thirteen preset 'chinese'; presets: classic, shisanshui, banker, western"),
     (("rules", "biji", "--preset", "western"), "unknown biji preset 'western'; presets: classic, no-jokers"),
     (("rules", "thirteen", "--set", "wheels=lowest"), "unknown thirteen switch 'wheels'"),
-    (("rules", "thirteen", "--set", "wheel=highest"), "wheel='highest' is not allowed; allowed: second, lowest, ace_equal, none"),
+    (("rules", "thirteen", "--set", "wheel=highest"),
+     "wheel='highest' is not allowed; allowed: second, lowest, ace_equal, none"),
     (("rules", "thirteen", "--set", "wheel"), "cannot read --set 'wheel'"),
     (("rules", "biji", "--set", "xi_sweep=-1"), "xi_sweep=-1"),
     (("score", "thirteen"), "--hand"),
@@ -201,7 +210,8 @@ ERRORS = [
     (("score", "thirteen", "--hand", MIXED_A, "--hand", MIXED_A), "card 5c"),
     (("score", "thirteen", "--hand", MIXED_A, "--hand", "Ac Kd | 3c 3d 3h 4c 4d Ts | Qc Qd Qh Qs 6s"), "2/6/5"),
     (("score", "biji", *sum((("--hand", SEED_A),) * 6, ())), "2 to 5 players, got 6"),
-    (("score", "biji", "--hand", SEED_A, "--hand", "8h 8d 3c | Th 6h 4h | Qd 9s 5d"), "card 9s is in the hands of seats 0 and 1"),
+    (("score", "biji", "--hand", SEED_A, "--hand", "8h 8d 3c | Th 6h 4h | Qd 9s 5d"),
+     "card 9s is in the hands of seats 0 and 1"),
     (("score", "biji", "--hand", SEED_A, "--hand", "8h 8d 3c | Th 6h 4h | Qd 9d"), "3/3/2"),
     (("score", "biji", "--hand", SEED_A, "--hand", "Th 6h 4h | 8h 8d 3c | Qd 9d 5d"), "seat 1 pots"),
     (("splits", "thirteen", "2c 3d"), "2 cards"),
@@ -258,16 +268,19 @@ def test_closed_and_broken_standard_output() -> None:
     command = f"{sys.executable} -c 'import sys; from splitpoker.train.cli import main; sys.exit(main(sys.argv[1:]))'"
     closed = subprocess.run(["bash", "-c", f"{command} rules biji >&-"], capture_output=True, text=True)
     assert closed.returncode == 2
-    assert closed.stderr.strip() == "splitpoker rules: error: standard output is closed; nothing it prints could be read"
+    assert closed.stderr.strip() == ("splitpoker rules: error: standard output is closed; "
+                                     "nothing it prints could be read")
     hand = "As Ks Qs Js Ts 9h 9d 4c 4d 7s 2h 3h 5c"  # its 22,000 valid splits fill the pipe
-    broken = subprocess.run(["bash", "-c", f"{command} splits thirteen '{hand}' --json | head -c 1; exit ${{PIPESTATUS[0]}}"],
+    broken = subprocess.run(["bash", "-c",
+                             f"{command} splits thirteen '{hand}' --json | head -c 1; exit ${{PIPESTATUS[0]}}"],
                             capture_output=True, text=True)
     assert broken.returncode == 141 and broken.stderr == "" and broken.stdout == "{"
 
 
 @pytest.mark.parametrize("preset", list(ThirteenRules.preset_descriptions()))
 @pytest.mark.parametrize("special_pays", [0, 3])
-def test_rules_tables_are_what_thirteen_pays(preset: str, special_pays: int, capsys: pytest.CaptureFixture[str]) -> None:
+def test_rules_tables_are_what_thirteen_pays(preset: str, special_pays: int,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
     """``rules --tables --json``: each row's royalty values are the engine's royalty table
     (a type not listed pays 1) and each special hand is paid what the engine pays it."""
     from splitpoker.envs.thirteen.rules import HandType

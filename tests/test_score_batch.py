@@ -29,7 +29,8 @@ THIRTEEN_RULES: list[tuple[str, dict[str, Any]]] = [
     ("banker", {"specials": "banker", "scoring": "pairwise"}),
 ]
 BIJI_RULES: list[tuple[str, dict[str, Any]]] = [
-    *[(name, {}) for name in BijiRules.PRESETS], ("classic", {"xi_sweep": 0, "pair_tiebreak": "pair_suit", "flush_compare": "all_ranks"}),
+    *[(name, {}) for name in BijiRules.PRESETS],
+    ("classic", {"xi_sweep": 0, "pair_tiebreak": "pair_suit", "flush_compare": "all_ranks"}),
 ]
 
 

@@ -89,7 +89,8 @@ def test_majority_pays_one_point_to_the_winner_of_two_rows() -> None:
     assert payoffs("bidaxiao", ACE_KING, FOUR_TENS) == [1.0, -1.0]
     assert payoffs("classic", ACE_KING, FOUR_TENS) == [-2.0, 2.0]  # 1 + 1 - 4 (four of a kind in the back)
     assert payoffs("bidaxiao", FOULED, ACE_QUEEN) == [-1.0, 1.0]
-    score = thirteen_scoring.score_table([T.parse_arrangement(h) for h in (ACE_KING, FOUR_TENS)], ThirteenRules.preset("bidaxiao"))
+    score = thirteen_scoring.score_table([T.parse_arrangement(h) for h in (ACE_KING, FOUR_TENS)],
+                                         ThirteenRules.preset("bidaxiao"))
     assert score.pairs[0]["rows"] == [0, 0, 0] and score.pairs[0]["majority"] == 1
 
 

@@ -112,7 +112,7 @@ def row_pair(rng: np.random.Generator) -> tuple[list[int], list[int]]:
     return drawn[:size], drawn[size:]
 
 
-# ----------------------------------------------------------------------------- envs/thirteen/RULES.md section 4.4 worked examples
+# ------------------------------------------------------------------ envs/thirteen/RULES.md section 4.4 worked examples
 
 SEED_EXAMPLES = [
     ("♠A ♠Q ♦5", "♦A ♦Q ♣6", -1),
@@ -573,7 +573,8 @@ def test_special_against_special() -> None:
     other_six = split13("3c 3d 6c 6d Tc Td Qc Qd 8c 8d 4s 4h 7c")
     assert list(thirteen_scoring.score_table(as_table(dragon, six_pairs), engine_rules()).payoffs) == [13, -13]
     assert list(thirteen_scoring.score_table(as_table(six_pairs, other_six), engine_rules()).payoffs) == [0, 0]
-    assert list(thirteen_scoring.score_table(as_table(six_pairs, dragon), engine_rules("shisanshui")).payoffs) == [-36, 36]
+    assert list(thirteen_scoring.score_table(as_table(six_pairs, dragon),
+                                             engine_rules("shisanshui")).payoffs) == [-36, 36]
 
 
 def test_banker_specials_banker_pays_when_both_hold_one() -> None:
@@ -771,18 +772,24 @@ def test_bad_tables() -> None:
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: ThirteenRules.preset("chinese"), "unknown thirteen preset 'chinese'; presets: classic, shisanshui, banker, western"),
+    (lambda: ThirteenRules.preset("chinese"),
+     "unknown thirteen preset 'chinese'; presets: classic, shisanshui, banker, western"),
     (lambda: ThirteenRules.preset("classic", wheels="lowest"), "unknown thirteen switch 'wheels'; switches: wheel, "),
-    (lambda: ThirteenRules.preset("classic", wheel="highest"), "wheel='highest' is not allowed; allowed: second, lowest, ace_equal, none"),
+    (lambda: ThirteenRules.preset("classic", wheel="highest"),
+     "wheel='highest' is not allowed; allowed: second, lowest, ace_equal, none"),
     (lambda: ThirteenRules.preset("classic", scoop="triple"), "scoop='triple' is not allowed; allowed: none, double"),
-    (lambda: ThirteenRules.preset("classic", suit_tiebreak="maybe"), "suit_tiebreak='maybe' is not allowed; use true or false"),
-    (lambda: ThirteenRules.preset("classic", suit_order="spades>hearts>clubs"), "suit_order 'spades>hearts>clubs' must name each of"),
+    (lambda: ThirteenRules.preset("classic", suit_tiebreak="maybe"),
+     "suit_tiebreak='maybe' is not allowed; use true or false"),
+    (lambda: ThirteenRules.preset("classic", suit_order="spades>hearts>clubs"),
+     "suit_order 'spades>hearts>clubs' must name each of"),
     (lambda: ThirteenRules.preset("classic", banker_seat=7), "banker_seat=7 is not allowed; allowed: 0, 1, 2, 3"),
     (lambda: ThirteenRules.preset("western", royalties="classic"), "royalties=none"),
     (lambda: ThirteenRules.preset("western", scoop="double"), "has no royalties, specials or scoop"),
     (lambda: ThirteenRules.preset("classic", home_run=True), "home_run=true needs scoop=double and scoring=pairwise"),
-    (lambda: ThirteenRules.preset("banker", scoop="double", home_run=True), "home_run=true needs scoop=double and scoring=pairwise (got scoop=double, scoring=banker)"),
-    (lambda: engine_rules().replace(specials="everything"), "specials='everything' is not allowed; allowed: classic, shisanshui, banker, off"),
+    (lambda: ThirteenRules.preset("banker", scoop="double", home_run=True),
+     "home_run=true needs scoop=double and scoring=pairwise (got scoop=double, scoring=banker)"),
+    (lambda: engine_rules().replace(specials="everything"),
+     "specials='everything' is not allowed; allowed: classic, shisanshui, banker, off"),
     (lambda: ThirteenRules.from_mapping({"preset": "classic", "scoring": "bank"}), "scoring='bank' is not allowed"),
     (lambda: make_game("thirteen", "classic", dragon=1), "unknown thirteen switch 'dragon'"),
     (lambda: make_game("thirteen", "biji"), "unknown thirteen preset 'biji'"),

@@ -65,7 +65,8 @@ def test_tables_hold_the_documented_values() -> None:
     assert thirteen_specials.SPECIAL_VALUES["banker"] == {"dragon": 13, "clean_dragon": 13}
     assert T.SPECIAL_TABLES["banker"].both == "banker_pays" and T.SPECIAL_TABLES["classic"].both == "higher_wins"
     assert thirteen_specials.SPECIAL_VALUES["off"] == {}
-    assert sum(thirteen_specials.SPECIAL_VALUES["shisanshui"].values()) == 108 + 36 + 24 + 20 + 20 + 10 * 3 + 6 + 4 + 4 + 3
+    assert (sum(thirteen_specials.SPECIAL_VALUES["shisanshui"].values())
+            == 108 + 36 + 24 + 20 + 20 + 10 * 3 + 6 + 4 + 4 + 3)
 
 
 def test_observation_of_the_original_presets_is_unchanged() -> None:
@@ -113,16 +114,21 @@ def test_the_data_file_parses() -> None:
     (edited("royalties.classic.back.flush", -1), "royalties.classic.back.flush must be a whole number of points"),
     (edited("royalties.classic.top", {}), "royalties.classic.top is not a field; fields: front, middle, back"),
     (edited("specials.classic.both", "split"), "specials.classic.both 'split' is not allowed; allowed: higher_wins"),
-    (edited("specials.classic.hands[2].test", "rainbow"), "specials.classic.hands[2].test 'rainbow' is not a special-hand test"),
-    (edited("specials.classic.hands[2].value", 30), "specials.classic.hands[2].value 30 is above the value listed before it"),
+    (edited("specials.classic.hands[2].test", "rainbow"),
+     "specials.classic.hands[2].test 'rainbow' is not a special-hand test"),
+    (edited("specials.classic.hands[2].value", 30),
+     "specials.classic.hands[2].value 30 is above the value listed before it"),
     (edited("specials.classic.hands[1].name", "dragon"), "specials.classic.hands[1].name 'dragon' is listed twice"),
     (edited("specials.shisanshui.hands[2].low", "1"), "specials.shisanshui.hands[2].low must be a rank"),
-    (edited("specials.shisanshui.hands[2].high", None, delete=True), "specials.shisanshui.hands[2] is missing the field 'high'"),
+    (edited("specials.shisanshui.hands[2].high", None, delete=True),
+     "specials.shisanshui.hands[2] is missing the field 'high'"),
     (edited("specials.classic.hands[0].low", "2"), "specials.classic.hands[0].low is not a field"),
     (edited("specials.off.hands", {}), "specials.off.hands must be a list"),
     (edited("presets", {}), "presets holds no preset"),
-    (edited("specials.classic.equal", "coin"), "specials.classic.equal 'coin' is not allowed; allowed: tie, stronger_cards"),
-    (edited("specials.classic.equal", "stronger_cards"), "specials.classic.equal stronger_cards needs tests that name cards"),
+    (edited("specials.classic.equal", "coin"),
+     "specials.classic.equal 'coin' is not allowed; allowed: tie, stronger_cards"),
+    (edited("specials.classic.equal", "stronger_cards"),
+     "specials.classic.equal stronger_cards needs tests that name cards"),
     (edited("specials.mianbai.equal", None, delete=True), "specials.mianbai is missing the field 'equal'"),
     ([], "the document must be an object"),
 ])
@@ -309,7 +315,8 @@ def test_added_preset_in_the_environments(preset: str) -> None:
 def test_added_preset_on_the_command_line(preset: str, capsys: pytest.CaptureFixture[str], tmp_path: Any) -> None:
     rules = cli(capsys, "rules", "thirteen", "--preset", preset, "--set", "suit_order=h>s>d>c", "--json")
     assert rules == ThirteenRules.preset(preset, suit_order="h>s>d>c").to_dict()
-    assert cli(capsys, "compare", "thirteen", "As Ks Qs", "Ad Kd Qd", "--preset", preset, "--json")["result"] in (-1, 0, 1)
+    assert cli(capsys, "compare", "thirteen", "As Ks Qs", "Ad Kd Qd", "--preset", preset,
+               "--json")["result"] in (-1, 0, 1)
     score = cli(capsys, "score", "thirteen", "--hand", QUADS, "--hand", FLUSH_BACK, "--preset", preset, "--json")
     assert sum(score["payoffs"]) == 0
     splits = cli(capsys, "splits", "thirteen", HAND, "--preset", preset, "--json")
@@ -398,7 +405,8 @@ def test_baodao_special_hands() -> None:
                 "2c 3d 4h 3c 4d 5h 6s 7c 5c 6d 7h 8s 9c": ("three_straights", 4)}
     for hand, want in expected.items():
         assert thirteen_specials.special_hand(T.parse_cards(hand), rules) == want, hand
-    assert thirteen_specials.special_hand(T.parse_cards("2h 3h 4h 5h 6h 7h 8h 9h Jh 2s 3s 4s 5s"), rules) == ("", 0)  # a J
+    assert thirteen_specials.special_hand(T.parse_cards("2h 3h 4h 5h 6h 7h 8h 9h Jh 2s 3s 4s 5s"),
+                                          rules) == ("", 0)  # a J
 
 
 def test_baodao_special_payments() -> None:
@@ -464,7 +472,8 @@ def test_baodao_solver_is_exact_with_equal_rows(seat: int, switches: dict[str, A
                                                                      (int(chosen[7]), 1)]
         hand = np.sort(np.array([card_id(r, s) for r, s in cards], dtype=np.int64))
         mirror = np.sort(np.array([card_id(r, s + 2) for r, s in cards], dtype=np.int64))
-        if thirteen_specials.special_hand(hand.tolist(), game.rules)[1] == 0 == thirteen_specials.special_hand(mirror.tolist(), game.rules)[1]:
+        if (thirteen_specials.special_hand(hand.tolist(), game.rules)[1] == 0
+                == thirteen_specials.special_hand(mirror.tolist(), game.rules)[1]):
             break
     valid = np.flatnonzero(game.valid_mask(hand))
     assert np.array_equal(valid, np.flatnonzero(game.valid_mask(mirror)))
@@ -501,8 +510,8 @@ def test_mianbai_free_hand_beats_every_arranged_hand() -> None:
     plain = plain_hand_without(SF_HEARTS)
     assert special_table_payoffs("mianbai", SF_HEARTS, plain) == [3.0, -3.0]
     fouled = "3d 3s 7h | 5h 6h 8h 9h 2c | 4d Jc Qd Ac Td"   # the free hand is not arranged: no foul
-    score = thirteen_scoring.score_table([T.parse_arrangement(fouled), T.parse_arrangement(arranged_text(T.parse_cards(plain),
-                                                                                             "mianbai"))],
+    score = thirteen_scoring.score_table([T.parse_arrangement(fouled),
+                                          T.parse_arrangement(arranged_text(T.parse_cards(plain), "mianbai"))],
                           ThirteenRules.preset("mianbai"))
     assert [float(p) for p in score.payoffs] == [3.0, -3.0] and score.fouled == [False, False]
     assert special_table_payoffs("mianbai", plain_hand_without(FOUR_TENS), FOUR_TENS) == [-3.0, 3.0]
@@ -622,7 +631,8 @@ def test_tiers(preset: str) -> None:
         assert thirteen_specials.special_hand(T.parse_cards(hand), rules) == (name, TIER_VALUES[preset][tier]), hand
     no_tier = "2c 2d 5h 7s 8c 9d Tc Th Js Qd Kc Ah As"   # pairs only (a J-Q-K in it: no range)
     assert thirteen_specials.special_hand(T.parse_cards(no_tier), rules) == ("", 0)
-    assert thirteen_specials.special_hand(T.parse_cards("Ac 2d 3h 4s 5c 6d 7h 8s 9c Td Jh 2c 3d"), rules)[0] != "half_small"
+    assert thirteen_specials.special_hand(T.parse_cards("Ac 2d 3h 4s 5c 6d 7h 8s 9c Td Jh 2c 3d"),
+                                          rules)[0] != "half_small"
 
 
 def test_baibian_below_the_tiers_is_arranged() -> None:
@@ -745,6 +755,7 @@ def test_special_pays_sets_the_payment_not_the_ranking(preset: str, first: str, 
     assert special_table_payoffs(preset, first, second, special_pays=3) == expected
     listed = special_table_payoffs(preset, first, second)
     assert np.sign(listed).tolist() == np.sign(expected).tolist()
-    score = thirteen_scoring.score_table([T.parse_arrangement(h if "|" in h else arranged_text(T.parse_cards(h), preset))
+    score = thirteen_scoring.score_table([T.parse_arrangement(h if "|" in h
+                                                              else arranged_text(T.parse_cards(h), preset))
                            for h in (first, second)], ThirteenRules.preset(preset, special_pays=3))
     assert score.specials == [3, 3]

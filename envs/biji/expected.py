@@ -30,7 +30,8 @@ def split_totals(per: np.ndarray, slots: np.ndarray, n: int, opp: np.ndarray,
     increasing = increasing_pots(strengths[..., 0], strengths[..., 1], strengths[..., 2])
     if not increasing.all():
         s, j = np.argwhere(~increasing)[0]
-        raise ValueError(f"sample {s} opponent {j}: pots {' | '.join(format_cards(g) for g in opp[s, j].reshape(3, 3))} "
+        raise ValueError(f"sample {s} opponent {j}: pots "
+                         f"{' | '.join(format_cards(g) for g in opp[s, j].reshape(3, 3))} "
                          "are not strictly increasing")
     f_all, m_all, b_all = split_columns(BIJI)
     if splits is None:

@@ -72,7 +72,8 @@ class GroupType(IntEnum):
 
 @dataclasses.dataclass(frozen=True)
 class BijiRules(RuleSwitches):
-    """The switches of Biji (envs/biji/RULES.md sections 8 and 9). Build with ``BijiRules.preset(name, **overrides)``."""
+    """The switches of Biji (envs/biji/RULES.md sections 8 and 9). Build with
+    ``BijiRules.preset(name, **overrides)``."""
 
     GAME = "biji"
 
@@ -131,7 +132,8 @@ def _scalar_strength(group: tuple[int, int, int], rules: BijiRules) -> int:
     ranks = [_rank(c) for c in real]
     counts = Counter(ranks)
     if len(jokers) == 2:  # BJ + RJ: the lowest pair, the real card its kicker
-        return (GroupType.PAIR * 4096 + 0 * 256 + ranks[0] * 16) * 4 + values[SUIT[real[0]]] * (rules.pair_tiebreak == "kicker_suit")
+        return ((GroupType.PAIR * 4096 + 0 * 256 + ranks[0] * 16) * 4
+                + values[SUIT[real[0]]] * (rules.pair_tiebreak == "kicker_suit"))
     if not jokers and len(counts) == 1:
         return (GroupType.TRIPS * 4096 + ranks[0] * 256) * 4
     if 2 in counts.values():  # a pair of real cards, the kicker real or a joker

@@ -55,7 +55,8 @@ switch or value is a `ValueError` naming it.
 `mask`: `"valid"` (default: the action mask marks every valid split) or `"undominated"`
 (it marks the *candidates*, the valid splits no other valid split dominates: envs/thirteen/RULES.md
 section 12; what that means for research: `splitpoker.envs.arrange_env`). A learner then
-chooses among about 100 (median 76, mean 126, at most about 1,700 on random classic hands) splits a hand instead of 72,072.
+chooses among about 100 (median 76, mean 126, at most about 1,700 on random classic hands) splits
+a hand instead of 72,072.
 
 `illegal_action` (`"raise"` or `"penalty"`) and `illegal_reward`: what a split outside the
 mask does (`splitpoker.envs.arrange_env`).

@@ -74,7 +74,8 @@ def split_totals(per: dict[int, np.ndarray], slots: np.ndarray, seat: int, n: in
     for j in np.flatnonzero(compared):
         other, other_key = special[:, j], special_key[:, j]
         hero_first = (seat, opp_seats[j]) in pair_set
-        vi, vj = (np.full_like(other, hero_special), other) if hero_first else (other, np.full_like(other, hero_special))
+        vi, vj = ((np.full_like(other, hero_special), other) if hero_first
+                  else (other, np.full_like(other, hero_special)))
         ki, kj = (hero_key, other_key) if hero_first else (other_key, hero_key)
         first_seat = seat if hero_first else opp_seats[j]
         total = special_pair_total(vi, vj, first_seat == rules.banker_seat, rules, ki, kj)

@@ -233,7 +233,8 @@ def _top(values: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - com
 
 
 @njit(cache=True)
-def _best_avoiding(values: np.ndarray, top: np.ndarray, masks: np.ndarray, taken: np.int64) -> float:  # pragma: no cover - compiled
+def _best_avoiding(values: np.ndarray, top: np.ndarray, masks: np.ndarray,
+                   taken: np.int64) -> float:  # pragma: no cover - compiled
     """The highest value of a subset whose cards (bits ``masks``) avoid the cards ``taken``,
     or, when none of the ``top`` subsets does, an upper bound of it: the last one's value."""
     for i in range(top.shape[0]):
@@ -423,7 +424,8 @@ def heuristic_values(hands: np.ndarray, rules: ThirteenRules, reference: Referen
     best = np.empty(len(hands), dtype=np.int64)
     out = np.empty((len(hands) if values else 0, THIRTEEN.n_actions))
     kernel: Any = _heuristic_values
-    kernel(np.ascontiguousarray(hands, dtype=np.int64), _RANK64, _SUIT64, _SUBSETS3, _SUBSETS5, *_columns32(), *_by_back(),
+    kernel(np.ascontiguousarray(hands, dtype=np.int64), _RANK64, _SUIT64, _SUBSETS3, _SUBSETS5,
+           *_columns32(), *_by_back(),
            *_rule_arrays(rules), *search_tables(reference, _SHIFT), np.int64(_SHIFT), tails, royalties,
            rules.scoop == "double", rules.scoring in MAJORITY_SCORING,
            best, out)

@@ -90,7 +90,8 @@ ROYALTY_TABLES, SPECIAL_TABLES = parse_tables(_DOCUMENT, _SOURCE, types=[t.name.
 
 @dataclasses.dataclass(frozen=True)
 class ThirteenRules(RuleSwitches):
-    """The switches of Thirteen (envs/thirteen/RULES.md sections 8 and 9). Build with ``ThirteenRules.preset(name, **overrides)``."""
+    """The switches of Thirteen (envs/thirteen/RULES.md sections 8 and 9). Build with
+    ``ThirteenRules.preset(name, **overrides)``."""
 
     GAME = "thirteen"
 
@@ -100,7 +101,8 @@ class ThirteenRules(RuleSwitches):
                                 "flushes by ranks first, or by suit first (seed 002)")
     suit_tiebreak: bool = choice(True, None, "rows equal by rank are told apart by the most significant card's suit")
     suit_order: str = choice("spades>hearts>clubs>diamonds", None, "suit strength, strongest first")
-    scoring: str = choice("pairwise", ("pairwise", "banker", "two_four", "majority"), "who is compared with whom, and how",
+    scoring: str = choice("pairwise", ("pairwise", "banker", "two_four", "majority"),
+                          "who is compared with whom, and how",
                           features=("pairwise", "banker", "two_four"))
     banker_seat: int = choice(0, (0, 1, 2, 3), "the banker's seat under scoring=banker")
     royalties: str = choice("classic", tuple(ROYALTY_TABLES), "row values of strong rows (a royalty table)",
@@ -137,7 +139,8 @@ class ThirteenRules(RuleSwitches):
                              "values) or a positive number of units")
         if self.tie_winner == "banker" and (self.scoring != "banker" or self.suit_tiebreak):
             raise ValueError("thirteen tie_winner=banker needs scoring=banker and suit_tiebreak=false, where rows "
-                             f"can be equal (got scoring={self.scoring}, suit_tiebreak={str(self.suit_tiebreak).lower()})")
+                             f"can be equal (got scoring={self.scoring}, "
+                             f"suit_tiebreak={str(self.suit_tiebreak).lower()})")
         if self.home_run and (self.scoop != "double" or self.scoring != "pairwise"):
             raise ValueError("thirteen home_run=true needs scoop=double and scoring=pairwise "
                              f"(got scoop={self.scoop}, scoring={self.scoring})")
@@ -158,8 +161,9 @@ class ThirteenRules(RuleSwitches):
         it is paid (``special_pays`` when set), and the rules between two specials."""
         special = self.special_table
         return {
-            "royalties": {"table": self.royalties, **{row: dict(values) for row, values in
-                                                      zip(("front", "middle", "back"), ROYALTY_TABLES[self.royalties])}},
+            "royalties": {"table": self.royalties,
+                          **{row: dict(values) for row, values in
+                             zip(("front", "middle", "back"), ROYALTY_TABLES[self.royalties])}},
             "specials": {"table": special.name, "between_two": special.both, "equal_values": special.equal,
                          "hands": {e.name: {"value": e.value, "paid": self.special_pays or e.value}
                                    for e in special.hands}},
@@ -369,7 +373,8 @@ def hand_slots(hand: Sequence[int] | np.ndarray) -> np.ndarray:
     return np.sort(np.asarray(hand, dtype=np.intp))
 
 
-def split_strengths(hand: Sequence[int] | np.ndarray, rules: ThirteenRules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def split_strengths(hand: Sequence[int] | np.ndarray,
+                    rules: ThirteenRules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Front, middle and back strength of every one of the 72,072 splits, from 286 + 1,287
     subset strengths computed once."""
     per_subset = subset_strengths(hand_slots(hand), THIRTEEN, lambda rows: row_strengths(rows, rules))

@@ -231,7 +231,8 @@ def score_table(arrangements: Sequence[Sequence[Sequence[int]]], rules: Thirteen
     details: dict[tuple[int, int], dict[str, Any]] = {}
     scooped: dict[int, int] = {i: 0 for i in range(n)}
     for i, j in pairs:
-        detail: dict[str, Any] = {"seats": [i, j], "rows": [0, 0, 0], "special": 0, "majority": 0, "scoop": 0, "home_run": 0}
+        detail: dict[str, Any] = {"seats": [i, j], "rows": [0, 0, 0], "special": 0, "majority": 0, "scoop": 0,
+                                  "home_run": 0}
         if special_value[i] or special_value[j]:
             total = int(special_pair_total(special_value[i], special_value[j], i == rules.banker_seat, rules,
                                            special_key[i], special_key[j]))

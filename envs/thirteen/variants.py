@@ -131,7 +131,8 @@ def _specials(data: Mapping[str, Any], source: str, tests: Mapping[str, Sequence
         if table["both"] not in BOTH_RULES:
             raise _fail(source, f"{where}.both", f"{table['both']!r} is not allowed; allowed: {', '.join(BOTH_RULES)}")
         if table["equal"] not in EQUAL_RULES:
-            raise _fail(source, f"{where}.equal", f"{table['equal']!r} is not allowed; allowed: {', '.join(EQUAL_RULES)}")
+            raise _fail(source, f"{where}.equal",
+                        f"{table['equal']!r} is not allowed; allowed: {', '.join(EQUAL_RULES)}")
         if not isinstance(table["hands"], list):
             raise _fail(source, f"{where}.hands", "must be a list of special hands")
         entries: list[SpecialEntry] = []
@@ -140,7 +141,8 @@ def _specials(data: Mapping[str, Any], source: str, tests: Mapping[str, Sequence
             entry = _mapping(entry, source, at)
             test = str(entry.get("test"))
             if entry.get("test") not in tests:
-                raise _fail(source, f"{at}.test", f"{entry.get('test')!r} is not a special-hand test; tests: {', '.join(tests)}")
+                raise _fail(source, f"{at}.test",
+                            f"{entry.get('test')!r} is not a special-hand test; tests: {', '.join(tests)}")
             _fields(entry, source, at, ("name", "test", "value", *tests[test]))
             if not isinstance(entry["name"], str) or not entry["name"]:
                 raise _fail(source, f"{at}.name", f"must be a non-empty name, got {entry['name']!r}")
