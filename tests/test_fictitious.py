@@ -130,7 +130,7 @@ def test_the_tiny_config_and_total_timesteps():
     ({"ppo": {"n_steps": 8}}, "ppo does not apply to algorithm fictitious_play; it does not use n_envs"),
     ({"n_envs": 2}, "n_envs does not apply to algorithm fictitious_play"),
     ({"algorithm": "ppo", "total_timesteps": 10}, "fictitious_play does not apply to algorithm ppo; set algorithm"),
-    ({"algorithm": "dqn"}, "algorithm: Input should be 'ppo' or 'fictitious_play'"),
+    ({"algorithm": "dqn"}, "algorithm: 'dqn' is not a registered trainer; algorithms: ppo, fictitious_play"),
     ({"fictitious_play": {"population": "all"}}, "fictitious_play.population: Input should be 'latest' or 'mixture'"),
     ({"fictitious_play": {"target": "logits"}}, "fictitious_play.target: Input should be 'split' or 'values'"),
     ({"fictitious_play": {"target": "split"}}, "fictitious_play.temperature applies to target values only"),
@@ -214,12 +214,13 @@ def test_a_run_stopped_in_its_second_round_resumes_to_the_same_weights(tmp_path,
 def test_cli_runs_fictitious_play_and_its_checkpoint_plays(tmp_path, capsys):
     from splitpoker.train.cli import main
 
-    data = base(fictitious_play={"rounds": 1, "hands": 8, "population": "latest", "target": "split"})
+    data = base(fictitious_play={"rounds": 2, "hands": 8, "population": "mixture", "target": "split"})
     for key in ("temperature", "top_k"):  # target split has neither
         del data["fictitious_play"][key]
-    assert main(["train", str(write(tmp_path, data)), "--json"]) == 0
+    # any run folder: the solver's opponent model is a spec tree, never a path read as grammar
+    assert main(["train", str(write(tmp_path / "runs,with;odd (chars", data)), "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert result["steps"] == 8 and result["eval"]["random"]["deals"] == 2
+    assert result["steps"] == 16 and result["eval"]["random"]["deals"] == 2
     agent = load_agent(f"checkpoint:{result['checkpoint']}", make_game("biji"), 4)
     assert agent.act_batch(deal(make_game("biji"), 4, np.random.default_rng(1), batch=2).views()).shape == (8,)
 
@@ -244,7 +245,7 @@ def test_a_ray_task_carries_the_checkpoints_its_solver_answers(policy_file, tmp_
     game = make_game("biji")
     spec = f"solver:samples=2,opponent=mixture:checkpoint:{policy_file};greedy"
     assert _opponent_checkpoints(spec)[0] == [str(policy_file)]
-    assert _opponent_checkpoints(spec, {str(policy_file): "/x.zip"})[1] == \
+    assert _opponent_checkpoints(spec, {str(policy_file): "/x.zip"})[1].text == \
         "solver:samples=2,opponent=mixture:checkpoint:/x.zip;greedy"
     here = _label_chunk((game.rules, 3, spec, 4, 3, 1, 5))
     gone = str(tmp_path / "elsewhere.zip")  # a path the node does not have: the bytes travel with the task

@@ -406,7 +406,7 @@ def test_labels_are_cached_valid_and_cloned(tmp_path):
                                                                  "split_hidden": 2, "value_hidden": 8}))
     history = behaviour_clone(policy, data, game, epochs=6, batch_size=8, learning_rate=3e-3, seed=0)
     assert history[-1]["loss"] < history[0]["loss"] and history[-1]["accuracy"] > history[0]["accuracy"]
-    assert teacher_against("solver:samples=8,opponent=greedy", "r/c.zip") == \
+    assert teacher_against("solver:samples=8,opponent=greedy", "r/c.zip").text == \
         "solver:samples=8,opponent=checkpoint:r/c.zip"
     with pytest.raises(ValueError, match="must be a solver spec"):
         label_hands(game, 4, "greedy", 4, seed=0)
@@ -615,7 +615,8 @@ def test_a_run_folder_is_trained_by_one_process_at_a_time(tmp_path):
         import subprocess
         import sys
 
-        probe = subprocess.run([sys.executable, "-c", "import sys; from splitpoker.runtime.files import exclusive_lock\n"
+        probe = subprocess.run([sys.executable, "-c",
+                                "import sys; from splitpoker.runtime.files import exclusive_lock\n"
                                 "with exclusive_lock(sys.argv[1], 'run folder'): pass", str(folder)],
                                capture_output=True, text=True)
         assert probe.returncode == 1 and "is in use by process" in probe.stderr

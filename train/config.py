@@ -4,9 +4,10 @@ A config names the game, table size and rules, the policy and its architecture, 
 algorithm (``ppo``: the PPO hyper-parameters and the self-play schedule; ``fictitious_play``:
 its rounds of best-response distillation), an optional imitation warm start, the evaluation
 and checkpoint schedules, the total number of hands (timesteps) and the seed. Every section
-forbids unknown keys, and a section or key the chosen algorithm does not use is an error. :func:`load_config` reads a file, applies ``--set key.sub=value``
-overrides (values read as YAML scalars) and validates; any problem is one ``ValueError``
-line naming the file, the key and what is allowed. :func:`find_config` resolves what
+forbids unknown keys, and a section or key the chosen algorithm does not use is an error.
+:func:`load_config` reads a file, applies ``--set key.sub=value`` overrides (values read as
+YAML scalars) and validates; any problem is one ``ValueError`` line naming the file, the key
+and what is allowed. :func:`find_config` resolves what
 ``splitpoker train`` is given: a file, or the bare name of a config shipped with the
 package (:data:`PACKAGED_CONFIGS`, e.g. ``quickstart``).
 
@@ -38,6 +39,7 @@ from ..envs.games import check_game, game_class, game_names, make_rules
 from ..envs.messages import cut
 from ..runtime.files import load_yaml, read_mapping
 from ..runtime.limits import MAX_ENVS, MAX_HANDS, MAX_THREADS, MAX_TIMESTEPS, MAX_WORKERS
+from .trainers import TRAINERS
 
 #: the configs shipped with the package, ``splitpoker.configs`` (the top-level ``configs/``
 #: folder of a checkout, which an installed package holds beside ``splitpoker.train``)
@@ -279,10 +281,12 @@ class TrainConfig(_Section):
     preset: str = "classic"
     rules: dict[str, Any] = Field(default_factory=dict, description="rule switches over the preset")
     seed: int = Field(0, ge=0, lt=2**32, description="the run's seed: deals, training and evaluation")
-    algorithm: Literal["ppo", "fictitious_play"] = Field(
-        "ppo", description="ppo: self-play with MaskablePPO; fictitious_play: best-response distillation")
-    total_timesteps: int = Field(gt=0, le=MAX_TIMESTEPS, description="ppo: hands the learner plays; fictitious_play: hands labelled "
-                                 "in all, fictitious_play.rounds * fictitious_play.hands (the default)")
+    algorithm: str = Field(
+        "ppo", description="the trainer (registered in splitpoker.train.trainers): ppo, self-play with MaskablePPO; "
+        "fictitious_play, best-response distillation")
+    total_timesteps: int = Field(gt=0, le=MAX_TIMESTEPS,
+                                 description="ppo: hands the learner plays; fictitious_play: hands labelled in all, "
+                                 "fictitious_play.rounds * fictitious_play.hands (the default)")
     n_envs: int = Field(8, gt=0, le=MAX_ENVS)
     vec_env: Literal["batched", "dummy", "subproc"] = Field(
         "batched", description="batched: all envs' tables dealt, decided and scored together in this process; "
@@ -299,6 +303,13 @@ class TrainConfig(_Section):
     checkpoint: CheckpointConfig = Field(default_factory=CheckpointConfig)
     output_dir: str = Field("runs", min_length=1, description="the folder the run folder is made in")
     progress: bool = True
+
+    @field_validator("algorithm")
+    @classmethod
+    def _registered(cls, value: str) -> str:
+        if value not in TRAINERS:
+            raise ValueError(f"{_shown(value)} is not a registered trainer; algorithms: {', '.join(TRAINERS)}")
+        return value
 
     @model_validator(mode="before")
     @classmethod
@@ -463,7 +474,8 @@ def apply_overrides(data: Mapping[str, Any], overrides: Iterable[str]) -> dict[s
             if child is None:
                 child = node[part] = {}
             elif not isinstance(child, dict):
-                raise ValueError(f"--set {_shown(text)}: {_shown('.'.join(parts[: i + 1]), quote=False)} is not a section")
+                section = _shown(".".join(parts[: i + 1]), quote=False)
+                raise ValueError(f"--set {_shown(text)}: {section} is not a section")
             node = child
         node[parts[-1]] = value
     return out

@@ -43,7 +43,7 @@ from typing import Any, ClassVar
 import numpy as np
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from ..agents.specs import format_options, parse_spec
+from ..agents.specs import AgentSpec, checkpoint_spec, mixture_spec, parse_spec
 from ..envs.table import derived_seed
 from ..runtime.progress import progress_bar
 from .config import TrainConfig
@@ -57,9 +57,6 @@ from .imitation import (
 )
 from .learner import build_policy, load_policy_checkpoint, save_policy_checkpoint
 from .run import Trainer
-
-#: characters a checkpoint path may not hold inside a solver spec (option and member separators)
-_SEPARATORS = (",", ";")
 
 
 def round_seed(seed: int, round_index: int) -> int:
@@ -75,11 +72,6 @@ class FictitiousPlayTrainer(Trainer):
     update_name: ClassVar[str] = "the round's fit"
 
     def __init__(self, config: TrainConfig, run_dir: Path, resume: bool, emit: Callable[[str], None]) -> None:
-        folder = str((run_dir / "checkpoints").resolve())
-        bad = [c for c in _SEPARATORS if c in folder]
-        if bad:
-            raise ValueError(f"the run folder {folder} holds {bad[0]!r}, which a solver spec cannot carry in a "
-                             "checkpoint path; choose an output_dir without ',' or ';'")
         super().__init__(config, run_dir, resume, emit)
 
     def build(self) -> None:
@@ -122,11 +114,11 @@ class FictitiousPlayTrainer(Trainer):
         assert self.latest_checkpoint is not None
         return list(self.state.get("fp_population") or [self.latest_checkpoint.name])
 
-    def opponent_model(self, population: list[str]) -> str:
-        """The agent spec the solver answers: the latest policy, or the mixture of the population."""
+    def opponent_model(self, population: list[str]) -> AgentSpec:
+        """The agent spec the solver answers: the latest policy, or the mixture of the
+        population (a spec tree: the run folder's path may hold any character)."""
         chosen = population if self.config.fictitious_play.population == "mixture" else population[-1:]
-        specs = [f"checkpoint:{(self.checkpoints / name).resolve()}" for name in chosen]
-        return specs[0] if len(specs) == 1 else "mixture:" + ";".join(specs)
+        return mixture_spec(checkpoint_spec((self.checkpoints / name).resolve()) for name in chosen)
 
     def labels_path(self, round_index: int) -> Path:
         """Where round ``round_index``'s labels are kept (``fit: all``)."""
@@ -162,8 +154,7 @@ class FictitiousPlayTrainer(Trainer):
         config, fp = self.config, self.config.fictitious_play
         earlier = self.earlier_labels(round_index)
         population = self.population()
-        options = {**parse_spec(fp.solver).options, "opponent": self.opponent_model(population)}
-        spec = format_options("solver", options)
+        spec = parse_spec(fp.solver).with_options(opponent=self.opponent_model(population))
         seed = round_seed(config.seed, round_index)
         self.phase = "round"  # a signal stops the round; it restarts from the latest checkpoint
         answered = (f"the mixture of {len(population)} policies" if fp.population == "mixture" and len(population) > 1

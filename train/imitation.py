@@ -87,7 +87,7 @@ def _label_chunk(task: _Task) -> dict[str, np.ndarray]:
         th.set_num_threads(1)  # one labelling process per core
     game = game_of(rules)
     solver_seed = derived_seed(seed, chunk, 1)
-    teacher = load_agent(spec, game=game, num_players=num_players, seed=solver_seed)
+    teacher = load_agent(spec, game=game, num_players=num_players, seed=solver_seed)  # a spec tree: no text read
     assert isinstance(teacher, SolverAgent)
     tables = deal(game, num_players, np.random.default_rng([seed, chunk]), batch=count)
     seats = (chunk * CHUNK + np.arange(count)) % num_players
@@ -96,7 +96,7 @@ def _label_chunk(task: _Task) -> dict[str, np.ndarray]:
     try:
         labels = check_choices(teacher, views, [r.action for r in results])
     except ValueError as error:
-        raise ValueError(f"the teacher {spec!r}: {error}") from None
+        raise ValueError(f"the teacher {parse_spec(spec).text!r}: {error}") from None
     out = {"observations": np.stack([v.observation for v in views]).astype(np.float32),
            "slots": np.stack([v.slots for v in views]).astype(np.int16),
            "seats": seats.astype(np.int8), "labels": labels.astype(np.int32)}
@@ -110,11 +110,11 @@ def _label_chunk(task: _Task) -> dict[str, np.ndarray]:
     return out
 
 
-def _opponent_checkpoints(spec: SpecLike, rename: Mapping[str, str] | None = None) -> tuple[list[str], str]:
+def _opponent_checkpoints(spec: SpecLike, rename: Mapping[str, str] | None = None) -> tuple[list[str], AgentSpec]:
     """The checkpoint paths the teacher's opponent model reads (``checkpoint:PATH``, alone or
-    as mixture members), and the spec's text with those paths renamed by ``rename``."""
+    as mixture members), and the spec with those paths renamed by ``rename``."""
     tree = parse_spec(spec)
-    return tree.checkpoints(), tree.map_checkpoints(rename).text if rename else tree.text
+    return tree.checkpoints(), tree.map_checkpoints(rename) if rename else tree
 
 
 def _label_ray_chunk(task: tuple[RuleSwitches, int, str, int, int, dict[str, bytes]],
@@ -137,9 +137,9 @@ def _label_ray_chunk(task: tuple[RuleSwitches, int, str, int, int, dict[str, byt
     return chunk[0], _label_chunk((rules, num_players, spec, seed, top_k, chunk[0], chunk[1]))
 
 
-def _spec_identity(spec: str) -> dict[str, Any]:
+def _spec_identity(spec: SpecLike) -> dict[str, Any]:
     """The teacher spec plus size and mtime of any checkpoint it plays against (cache key part)."""
-    out: dict[str, Any] = {"spec": spec}
+    out: dict[str, Any] = {"spec": parse_spec(spec).text}
     stats = [[path.stat().st_size, path.stat().st_mtime_ns]
              for path in map(Path, _opponent_checkpoints(spec)[0]) if path.is_file()]
     opponent = parse_spec(spec).options.get("opponent")
@@ -150,7 +150,7 @@ def _spec_identity(spec: str) -> dict[str, Any]:
     return out
 
 
-def cache_path(cache_dir: str | Path, game: Game, num_players: int, spec: str, count: int, seed: int,
+def cache_path(cache_dir: str | Path, game: Game, num_players: int, spec: SpecLike, count: int, seed: int,
                top_k: int = 0) -> Path:
     """Where the labels of these settings are cached."""
     key = {"format": CACHE_FORMAT, "game": game.name, "rules": game.rules.to_dict(), "players": num_players,
@@ -161,7 +161,7 @@ def cache_path(cache_dir: str | Path, game: Game, num_players: int, spec: str, c
     return Path(cache_dir) / f"{game.name}_{num_players}p_{count}_{digest}.npz"
 
 
-def label_hands(game: Game, num_players: int, spec: str, count: int, seed: int, workers: int = 1,
+def label_hands(game: Game, num_players: int, spec: SpecLike, count: int, seed: int, workers: int = 1,
                 cache_dir: str | Path | None = None, progress: Callable[[int, int], None] | None = None,
                 *, top_k: int = 0, backend: str = "local", address: str | None = None) -> tuple[LabelledHands, bool]:
     """``count`` hands labelled by the teacher ``spec``, with each hand's ``top_k`` best splits
@@ -169,8 +169,9 @@ def label_hands(game: Game, num_players: int, spec: str, count: int, seed: int, 
     labels in ``workers`` processes, ``"ray"`` as Ray tasks (``address`` joins an existing
     cluster; without it a local Ray instance with ``workers`` CPUs is started): the same
     labels for the same seed either way. ``progress(done, count)`` follows the chunks."""
-    if parse_spec(spec).kind != "solver":
-        raise ValueError(f"the imitation teacher must be a solver spec, got {spec!r}")
+    spec = parse_spec(spec)  # read once; the tree travels to the workers
+    if spec.kind != "solver":
+        raise ValueError(f"the imitation teacher must be a solver spec, got {spec.text!r}")
     if backend not in BACKENDS:
         raise ValueError(f"labelling backend {backend!r} is not one of {', '.join(BACKENDS)}")
     path = cache_path(cache_dir, game, num_players, spec, count, seed, top_k) if cache_dir is not None else None
@@ -299,6 +300,6 @@ def behaviour_clone(policy: MaskableActorCriticPolicy, data: LabelledHands, game
     return history
 
 
-def teacher_against(spec: str, checkpoint: str | Path) -> str:
+def teacher_against(spec: SpecLike, checkpoint: str | Path) -> AgentSpec:
     """The teacher spec with its opponent model replaced by ``checkpoint:PATH`` (any path)."""
-    return parse_spec(spec).with_options(opponent=checkpoint_spec(checkpoint)).text
+    return parse_spec(spec).with_options(opponent=checkpoint_spec(checkpoint))
