@@ -20,10 +20,8 @@ import torch as th
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from ..envs.game import Game
-from ..envs.observation import spaces_of as spaces_of
 from ..envs.table import SeatView
 from .base import Agent
-from .checkpoint import META_MEMBER as META_MEMBER
 from .checkpoint import (
     POLICY_MEMBER,
     check_meta,
@@ -33,20 +31,9 @@ from .checkpoint import (
     read_policy_state,
     resolve_checkpoint,
 )
-from .checkpoint import policy_meta as policy_meta
-from .checkpoint import stamped as stamped
 from .networks import SplitDistribution, SplitScorerPolicy, action_logits, build_policy
-from .networks import log_probs as log_probs
-from .networks import policy_class as policy_class
-from .networks import policy_kwargs as policy_kwargs
 from .specs import AgentSpec
 from .split_inference import choices
-
-# The ``name as name`` imports above re-export names that training modules still import from
-# here rather than from their modules: META_MEMBER, policy_meta, stamped (.checkpoint),
-# policy_class, policy_kwargs (.networks) and spaces_of (splitpoker.envs.observation) in
-# train.learner; log_probs (.networks) in train.imitation. So do read_meta (train.launch) and
-# build_policy (train.bench), which this module uses itself.
 
 
 def masked_choice(logits: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None) -> int:

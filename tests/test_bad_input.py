@@ -330,7 +330,7 @@ def _config(tmp: Path, text: str) -> None:
 
 def _train(tmp: Path, **changes: Any) -> None:
     from splitpoker.train.config import load_config_dict
-    from splitpoker.train.ppo import train
+    from splitpoker.train.launch import train
 
     data = tiny_config(tmp)
     data.update(changes)

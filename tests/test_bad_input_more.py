@@ -142,7 +142,7 @@ def test_play_banker_term_refuses_a_bool() -> None:
 def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished 64-hand run (its resume point: checkpoints/final.zip at step 64)."""
     from splitpoker.train.config import load_config_dict
-    from splitpoker.train.ppo import train
+    from splitpoker.train.launch import train
 
     tmp = tmp_path_factory.mktemp("run")
     result = train(load_config_dict(tiny_config(tmp)), command="test", emit=lambda line: None)
@@ -179,7 +179,7 @@ RESUME_CASES: list[tuple[str, dict[str, Any], str]] = [
 @pytest.mark.parametrize(("case", "change", "expected"), RESUME_CASES, ids=[c[0] for c in RESUME_CASES])
 def test_resume_refuses_an_edited_config(finished_run: Path, tmp_path: Path, case: str, change: dict[str, Any],
                                          expected: str) -> None:
-    from splitpoker.train.ppo import resume_run
+    from splitpoker.train.launch import resume_run
 
     run = copy_run(finished_run, tmp_path, config=change)
     before = files_of(run)
@@ -201,7 +201,7 @@ def test_resume_of_an_edited_config_is_one_line(finished_run: Path, tmp_path: Pa
 @pytest.mark.parametrize("step", [10_000_000_000_000, 32])
 def test_resume_refuses_a_state_step_other_than_the_checkpoints(finished_run: Path, tmp_path: Path,
                                                                 step: int) -> None:
-    from splitpoker.train.ppo import resume_run
+    from splitpoker.train.launch import resume_run
 
     run = copy_run(finished_run, tmp_path, state={"step": step, "finished": False})
     before = files_of(run)

@@ -57,13 +57,13 @@ def write(tmp: Path, data: dict[str, Any]) -> Path:
 
 
 def train(tmp: Path, data: dict[str, Any]) -> Any:
-    from splitpoker.train.ppo import train
+    from splitpoker.train.launch import train
 
     return train(write(tmp, data), command="splitpoker train tiny.yaml", emit=lambda line: None)
 
 
 def resume(run_dir: Path) -> Any:
-    from splitpoker.train.ppo import resume_run
+    from splitpoker.train.launch import resume_run
 
     return resume_run(run_dir, [], "splitpoker train --resume", emit=lambda line: None)
 
@@ -151,7 +151,7 @@ def test_ctrl_c_while_collecting_resumes_exactly(tmp_path, monkeypatch, referenc
 
 
 def test_sigterm_during_an_update_stops_at_the_next_boundary_and_resumes_exactly(tmp_path, monkeypatch, reference):
-    from splitpoker.train.ppo import Trainer
+    from splitpoker.train.ppo import PPOTrainer as Trainer
 
     rollout_end = Trainer.on_rollout_end
 
@@ -192,7 +192,7 @@ def test_ctrl_c_in_the_final_evaluation_is_finished_by_resume(tmp_path, monkeypa
     finals = sorted(k for k in points(run) if k[0].startswith("final/"))
     assert finals == [("final/deals", 128), ("final/random_ci_hi", 128), ("final/random_ci_lo", 128),
                       ("final/random_mean", 128)]
-    from splitpoker.train.ppo import resume_run
+    from splitpoker.train.launch import resume_run
 
     with pytest.raises(ValueError, match="finished at step 128"):
         resume_run(run, [], "again", emit=lambda line: None)
@@ -276,7 +276,7 @@ def test_ctrl_c_in_an_imitation_round_resumes_exactly(tmp_path, monkeypatch, imi
 
 
 def test_hands_are_whole_rollouts_and_said_so(tmp_path):
-    from splitpoker.train.ppo import train as train_run
+    from splitpoker.train.launch import train as train_run
 
     lines: list[str] = []
     result = train_run(write(tmp_path, config(tmp_path, total_timesteps=100)), command="x", emit=lines.append)
@@ -409,7 +409,7 @@ def test_interrupted_eval_says_partial_and_exits_130_or_143(tmp_path, signum):
 
 
 def test_ctrl_c_before_the_first_checkpoint_leaves_no_folder(tmp_path, monkeypatch):
-    from splitpoker.train.ppo import Trainer
+    from splitpoker.train.ppo import PPOTrainer as Trainer
 
     def interrupted(self):
         os.kill(os.getpid(), signal.SIGINT)
@@ -464,7 +464,7 @@ def test_a_crafted_run_folder_never_runs_its_code(tmp_path):
     import torch as th
     from sb3_contrib import MaskablePPO
 
-    from splitpoker.train.ppo import resume_run
+    from splitpoker.train.launch import resume_run
 
     first = train(tmp_path, config(tmp_path, total_timesteps=64))
     checkpoints = first.run_dir / "checkpoints"

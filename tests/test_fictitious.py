@@ -161,7 +161,7 @@ def write(tmp: Path, data: dict[str, Any]) -> Path:
 
 
 def train(tmp: Path, data: dict[str, Any]) -> Any:
-    from splitpoker.train.ppo import train as start
+    from splitpoker.train.launch import train as start
 
     return start(write(tmp, data), command="splitpoker train fp_tiny.yaml", emit=lambda line: None)
 
@@ -171,7 +171,7 @@ def train(tmp: Path, data: dict[str, Any]) -> Any:
 def test_a_run_stopped_in_its_second_round_resumes_to_the_same_weights(tmp_path, monkeypatch, hands_fitted):
     from splitpoker.agents.checkpoint import read_meta
     from splitpoker.train import fictitious
-    from splitpoker.train.ppo import resume_run
+    from splitpoker.train.launch import resume_run
 
     config = base(fictitious_play={"fit": hands_fitted})
     reference = train(tmp_path / "straight", config)
@@ -267,8 +267,8 @@ def test_ray_labels_are_the_local_labels(policy_file):
 
 
 def test_fit_all_fits_every_rounds_labels_kept_in_the_run_folder(tmp_path):
-    from splitpoker.train.ppo import resume_run
-    from splitpoker.train.ppo import train as start
+    from splitpoker.train.launch import resume_run
+    from splitpoker.train.launch import train as start
 
     lines: list[str] = []
     result = start(write(tmp_path, base(fictitious_play={"fit": "all", "population": "latest"})),

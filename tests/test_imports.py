@@ -132,3 +132,13 @@ def test_every_registered_trainer_is_a_class_a_config_may_name() -> None:
         assert issubclass(trainer_class(name), Trainer)
         data = {"game": "biji", "algorithm": name} | ({} if name == "fictitious_play" else {"total_timesteps": 8})
         assert load_config_dict(data).algorithm == name
+
+
+def test_names_the_run_base_took_from_ppo_still_work_with_a_warning_that_says_where() -> None:
+    import splitpoker.train.launch as launch
+    import splitpoker.train.ppo as ppo
+
+    with pytest.warns(DeprecationWarning, match="splitpoker.train.launch.train"):
+        assert ppo.train is launch.train
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        ppo.nothing  # noqa: B018

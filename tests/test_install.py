@@ -171,7 +171,7 @@ def test_runs_and_checkpoints_are_stamped_and_old_checkpoints_still_load(tmp_pat
     from splitpoker.agents import load_agent
     from splitpoker.agents.checkpoint import PRETRAINED_DIR, STAMP_KEY, read_meta
     from splitpoker.agents.version import stamp
-    from splitpoker.train.ppo import resume_run
+    from splitpoker.train.launch import resume_run
     from tests.test_train import run, tiny
 
     first = run(tmp_path, tiny(tmp_path, total_timesteps=64))

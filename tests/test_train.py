@@ -46,7 +46,7 @@ def write(tmp_path: Path, data: dict[str, Any], name: str = "tiny.yaml") -> Path
 
 
 def run(tmp_path: Path, data: dict[str, Any], name: str = "tiny.yaml"):
-    from splitpoker.train.ppo import train
+    from splitpoker.train.launch import train
 
     return train(write(tmp_path, data, name), command="splitpoker train test", emit=lambda line: None)
 
@@ -308,7 +308,7 @@ def test_tensorboard_tags_are_grouped(tmp_path):
 
 
 def test_resume_continues_the_step_count_and_pool(tmp_path):
-    from splitpoker.train.ppo import resume_run
+    from splitpoker.train.launch import resume_run
 
     first = run(tmp_path, tiny(tmp_path, total_timesteps=64))
     assert first.steps == 64
@@ -600,7 +600,7 @@ def test_a_run_folder_is_trained_by_one_process_at_a_time(tmp_path):
     """While a process holds a run folder, ``--resume`` of it is refused with one line naming
     the holder, and nothing in the folder changes; once the holder is done it resumes."""
     from splitpoker.runtime.files import exclusive_lock
-    from splitpoker.train.ppo import resume_run
+    from splitpoker.train.launch import resume_run
 
     result = run(tmp_path, tiny(tmp_path, total_timesteps=64, checkpoint={"every": 64}))
     folder = result.run_dir

@@ -28,7 +28,8 @@ from pathlib import Path
 import torch as th
 
 from ..agents import load_agent
-from ..agents.policy import PolicyAgent, build_policy
+from ..agents.networks import build_policy
+from ..agents.policy import PolicyAgent
 from ..envs.game import Game
 from ..envs.games import GAMES, make_game
 from ..eval.bench import Figure, agent_ms, relative_time

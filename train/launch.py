@@ -25,7 +25,7 @@ from typing import Any
 import torch as th
 
 from ..agents import load_agent
-from ..agents.policy import read_meta
+from ..agents.checkpoint import read_meta
 from ..agents.version import stamp
 from ..envs.games import make_game
 from ..envs.messages import cut

@@ -4,8 +4,8 @@
 
 * ``step_<N>.zip`` and ``final.zip``: Stable-Baselines3 model zips (``policy.pth``, the
   optimizer state ``policy.optimizer.pth``, the counters and settings in ``data``) with a
-  ``splitpoker.json`` member (:func:`splitpoker.agents.policy.policy_meta`, stamped with the
-  version and commit that wrote it: :func:`splitpoker.agents.policy.stamped`), so each one
+  ``splitpoker.json`` member (:func:`splitpoker.agents.checkpoint.policy_meta`, stamped with the
+  version and commit that wrote it: :func:`splitpoker.agents.checkpoint.stamped`), so each one
   resumes training and loads as ``checkpoint:PATH``;
 * ``<checkpoint>.pool.pt``: the self-play pool (snapshot policy states) of the latest
   checkpoint (older ones are removed once ``state.json`` names the newer);
@@ -39,15 +39,10 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.save_util import save_to_zip_file
 from stable_baselines3.common.utils import FloatSchedule, get_device, set_random_seed
 
-from ..agents.policy import (
-    META_MEMBER,
-    policy_class,
-    policy_kwargs,
-    policy_meta,
-    spaces_of,
-    stamped,
-)
+from ..agents.checkpoint import META_MEMBER, policy_meta, stamped
+from ..agents.networks import policy_class, policy_kwargs
 from ..envs.games import Game
+from ..envs.observation import spaces_of
 from ..runtime.files import atomic_write_bytes
 from .config import TrainConfig
 

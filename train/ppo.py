@@ -22,8 +22,10 @@ The run folder, checkpoints, signals, evaluations and warm start are the run bas
 
 from __future__ import annotations
 
+import importlib
 import random
 import time
+import warnings
 from collections import Counter
 from collections.abc import Mapping
 from functools import partial
@@ -42,33 +44,30 @@ from ..envs.table import derived_seed
 from ..runtime.interrupts import spawning_deaf
 from .buffers import PackedMaskRolloutBuffer
 from .config import TrainConfig
-from .evaluation import best_response, br_line, eval_markdown, eval_table, evaluate_policy
-from .launch import (
-    RESUMABLE,
-    RUN_STAMP_FILE,
-    check_device,
-    check_resume_meta,
-    check_run,
-    command_line,
-    new_run_dir,
-    resume_run,
-    start_run,
-    train,
-    trainer_class,
-    write_run_stamp,
-)
 from .learner import checkpoint_counters, policy_spec, run_meta, save_checkpoint
-from .run import RunResult, next_multiple
 from .run import Trainer as BaseTrainer
+from .run import next_multiple
 from .selfplay import OpponentPool, SelfPlayEnv, SelfPlayVecEnv
-from .tensorboard import GroupedTensorBoard, drop_events_after
 
-__all__ = [  # the trainer, and the names this module offered before the run base took them
-    "RESUMABLE", "RUN_STAMP_FILE", "GroupedTensorBoard", "PPOTrainer", "ProgressCallback", "RunResult",
-    "SelfPlayCallback", "Trainer", "best_response", "br_line", "build_model", "check_device", "check_resume_meta",
-    "check_run", "command_line", "drop_events_after", "eval_markdown", "eval_table", "evaluate_policy",
-    "load_learner", "make_vec_env", "new_run_dir", "next_multiple", "planned_steps", "resume_run", "rollout_size",
-    "start_run", "sync_pool", "train", "trainer_class", "write_run_stamp"]
+__all__ = ["PPOTrainer", "ProgressCallback", "SelfPlayCallback", "build_model", "load_learner", "make_vec_env",
+           "planned_steps", "rollout_size", "sync_pool"]
+
+#: names this module offered before the run base (:mod:`.run`, :mod:`.launch`) took them: where they are now
+_MOVED = {**dict.fromkeys(("RESUMABLE", "RUN_STAMP_FILE", "check_device", "check_resume_meta", "check_run",
+                           "command_line", "new_run_dir", "resume_run", "start_run", "train", "trainer_class",
+                           "write_run_stamp"), "launch"),
+          **dict.fromkeys(("RunResult", "next_multiple"), "run"),
+          **dict.fromkeys(("GroupedTensorBoard", "drop_events_after"), "tensorboard"),
+          **dict.fromkeys(("best_response", "br_line", "eval_markdown", "eval_table", "evaluate_policy"), "evaluation")}
+
+
+def __getattr__(name: str) -> Any:
+    """A name that moved to the run base: found there, with a DeprecationWarning that says where."""
+    if name not in _MOVED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn(f"splitpoker.train.ppo.{name} is splitpoker.train.{_MOVED[name]}.{name}; import it from there",
+                  DeprecationWarning, stacklevel=2)
+    return getattr(importlib.import_module(f"{__package__}.{_MOVED[name]}"), name)
 
 
 # --------------------------------------------------------------------------- the learner
@@ -337,4 +336,3 @@ class PPOTrainer(BaseTrainer):
 
 
 #: the PPO trainer under its former name
-Trainer = PPOTrainer

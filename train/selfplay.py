@@ -92,7 +92,7 @@ class Snapshot:
 class OpponentPool:
     """Snapshots of the learner and baseline agents; draws the opponents of a hand.
 
-    ``meta`` is the policy description of :func:`splitpoker.agents.policy.policy_meta` used to
+    ``meta`` is the policy description of :func:`splitpoker.agents.checkpoint.policy_meta` used to
     rebuild snapshot networks. Draws and snapshot sampling use the pool's own seeded
     generator."""
 

@@ -2,7 +2,7 @@
 
 ``splitpoker train quickstart`` trains a Biji policy from the config ``quickstart.yaml``
 that ships with the package, in a few minutes. The same run from Python is
-:func:`splitpoker.train.ppo.train`, which takes a config file or the name of a packaged
+:func:`splitpoker.train.launch.train`, which takes a config file or the name of a packaged
 config and a list of ``--set`` style overrides (``key.sub=value``, each value read as YAML).
 This tutorial shrinks the quickstart with overrides so that it trains in well under a
 minute, then reads what the run wrote:
@@ -53,7 +53,7 @@ from splitpoker.envs.cards import format_cards
 from splitpoker.envs.games import make_game
 from splitpoker.envs.table import deal
 from splitpoker.eval.match import evaluate
-from splitpoker.train.ppo import train
+from splitpoker.train.launch import train
 
 FULL = ["total_timesteps=6144", "imitation.hands=1000", "imitation.solver=solver:samples=32,opponent=greedy",
         "eval.every=2048", "eval.hands=50", "eval.final_hands=200", "eval.br_hands=20", "eval.br_final_hands=50",
