@@ -174,7 +174,8 @@ def row_scores(policy: SplitScorerPolicy, observations: np.ndarray
 def _row_scores(views: _Views, observations: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     s0, s1, s2, vectors = _row_parts(views, observations)
-    return s0, s1, s2, None if vectors is None else split_interactions(*vectors, *views.tables, views.out)
+    return s0, s1, s2, None if vectors is None else split_interactions(  # type: ignore[call-arg]  # a numba kernel
+        *vectors, *views.tables, views.out)
 
 
 def _row_parts(views: _Views, observations: np.ndarray

@@ -41,7 +41,8 @@ class Figure:
     name: str
     unit: str
     what: str
-    once: Callable[[], float]
+    #: called with no arguments (a lambda may bind its inputs as defaults)
+    once: Callable[..., float]
     pinned: bool = True
     repeats: int | None = None
     #: an untimed first run (off for figures that warm up inside each run)
@@ -74,7 +75,7 @@ def _hands(game: Game, count: int, num_players: int, seed: int) -> list[list[np.
     return [list(table) for table in deal(game, num_players, np.random.default_rng(seed), batch=count).slots]
 
 
-def _per_call_ms(calls: list[Callable[[], Any]]) -> float:
+def _per_call_ms(calls: Sequence[Callable[..., Any]]) -> float:
     """Milliseconds of this process's CPU time per call: the figure is pinned to one core and
     one torch thread, so on an idle machine that is the wall clock, and other load on the
     machine does not distort it."""
@@ -85,10 +86,10 @@ def _per_call_ms(calls: list[Callable[[], Any]]) -> float:
 
 
 def _decision_calls(game: Game, agent: Agent, num_players: int, count: int,
-                    mask: str = "valid") -> list[Callable[[], Any]]:
+                    mask: str = "valid") -> list[Callable[..., Any]]:
     """One call of ``agent.act`` per random hand (seat 0), inputs prepared beforehand (the
     action mask of ``mask``: every valid split, or the candidates)."""
-    calls = []
+    calls: list[Callable[..., Any]] = []
     tables = deal(game, num_players, np.random.default_rng(3), batch=count, mask=mask)
     for b in range(count):
         view = tables.view(b, 0)
@@ -274,12 +275,14 @@ def run_bench(quick: bool = False, only: str | None = None, progress: bool = Tru
 def _measure_one(figure: Figure, repeats: int) -> list[float]:
     """Warm-up (caches, numba compilation, lazy tables), then the runs: pinned to one core
     with one torch thread unless the figure measures a whole job."""
-    restore, threads, torch = None, 0, None
+    restore, threads = None, 0
+    torch: Any = None
     if figure.pinned:
         _, restore = _pin_one_core()
         try:
-            import torch
+            import torch as imported
 
+            torch = imported
             threads = torch.get_num_threads()
             torch.set_num_threads(1)
         except ImportError:

@@ -19,7 +19,7 @@ import signal
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 COMMAND_MODULES = ("splitpoker.envs.commands", "splitpoker.agents.commands", "splitpoker.eval.commands",
                    "splitpoker.train.commands", "splitpoker.play.commands")
@@ -30,7 +30,7 @@ class CommandError(ValueError):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse's own errors: one line, status 2
+    def error(self, message: str) -> NoReturn:  # argparse's own errors: one line, status 2
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 

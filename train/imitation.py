@@ -212,7 +212,7 @@ def label_hands(game: Game, num_players: int, spec: SpecLike, count: int, seed: 
 def write_labels(path: Path, data: LabelledHands) -> Path:
     """Save labelled hands to ``path`` (``.npz``) atomically (:func:`splitpoker.runtime.files.atomic_write_bytes`)."""
     buffer = io.BytesIO()
-    np.savez_compressed(buffer, **data.arrays())
+    np.savez_compressed(buffer, **data.arrays())  # type: ignore[arg-type]  # numpy's stub reads **kwds as allow_pickle
     return atomic_write_bytes(path, buffer.getvalue())
 
 
