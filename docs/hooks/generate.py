@@ -34,7 +34,7 @@ MARKERS = {"cli": "<!-- generated: cli -->", "config": "<!-- generated: config -
 PAGES = {"cli": "cli.md", "config": "training.md"}
 HELP_WIDTH = 100
 #: the subpackages of ``splitpoker`` and their folders in a checkout (pyproject.toml's package-dir)
-SUBPACKAGES = ("envs", "agents", "train", "eval", "play", "configs")
+SUBPACKAGES = ("envs", "agents", "train", "eval", "play", "runtime", "configs")
 SOURCE_TREE = Path("build") / "docs"
 
 
