@@ -1,11 +1,21 @@
 """``load_agent``: an agent built from its spec (the grammar and the registry of kinds are
-:mod:`splitpoker.agents.specs`)."""
+:mod:`splitpoker.agents.specs`), and :func:`training_extra`, which turns a missing package
+of the ``[train]`` extra into one line naming the extra.
+
+A plain ``pip install splitpoker`` brings the rules, the environments, the agents that
+learn nothing and the evaluation; learned policies (``checkpoint:``, ``pretrained:``) and
+training need ``pip install 'splitpoker[train]'`` (torch, Stable-Baselines3, sb3-contrib,
+TensorBoard, pydantic). Their modules import those packages at the top, and are imported
+only when a learned agent is asked for.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import importlib.util
 import inspect
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -16,7 +26,40 @@ from ..envs.table import SeatView, check_seed
 from .base import Agent
 from .specs import AGENT_KINDS, SpecLike, bad_spec, parse_spec
 
-__all__ = ["load_agent"]
+__all__ = ["TRAINING_PACKAGES", "TRAIN_INSTALL", "MissingExtra", "load_agent", "training_extra"]
+
+#: the packages (import names) that only the ``[train]`` extra installs
+TRAINING_PACKAGES = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "pydantic")
+TRAIN_INSTALL = "pip install 'splitpoker[train]'"
+
+
+class MissingExtra(ValueError):
+    """Something that needs the ``[train]`` extra was asked for, and ``package`` of it is not
+    installed (a ValueError: one line on the command line)."""
+
+    def __init__(self, what: str, package: str) -> None:
+        super().__init__(f"{what} needs the training extra: {TRAIN_INSTALL} ({package} is not installed)")
+        self.package = package
+
+
+def _installed(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+@contextlib.contextmanager
+def training_extra(what: str) -> Iterator[None]:
+    """Run the body; an ImportError of a package of the ``[train]`` extra that is not
+    installed becomes :class:`MissingExtra`, saying that ``what`` needs the extra."""
+    try:
+        yield
+    except ImportError as error:
+        missing = (error.name or "").partition(".")[0]
+        if missing not in TRAINING_PACKAGES or _installed(missing):
+            raise
+        raise MissingExtra(what, missing) from None
 
 
 def load_agent(spec: SpecLike, game: str | Game = "thirteen", num_players: int = 4, seed: int | None = None,
@@ -37,8 +80,9 @@ def load_agent(spec: SpecLike, game: str | Game = "thirteen", num_players: int =
     if parsed.kind == "import":
         return _import_agent(parsed.text, the_game, num_players, seed)
     module_name, _, function = AGENT_KINDS[parsed.kind].builder.partition(":")
-    builder = getattr(importlib.import_module(f"{__package__}.{module_name}"), function)
-    return builder(parsed, the_game, num_players, seed)
+    with training_extra(parsed.text):  # a learned agent's module imports torch and SB3
+        builder = getattr(importlib.import_module(f"{__package__}.{module_name}"), function)
+        return builder(parsed, the_game, num_players, seed)
 
 
 class _ActOnly(Agent):

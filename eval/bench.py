@@ -254,15 +254,19 @@ def hands_per_second(game_name: str, num_players: int = 4, seconds: float = 2.0,
 
 
 def run_bench(quick: bool = False, only: str | None = None, progress: bool = True,
-              extra: Sequence[Figure] = ()) -> dict[str, Any]:
+              extra: Sequence[Figure] = (), missing: str = "") -> dict[str, Any]:
     """Measure every figure, and ``extra`` ones (only those whose name starts with one of
     the comma-separated prefixes of ``only``; ValueError for an empty prefix or one that no
-    figure's name starts with)."""
+    figure's name starts with). ``missing`` says which figures are left out and why (the
+    training figures without the ``[train]`` extra): the ValueError of a prefix that
+    matches no figure says it instead of listing the figures."""
     every = [*_figures(quick), *extra]
     prefixes = tuple(p.strip() for p in only.split(",")) if only is not None else ()
     if any(not p for p in prefixes):
         raise ValueError(f"--only {only!r} holds an empty prefix; give figure name prefixes separated by commas")
     unmatched = [p for p in prefixes if not any(f.name.startswith(p) for f in every)]
+    if unmatched and missing:
+        raise ValueError(f"no figure name starts with {unmatched[0]!r} here: {missing}")
     if unmatched:
         raise ValueError(f"no figure name starts with {unmatched[0]!r}; figures: {', '.join(f.name for f in every)}")
     figures = [f for f in every if not prefixes or f.name.startswith(prefixes)]

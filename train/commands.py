@@ -1,14 +1,30 @@
-"""Subcommands of splitpoker.train: ``train``, and ``bench`` (whose figures include training's)."""
+"""Subcommands of splitpoker.train: ``train``, and ``bench`` (whose figures include training's).
+
+Training and the training figures need the ``[train]`` extra (torch, Stable-Baselines3):
+without it ``train`` is one line naming the extra, and ``bench`` skips the training figures
+with a one-line warning (an ``--only`` prefix that names one of them is one line naming it).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+import warnings
 from typing import Any
+
+#: the training figures of ``splitpoker bench``, by the end of their names (``<game>.policy_ms``, ...)
+TRAINING_FIGURES = ("policy_ms", "policy_per_greedy", "policy_candidates_per_greedy", "train_hands_per_s")
 
 
 def _train(args: argparse.Namespace) -> int:
+    from ..agents.loading import training_extra
+
+    with training_extra("training"):
+        return _train_run(args)
+
+
+def _train_run(args: argparse.Namespace) -> int:
     from .launch import command_line, resume_run, train
 
     if (args.config is None) == (args.resume is None):
@@ -47,11 +63,24 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> None:
+    from ..agents.loading import TRAIN_INSTALL, MissingExtra, training_extra
+    from ..envs.games import GAMES
     from ..eval.bench import print_table, run_bench
-    from .bench import training_figures
 
-    report = run_bench(quick=args.quick, only=args.only, progress=not args.json,
-                       extra=training_figures(args.quick))
+    try:
+        with training_extra("the training figures"):
+            from .bench import training_figures
+    except MissingExtra as error:  # the figures that need no torch, and one line saying so
+        figures = f"the training figures ({', '.join(f'<game>.{name}' for name in TRAINING_FIGURES)})"
+        why = f"need the training extra: {TRAIN_INSTALL} ({error.package} is not installed)"
+        missing = f"{figures} {why}"
+        report = run_bench(quick=args.quick, only=args.only, progress=not args.json, missing=missing)
+        prefixes = tuple(p.strip() for p in args.only.split(",")) if args.only is not None else ("",)
+        if any(f"{game}.{name}".startswith(prefixes) for game in GAMES for name in TRAINING_FIGURES):
+            warnings.warn(f"skipped {figures}: they {why}", stacklevel=1)  # only where --only would have taken one
+    else:
+        report = run_bench(quick=args.quick, only=args.only, progress=not args.json,
+                           extra=training_figures(args.quick))
     if args.json:
         print(json.dumps(report, ensure_ascii=False))
     else:
