@@ -10,7 +10,8 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# The CPU build of torch goes in first, so that nothing pulls a multi-gigabyte GPU build.
+# The CPU build of torch goes in first, so that nothing pulls a multi-gigabyte GPU build; the
+# [dev] extra includes [train] (torch, Stable-Baselines3, TensorBoard) and [play]: the full environment.
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
