@@ -105,7 +105,9 @@ def track_markdown(name: str, track: Mapping[str, Any], level: int = 2) -> list[
 def leaderboard(report: Mapping[str, Any]) -> str:
     """``leaderboard.md`` of a benchmark report."""
     made = report.get("splitpoker", {})
-    version = f"splitpoker {made.get('version', 'unknown')}" + (f", commit {made['commit']}" if made.get("commit") else "")
+    version = f"splitpoker {made.get('version', 'unknown')}"
+    if made.get("commit"):
+        version += f", commit {made['commit']}"
     lines = [f"# Benchmark: protocol {report['protocol']}" + (" (quick)" if report["size"] == "quick" else ""), ""]
     if report.get("partial"):
         lines += [f"**PARTIAL**: interrupted ({report.get('interrupted_by')}); the tracks and figures below cover "
