@@ -42,14 +42,17 @@ from torch.utils.checkpoint import checkpoint as grad_checkpoint
 from ..envs.games import game_class
 from ..envs.observation import SLOT_FEATURES
 from .policy_kinds import check_arch, check_kind
+from .sparse import MarkedSplits, carried, marked_choices, marked_logits, marked_splits, marked_statistics
 from .split_kernels import NO_EXTRA, choose_splits, split_gradients, split_statistics
 from .subset_kernels import (
     MAX_SLOTS,
     MAX_SUBSET,
     first_layer_weights,
+    pooled_embedding_gradients,
     slot_ids,
     subset_hidden,
     subset_hidden_gradients,
+    subset_hidden_gradients_through,
     subset_shapes,
 )
 
@@ -103,6 +106,58 @@ class _SubsetHidden(th.autograd.Function):
         g_projected, g_weight, g_base = subset_hidden_gradients(grad.contiguous().numpy(), hidden.numpy(), subsets,
                                                                 subset_shapes(ranks, suits, subsets), n)
         return th.from_numpy(g_projected), th.from_numpy(g_weight), th.from_numpy(g_base), None, None, None
+
+
+class _PooledEmbeddings(th.autograd.Function):
+    """A subset size's first layer and embeddings on the CPU, read as the critic and the
+    actor over few splits read them: ``hidden`` as :class:`_SubsetHidden` computes it (from
+    the per-slot projections, the shape weights, the per-hand bias, the subset table and the
+    slots' ranks and suits), the embeddings ``relu(hidden @ weight.T + bias)`` ``(B, m, e)``,
+    and as outputs only their mean and maximum over the subsets ``(B, e)`` each and their
+    projections onto ``proj`` ``(q, e)`` (the row positions' score and vector weights)
+    ``(B, m, q)``. The backward forms the pre-activations' gradient in one pass
+    (:func:`.subset_kernels.pooled_embedding_gradients`), the embedding layer's weight
+    gradient in one product, and the first layer's gradients in one more pass
+    (:func:`.subset_kernels.subset_hidden_gradients_through`), without a full-size
+    temporary per term."""
+
+    @staticmethod
+    def forward(ctx: Any, projected: th.Tensor, shape_weight: th.Tensor, base: th.Tensor, weight: th.Tensor,
+                bias: th.Tensor, proj: th.Tensor, subsets: np.ndarray, ranks: np.ndarray,
+                suits: np.ndarray) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
+        hidden = th.from_numpy(subset_hidden(projected.detach().numpy(), subsets, ranks, suits,
+                                             shape_weight.detach().numpy(), base.detach().numpy()))
+        batch, m, h = hidden.shape
+        emb = th.addmm(bias, hidden.view(batch * m, h), weight.t()).clamp_min_(0.0)
+        projections = (emb @ proj.t()).view(batch, m, -1)
+        emb = emb.view(batch, m, -1)
+        most, argmax = emb.max(1)
+        ctx.save_for_backward(hidden, weight, proj, emb, argmax)
+        ctx.tables = (subsets, ranks, suits, projected.shape[1])
+        return emb.mean(1), most, projections
+
+    @staticmethod
+    def backward(ctx: Any, g_mean: th.Tensor | None, g_max: th.Tensor | None,
+                 g_proj: th.Tensor | None) -> tuple[Any, ...]:
+        hidden, weight, proj, emb, argmax = ctx.saved_tensors
+        subsets, ranks, suits, n = ctx.tables
+        batch, m, h = hidden.shape
+        e, q = weight.shape[0], proj.shape[0]
+        g_mean = th.zeros(batch, e) if g_mean is None else g_mean
+        g_max = th.zeros(batch, e) if g_max is None else g_max
+        g_proj = th.zeros(batch, m, q) if g_proj is None else g_proj
+        weights = weight.detach().contiguous().numpy()
+        g_pre = pooled_embedding_gradients(emb.numpy(), argmax.numpy(), g_mean.contiguous().numpy(),
+                                           g_max.contiguous().numpy(), g_proj.contiguous().numpy(),
+                                           proj.detach().contiguous().numpy())
+        g_projected, g_shape, g_base = subset_hidden_gradients_through(
+            g_pre, weights, hidden.numpy(), subsets, subset_shapes(ranks, suits, subsets), n)
+        flat = th.from_numpy(g_pre).view(batch * m, e)
+        g_weight = flat.t() @ hidden.view(batch * m, h)
+        g_bias = flat.sum(0)
+        g_projection = g_proj.reshape(batch * m, q).t() @ emb.view(batch * m, e)
+        return (th.from_numpy(g_projected), th.from_numpy(g_shape), th.from_numpy(g_base), g_weight, g_bias,
+                g_projection, None, None, None)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -179,7 +234,8 @@ class SplitScorerExtractor(nn.Module):
                 positions[rows, position * self.n_slots + subsets[:, position]] = 1.0
             self._subset_ids[k] = subsets.numpy()
             self.register_buffer(f"positions_{k}", positions, persistent=False)
-        self.card_layers = nn.ModuleDict({str(k): nn.Linear(_subset_feature_size(k), subset_hidden) for k in self.sizes})
+        self.card_layers = nn.ModuleDict({str(k): nn.Linear(_subset_feature_size(k), subset_hidden)
+                                          for k in self.sizes})
         self.context_layers = nn.ModuleDict({str(k): nn.Linear(self.context_dim, subset_hidden, bias=False)
                                              for k in self.sizes})
         self.embed_layers = nn.ModuleDict({str(k): nn.Linear(subset_hidden, embed_dim) for k in self.sizes})
@@ -211,27 +267,85 @@ class SplitScorerExtractor(nn.Module):
         straight windows) are computed per subset, from its rank and suit counts. On the
         CPU the kernels of :mod:`.subset_kernels` read the projections through the subset
         table; elsewhere a product with the subsets' position incidence does."""
+        slots, context, ranks, suits = self._hand(features)
+        out = {}
+        for k in self.sizes:
+            hidden = self.hidden(k, slots, context, ranks, suits)
+            out[k] = th.relu(self.embed_layers[str(k)](hidden))
+        return out
+
+    def _hand(self, features: th.Tensor) -> tuple[th.Tensor, th.Tensor, np.ndarray, np.ndarray]:
+        """The slots' one-hots ``(B, n, 19)``, the context ``(B, c)`` and the slots' rank and
+        suit ids (:func:`.subset_kernels.slot_ids`) of the flat observations."""
         slots = features[:, : self.n_slots * SLOT_FEATURES].reshape(-1, self.n_slots, SLOT_FEATURES)
         context = features[:, self.n_slots * SLOT_FEATURES:]
         ranks, suits = slot_ids(slots.detach().cpu().numpy())
-        out = {}
+        return slots, context, ranks, suits
+
+    def hidden(self, k: int, slots: th.Tensor, context: th.Tensor, ranks: np.ndarray,
+               suits: np.ndarray) -> th.Tensor:
+        """The first layer of every ``k``-card subset ``(B, C(n, k), subset_hidden)``."""
+        layer = self.card_layers[str(k)]
+        per_position, shape_weight = first_layer_weights(layer.weight, k)
+        projected = th.einsum("bnf,hpf->pnbh", slots, per_position)  # (k, n, B, h)
+        base = layer.bias + self.context_layers[str(k)](context)  # (B, h)
+        subsets = self.subsets(k)
+        if slots.device.type == "cpu":
+            return _SubsetHidden.apply(projected.contiguous(), shape_weight.contiguous(), base.contiguous(),
+                                       subsets, ranks, suits)
+        linear = (getattr(self, f"positions_{k}") @ projected.reshape(k * self.n_slots, -1))
+        shapes = th.from_numpy(subset_shapes(ranks, suits, subsets)).to(slots.device)
+        hidden = th.baddbmm(base[:, None, :], shapes,
+                            shape_weight.expand(len(slots), -1, -1))
+        return th.relu(hidden + linear.view(-1, len(slots), shape_weight.shape[1]).transpose(0, 1))
+
+    def _first_layer_inputs(self, k: int, slots: th.Tensor, context: th.Tensor
+                            ) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
+        """The per-slot projections ``(k, n, B, h)``, the shape weights ``(f, h)`` and the
+        per-hand bias ``(B, h)`` of the first layer of ``k``-card subsets (contiguous)."""
+        layer = self.card_layers[str(k)]
+        per_position, shape_weight = first_layer_weights(layer.weight, k)
+        projected = th.einsum("bnf,hpf->pnbh", slots, per_position)  # (k, n, B, h)
+        base = layer.bias + self.context_layers[str(k)](context)  # (B, h)
+        return projected.contiguous(), shape_weight.contiguous(), base.contiguous()
+
+    def pooled_parts(self, features: th.Tensor, head: SplitScoreHead
+                     ) -> tuple[th.Tensor, tuple[th.Tensor, th.Tensor, th.Tensor, list[th.Tensor] | None]]:
+        """The critic's latent ``(B, value_hidden)`` and the head's row parts
+        (:meth:`SplitScoreHead.row_parts`) without the actor's latent: the same function as
+        :meth:`forward` then ``head.row_parts``, up to float rounding, computed for the
+        training over few marked splits (:meth:`SplitScorerPolicy.evaluate_actions`). Each
+        subset size's embeddings are pooled and projected onto the row positions' score and
+        vector weights in one operation (:class:`_PooledEmbeddings`), whose backward is one
+        pass over them, then two products."""
+        slots, context, ranks, suits = self._hand(features)
+        pooled: list[th.Tensor] = []
+        scores: dict[int, th.Tensor] = {}
+        vectors: dict[int, th.Tensor] = {}
+        v = head.split_hidden
         for k in self.sizes:
-            layer = self.card_layers[str(k)]
-            per_position, shape_weight = first_layer_weights(layer.weight, k)
-            projected = th.einsum("bnf,hpf->pnbh", slots, per_position)  # (k, n, B, h)
-            base = layer.bias + self.context_layers[str(k)](context)  # (B, h)
-            subsets = self.subsets(k)
+            rows = [r for r in range(3) if head.row_sizes[r] == k]
+            weights = [head.row_scalars[r].weight for r in rows]
+            if v > 0:
+                weights += [head.row_vectors[r].weight for r in rows]
+            layer = self.embed_layers[str(k)]
             if slots.device.type == "cpu":
-                hidden = _SubsetHidden.apply(projected.contiguous(), shape_weight.contiguous(), base.contiguous(),
-                                             subsets, ranks, suits)
+                mean, most, projections = _PooledEmbeddings.apply(*self._first_layer_inputs(k, slots, context),
+                                                                  layer.weight, layer.bias, th.cat(weights),
+                                                                  self.subsets(k), ranks, suits)
             else:
-                linear = (getattr(self, f"positions_{k}") @ projected.reshape(k * self.n_slots, -1))
-                shapes = th.from_numpy(subset_shapes(ranks, suits, subsets)).to(slots.device)
-                hidden = th.baddbmm(base[:, None, :], shapes,
-                                    shape_weight.expand(len(slots), -1, -1))
-                hidden = th.relu(hidden + linear.view(-1, len(slots), shape_weight.shape[1]).transpose(0, 1))
-            out[k] = th.relu(self.embed_layers[str(k)](hidden))
-        return out
+                emb = th.relu(layer(self.hidden(k, slots, context, ranks, suits)))
+                mean, most, projections = emb.mean(1), emb.amax(1), emb @ th.cat(weights).t()
+            pooled += [mean, most]
+            for i, r in enumerate(rows):
+                scores[r] = projections[..., i] + head.row_scalars[r].bias
+                if v > 0:
+                    start = len(rows) + i * v
+                    vector = projections[..., start:start + v]
+                    bias = head.row_vectors[r].bias
+                    vectors[r] = vector if bias is None else vector + bias
+        latent_vf = self.value_layer(th.cat([*pooled, context], -1))
+        return latent_vf, (scores[0], scores[1], scores[2], [vectors[r] for r in range(3)] if v > 0 else None)
 
     def _pooled(self, features: th.Tensor, emb: dict[int, th.Tensor]) -> th.Tensor:
         context = features[:, self.n_slots * SLOT_FEATURES:]
@@ -309,9 +423,20 @@ class SplitScoreHead(nn.Module):
         """Each row position's score of every subset ``(B, C(n, k))``, and the interaction
         term of every split ``(B, n_actions)`` (None without one): a split's logit is the
         sum of its rows' scores plus its interaction term."""
+        s0, s1, s2, vectors = self.row_parts(latent)
+        return s0, s1, s2, (None if vectors is None else self.interactions_of(vectors))
+
+    def row_parts(self, latent: th.Tensor) -> tuple[th.Tensor, th.Tensor, th.Tensor, list[th.Tensor] | None]:
+        """Each row position's score of every subset ``(B, C(n, k))`` and, in a scorer with an
+        interaction term, its vector of every subset ``(B, C(n, k), split_hidden)`` (None
+        without one): what :meth:`row_scores` reads, before the full-width interaction term."""
         emb = self._split(latent)
         s0, s1, s2 = (self.row_scalars[r](emb[self.row_sizes[r]]).squeeze(-1) for r in range(3))
-        return s0, s1, s2, (self._interactions(emb) if self.split_hidden > 0 else None)
+        return s0, s1, s2, (self._vectors(emb) if self.split_hidden > 0 else None)
+
+    def columns(self) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
+        """The split table's three columns (each row's subset id per split, int64 tensors)."""
+        return self.rows_0, self.rows_1, self.rows_2
 
     def logits_of(self, s0: th.Tensor, s1: th.Tensor, s2: th.Tensor, extra: th.Tensor | None) -> th.Tensor:
         """Every split's logit ``(B, n_actions)`` from :meth:`row_scores`."""
@@ -329,8 +454,15 @@ class SplitScoreHead(nn.Module):
     def forward(self, latent: th.Tensor) -> th.Tensor:
         return self.logits_of(*self.row_scores(latent))
 
+    def _vectors(self, emb: dict[int, th.Tensor]) -> list[th.Tensor]:
+        return [self.row_vectors[r](emb[self.row_sizes[r]]) for r in range(3)]
+
     def _interactions(self, emb: dict[int, th.Tensor]) -> th.Tensor:
-        vectors = [self.row_vectors[r](emb[self.row_sizes[r]]) for r in range(3)]
+        return self.interactions_of(self._vectors(emb))
+
+    def interactions_of(self, vectors: list[th.Tensor]) -> th.Tensor:
+        """The interaction term of every split ``(B, n_actions)`` from each row position's
+        vectors (:meth:`row_parts`)."""
         batch = vectors[0].shape[0]
         chunk = max(256, _CHUNK_FLOATS // max(1, batch * self.split_hidden))
         if chunk >= self.n_actions:
@@ -378,16 +510,31 @@ class SplitDistribution(MaskableCategoricalDistribution):
     logits that :class:`SplitScoreHead` returns, but computed from the row scores by the
     kernels of :mod:`.split_kernels`: log probabilities, entropy, samples and their
     gradients without a full-width logit tensor (72,072 a Thirteen hand). Off the CPU it
-    falls back to the logits."""
+    falls back to the logits.
+
+    Masks that mark few splits (the candidates, :func:`.sparse.marked_splits`, or the
+    :class:`.sparse.MarkedSplits` the rollout buffer keeps of them) are read as each hand's
+    list of marked splits: log probabilities, entropy and their gradients are torch
+    operations over those splits' logits alone (:func:`.sparse.marked_logits`; a scorer's
+    interaction term is then computed for the marked splits only), on any device. The
+    full-width interaction term is computed only when a full-width pass needs it."""
 
     def proba_rows(self, head: SplitScoreHead, latent: th.Tensor) -> SplitDistribution:
         """The distribution of the hands whose subset embeddings are ``latent``."""
+        return self.proba_parts(head, head.row_parts(latent))
+
+    def proba_parts(self, head: SplitScoreHead,
+                    parts: tuple[th.Tensor, th.Tensor, th.Tensor, list[th.Tensor] | None]) -> SplitDistribution:
+        """The distribution of the hands whose row parts (:meth:`SplitScoreHead.row_parts`)
+        are ``parts``."""
         self.head = head
-        self.rows = head.row_scores(latent)
-        self.logits: th.Tensor | None = None
-        if latent.device.type != "cpu":
-            self.logits = head.logits_of(*self.rows)
+        self._parts = parts
+        self._rows: tuple[th.Tensor, th.Tensor, th.Tensor, th.Tensor | None] | None = None
+        self._on_cpu = parts[0].device.type == "cpu"
+        self._logits: th.Tensor | None = None
         self.masks: np.ndarray | None = None
+        self.marked: MarkedSplits | None = None
+        self._marked_stats: tuple[th.Tensor, th.Tensor, th.Tensor] | None = None
         self._entropy: th.Tensor | None = None
         self._drawn: tuple[np.ndarray, np.ndarray] | None = None
         return self
@@ -396,17 +543,48 @@ class SplitDistribution(MaskableCategoricalDistribution):
         raise TypeError("a SplitDistribution is built from row scores: use proba_rows")
 
     @property
+    def rows(self) -> tuple[th.Tensor, th.Tensor, th.Tensor, th.Tensor | None]:
+        """Each row position's score of every subset and the full-width interaction term
+        (:meth:`SplitScoreHead.row_scores`), computed at the first use."""
+        if self._rows is None:
+            s0, s1, s2, vectors = self._parts
+            self._rows = (s0, s1, s2, None if vectors is None else self.head.interactions_of(vectors))
+        return self._rows
+
+    @property
+    def logits(self) -> th.Tensor | None:
+        """Every split's logit off the CPU (for the fallback to sb3-contrib's distribution), None
+        on the CPU."""
+        if self._on_cpu:
+            return None
+        if self._logits is None:
+            self._logits = self.head.logits_of(*self.rows)
+        return self._logits
+
+    @property
     def hands(self) -> int:
-        return len(self.rows[0])
+        return len(self._parts[0])
 
     def apply_masking(self, masks: Any) -> None:
-        if isinstance(masks, th.Tensor):
-            masks = masks.detach().cpu().numpy()
-        self.masks = None if masks is None else np.ascontiguousarray(masks, dtype=bool).reshape(self.hands, -1)
         self._entropy = None
         self._drawn = None
+        self._marked_stats = None
+        self.masks, self.marked = None, None
+        if masks is None:
+            return
+        self.marked = carried(masks)
+        if self.marked is not None:
+            return
+        if isinstance(masks, th.Tensor):
+            masks = masks.detach().cpu().numpy()
+        masks = np.ascontiguousarray(masks, dtype=bool).reshape(self.hands, -1)
+        self.marked = marked_splits(masks)
+        if self.marked is None:
+            self.masks = masks
 
     def _mask(self) -> np.ndarray:
+        if self.marked is not None:
+            return self.marked.dense()
         return self.masks if self.masks is not None else np.ones((self.hands, self.head.n_actions), dtype=bool)
 
     def _torch(self) -> MaskableCategoricalDistribution:
@@ -415,7 +593,38 @@ class SplitDistribution(MaskableCategoricalDistribution):
         fallback.apply_masking(self.masks)
         return fallback
 
+    # ------------------------------------------------------------------ over the marked splits
+    def _logits_at(self, actions: th.Tensor) -> th.Tensor:
+        """The logits ``(B, K)`` of the splits ``actions`` ``(B, K)`` (int64), from the row
+        parts (the interaction term of these splits only)."""
+        head = self.head
+        return marked_logits(self._parts, head.columns(), head.out if head.split_hidden > 0 else None, actions)
+
+    def _marked(self) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
+        """The marked splits' log normaliser ``(B,)``, entropy ``(B,)`` and logits ``(B, K)``."""
+        if self._marked_stats is None:
+            assert self.marked is not None
+            device = self._parts[0].device
+            ids = th.as_tensor(self.marked.ids, device=device)
+            logits = self._logits_at(ids)
+            log_z, entropy, _ = marked_statistics(logits, th.as_tensor(self.marked.valid, device=device))
+            self._marked_stats = (log_z, entropy, logits)
+        return self._marked_stats
+
+    def _marked_log_probs(self, actions: th.Tensor) -> th.Tensor:
+        """The log probabilities ``(B, K)`` of the splits ``actions`` ``(B, K)`` under the
+        distribution over the marked splits (``-inf`` where one is not marked)."""
+        assert self.marked is not None
+        log_z, _, _ = self._marked()
+        dtype = self._parts[0].dtype
+        log_p = (self._logits_at(actions).double() - log_z[:, None]).to(dtype)
+        marks = th.as_tensor(self.marked.marks(actions.detach().cpu().numpy()), device=log_p.device)
+        return log_p.masked_fill(~marks, -th.inf)
+
+    # ------------------------------------------------------------------ the distribution
     def log_prob(self, actions: th.Tensor) -> th.Tensor:
+        if self.marked is not None:
+            return self._marked_log_probs(actions.long().reshape(-1, 1))[:, 0]
         if self.logits is not None:
             return self._torch().log_prob(actions)
         s0, s1, s2, extra = self.rows
@@ -430,15 +639,21 @@ class SplitDistribution(MaskableCategoricalDistribution):
         pass over the valid splits (:meth:`log_prob` of the first column) however large ``K``:
         ``log p(a_k) = log p(a_0) + logit(a_k) - logit(a_0)``. ValueError when one is not a
         valid split."""
+        actions = actions.long()
+        if self.marked is not None:
+            chosen = actions.detach().cpu().numpy()
+            _require_valid(self.marked.marks(chosen), chosen)
+            return self._marked_log_probs(actions)
         if self.logits is not None:
             return log_probs(self._torch(), actions)
-        actions = actions.long()
         chosen = actions.detach().numpy()
         _require_valid(self._mask()[np.arange(self.hands)[:, None], chosen], chosen)
         logits = self.head.logits_at(*self.rows, actions)
         return self.log_prob(actions[:, 0])[:, None] + logits - logits[:, :1]
 
     def entropy(self) -> th.Tensor:
+        if self.marked is not None:
+            return self._marked()[1].to(self._parts[0].dtype)
         if self.logits is not None:
             return self._torch().entropy()
         if self._entropy is None:
@@ -451,6 +666,8 @@ class SplitDistribution(MaskableCategoricalDistribution):
         hand), or the most likely split (the first of equals) without them. Drawn splits
         keep their log probabilities and the entropy, computed in the same pass, for a
         following :meth:`log_prob` of the same actions."""
+        if self.marked is not None:
+            return marked_choices(self._marked()[2].detach().cpu().numpy(), self.marked, uniforms)
         if self.logits is not None:
             fallback = self._torch()
             if uniforms is None:
@@ -501,6 +718,59 @@ class SplitScorerPolicy(MaskableActorCriticPolicy):
         assert isinstance(extractor, SplitScorerExtractor) and isinstance(head, SplitScoreHead)
         return ScorerParameters(extractor.n_slots, extractor.subset_layers(), head.row_layers(),
                                 head.out.weight if head.split_hidden > 0 else None, head.tables(), head.row_masks)
+
+    def _marked(self, action_masks: Any) -> MarkedSplits | None:
+        """The masks as lists of marked splits when they mark few (:func:`.sparse.marked_splits`)."""
+        if action_masks is None or not self.share_features_extractor:
+            return None
+        marked = carried(action_masks)
+        if marked is not None:
+            return marked
+        if isinstance(action_masks, th.Tensor):
+            action_masks = action_masks.detach().cpu().numpy()
+        return marked_splits(np.asarray(action_masks, dtype=bool).reshape(-1, self.action_net.n_actions))
+
+    def _over_marked(self, obs: th.Tensor, marked: MarkedSplits) -> tuple[th.Tensor, SplitDistribution]:
+        """The values and the distribution over the marked splits, without the actor's
+        full-width latent: on the CPU by :meth:`SplitScorerExtractor.pooled_parts`."""
+        extractor, head = self.mlp_extractor, self.action_net
+        assert isinstance(extractor, SplitScorerExtractor) and isinstance(head, SplitScoreHead)
+        features = self.extract_features(obs)
+        assert isinstance(features, th.Tensor)
+        if features.device.type == "cpu":
+            latent_vf, parts = extractor.pooled_parts(features, head)
+        else:
+            latent_pi, latent_vf = extractor(features)
+            parts = head.row_parts(latent_pi)
+        assert isinstance(self.action_dist, SplitDistribution)
+        distribution = self.action_dist.proba_parts(head, parts)
+        distribution.apply_masking(marked)
+        return self.value_net(latent_vf), distribution
+
+    def forward(self, obs: th.Tensor, deterministic: bool = False,
+                action_masks: np.ndarray | None = None) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
+        """sb3-contrib's forward; over few marked splits (the candidates), computed over those
+        splits alone (:meth:`_over_marked`)."""
+        marked = self._marked(action_masks)
+        if marked is None:
+            return super().forward(obs, deterministic, action_masks)
+        values, distribution = self._over_marked(obs, marked)
+        actions = distribution.get_actions(deterministic=deterministic)
+        log_prob = distribution.log_prob(actions)
+        return actions.reshape((-1, *self.action_space.shape)), values, log_prob  # type: ignore[misc]
+
+    def evaluate_actions(self, obs: th.Tensor, actions: th.Tensor,
+                         action_masks: th.Tensor | None = None) -> tuple[th.Tensor, th.Tensor, th.Tensor | None]:
+        """sb3-contrib's values, log probabilities and entropy; over few marked splits (the
+        candidates, or the :class:`.sparse.MarkedSplits` the rollout buffer keeps of them),
+        computed over those splits and without the actor's full-width latent
+        (:meth:`_over_marked`): the same values up to float rounding. Masks of every valid
+        split take sb3-contrib's own path."""
+        marked = self._marked(action_masks)
+        if marked is None:
+            return super().evaluate_actions(obs, actions, action_masks)
+        values, distribution = self._over_marked(obs, marked)
+        return values, distribution.log_prob(actions), distribution.entropy()
 
     def _get_action_dist_from_latent(self, latent_pi: th.Tensor) -> SplitDistribution:
         assert isinstance(self.action_dist, SplitDistribution)

@@ -387,3 +387,74 @@ def sparse_row_scores(slots: np.ndarray, context: np.ndarray, weight: np.ndarray
             scores[r, j] = got[p, i]
             for w in range(vec.shape[2]):
                 vectors[r, j, w] = vec[p, i, w]
+
+
+@njit(cache=True, fastmath=True)
+def pooled_embedding_gradients(emb: np.ndarray, argmax: np.ndarray, g_mean: np.ndarray, g_max: np.ndarray,
+                               g_proj: np.ndarray, proj: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """The gradient ``(hands, m, e)`` float32 of the loss with respect to the embedding layer's
+    pre-activations, for embeddings ``emb = relu(pre)`` ``(hands, m, e)`` read three ways:
+    their mean over the subsets (gradient ``g_mean`` ``(hands, e)``), their maximum (gradient
+    ``g_max`` ``(hands, e)``, reaching the subset ``argmax`` ``(hands, e)`` only), and their
+    projections ``emb @ proj.T`` (``proj`` ``(q, e)``, gradient ``g_proj`` ``(hands, m, q)``):
+    one pass, the relu's cut applied, instead of a full-size temporary per term."""
+    hands, m, e = emb.shape
+    q = proj.shape[0]
+    out = np.empty((hands, m, e), dtype=np.float32)
+    share = np.empty(e, dtype=np.float32)
+    for b in range(hands):
+        for i in range(e):
+            share[i] = g_mean[b, i] / m
+        for s in range(m):
+            for i in range(e):
+                g = share[i]
+                for t in range(q):
+                    g += g_proj[b, s, t] * proj[t, i]
+                out[b, s, i] = g if emb[b, s, i] > 0.0 else np.float32(0.0)
+        for i in range(e):
+            s = argmax[b, i]
+            if emb[b, s, i] > 0.0:
+                out[b, s, i] += g_max[b, i]
+    return out
+
+
+@njit(cache=True, fastmath=True)
+def subset_hidden_gradients_through(g_pre: np.ndarray, embed_weight: np.ndarray, hidden: np.ndarray,
+                                    subsets: np.ndarray, shapes: np.ndarray,
+                                    n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
+    """:func:`subset_hidden_gradients` from the gradient ``g_pre`` ``(hands, m, e)`` of the
+    embedding layer's pre-activations ``hidden @ embed_weight.T + bias`` rather than from the
+    gradient of ``hidden``: each subset's ``g_pre @ embed_weight`` is formed as it is used
+    (skipping the zeros of ``g_pre``, where the embedding's relu cut), never as a
+    ``(hands, m, h)`` array."""
+    hands, m, h = hidden.shape
+    e = embed_weight.shape[0]
+    k = subsets.shape[1]
+    f = shapes.shape[2]
+    g_projected = np.zeros((k, n, hands, h), dtype=np.float32)
+    g_weight = np.zeros((f, h), dtype=np.float32)
+    g_base = np.zeros((hands, h), dtype=np.float32)
+    g = np.empty(h, dtype=np.float32)
+    for b in range(hands):
+        for i in range(m):
+            g[:] = 0.0
+            for j in range(e):
+                value = g_pre[b, i, j]
+                if value != 0.0:
+                    for c in range(h):
+                        g[c] += value * embed_weight[j, c]
+            for c in range(h):
+                if hidden[b, i, c] <= 0.0:
+                    g[c] = 0.0
+            for c in range(h):
+                g_base[b, c] += g[c]
+            for p in range(k):
+                target = g_projected[p, subsets[i, p], b]
+                for c in range(h):
+                    target[c] += g[c]
+            for j in range(f):
+                value = shapes[b, i, j]
+                if value != 0.0:
+                    for c in range(h):
+                        g_weight[j, c] += value * g[c]
+    return g_projected, g_weight, g_base

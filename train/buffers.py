@@ -1,9 +1,16 @@
-"""The rollout buffer of training: action masks kept as bits.
+"""The rollout buffer of training: action masks kept as bits, or as lists of few splits.
 
 A Thirteen hand has 72,072 splits; sb3-contrib's ``MaskableRolloutBuffer`` keeps a float32
 mask per hand (288 KB, 148 MB for a 512-hand rollout). :class:`PackedMaskRolloutBuffer`
 keeps one bit per split (9 KB a hand) and unpacks a minibatch's masks to bool when it is
 drawn, so ``n_steps × n_envs`` can grow freely.
+
+Masks that mark few splits (``selfplay.mask: undominated``, the candidates: a median of ~65
+of a Thirteen hand's splits, :func:`~splitpoker.agents.sparse.few`) are also kept as each
+hand's sorted list of marked splits, and a minibatch of them is drawn as
+:class:`~splitpoker.agents.sparse.MarkedSplits` (padded to its longest list), carried by the
+bool masks it hands on (built from the lists, without unpacking bits): the split scorer reads
+the lists, any other policy the masks.
 """
 
 from __future__ import annotations
@@ -15,25 +22,44 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer, MaskableRolloutBufferSamples
 from stable_baselines3.common.buffers import RolloutBuffer
 
+from ..agents.sparse import MarkedSplits, from_lists, marked_splits
+
 
 class PackedMaskRolloutBuffer(MaskableRolloutBuffer):
-    """sb3-contrib's ``MaskableRolloutBuffer`` with each action mask packed into bits."""
+    """sb3-contrib's ``MaskableRolloutBuffer`` with each action mask packed into bits (and,
+    when it marks few splits, kept as their list too)."""
 
     def reset(self) -> None:
         assert isinstance(self.action_space, spaces.Discrete), "packed masks need a Discrete action space"
         self.mask_dims = int(self.action_space.n)
         self.action_masks = np.zeros((self.buffer_size, self.n_envs, (self.mask_dims + 7) // 8), dtype=np.uint8)
+        #: each step's masks as lists of marked splits (None where a hand marks many)
+        self.marked: list[MarkedSplits | None] = [None] * self.buffer_size
         RolloutBuffer.reset(self)
 
     def add(self, *args: Any, action_masks: np.ndarray | None = None, **kwargs: Any) -> None:
         if action_masks is not None:
-            masks = np.asarray(action_masks).reshape(self.n_envs, self.mask_dims)
-            self.action_masks[self.pos] = np.packbits(masks.astype(bool, copy=False), axis=1)
+            masks = np.asarray(action_masks).reshape(self.n_envs, self.mask_dims).astype(bool, copy=False)
+            self.action_masks[self.pos] = np.packbits(masks, axis=1)
+            self.marked[self.pos] = marked_splits(masks)
         RolloutBuffer.add(self, *args, **kwargs)
 
+    def _marked_samples(self, batch_inds: np.ndarray) -> MarkedSplits | None:
+        """The lists of the hands ``batch_inds`` (flat, env-major like SB3's flattening),
+        None unless each of them was kept as one."""
+        steps, envs = batch_inds % self.buffer_size, batch_inds // self.buffer_size
+        kept = [self.marked[step] for step in steps]
+        if any(x is None for x in kept):
+            return None
+        return from_lists([x.ids[env, : x.counts[env]] for x, env in zip(kept, envs)],  # type: ignore[union-attr]
+                          self.mask_dims)
+
     def _get_samples(self, batch_inds: np.ndarray, env: Any = None) -> MaskableRolloutBufferSamples:
-        masks = np.unpackbits(self.action_masks[batch_inds], axis=-1, count=self.mask_dims).astype(bool)
+        marked = self._marked_samples(batch_inds)
         data = (self.observations[batch_inds], self.actions[batch_inds], self.values[batch_inds].flatten(),
                 self.log_probs[batch_inds].flatten(), self.advantages[batch_inds].flatten(),
                 self.returns[batch_inds].flatten())
+        if marked is not None:
+            return MaskableRolloutBufferSamples(*map(self.to_torch, data), marked.tensor().to(self.device))
+        masks = np.unpackbits(self.action_masks[batch_inds], axis=-1, count=self.mask_dims).astype(bool)
         return MaskableRolloutBufferSamples(*map(self.to_torch, data), self.to_torch(masks))

@@ -1,0 +1,194 @@
+"""The split scorer's distribution over a few marked splits per hand (the candidates).
+
+When an action mask marks few splits (``selfplay.mask: undominated``: a median of ~65 of a
+Thirteen hand's 72,072, ~3 of a Biji hand's 1,680), the masked categorical needs only the
+logits of those splits. :class:`MarkedSplits` holds each hand's marked splits as a sorted
+index list, padded to the batch's longest; :func:`marked_logits` gathers their logits from
+the row scores (and, for a scorer with an interaction term, from each row position's vectors,
+computing the term for the marked splits only); :func:`marked_statistics` gives the log
+normaliser and the entropy from them, as torch operations, so that autograd gives their
+gradients. The values equal the full-width distribution's up to float rounding: the logits
+are the same float32 sums, the normaliser and the entropy are accumulated in float64 like
+the kernels of :mod:`.split_kernels`.
+
+:func:`marked_splits` decides when a mask is few enough: every hand marks at most
+``n_actions * SPARSE_SHARE`` splits (and at least one). Masks of every valid split (a
+Thirteen hand has ~22,000, a Biji hand 280) are never that few: they keep the full-width
+kernels, unchanged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import numpy as np
+import torch as th
+from numba import njit
+
+#: a mask is read as a list of marked splits when no hand marks more than this share of the
+#: splits (Thirteen: 4,504; Biji: 105)
+SPARSE_SHARE = 1 / 16
+
+
+@dataclasses.dataclass(frozen=True)
+class MarkedSplits:
+    """Each hand's marked splits: ``ids`` ``(B, K)`` int64, ascending per hand, padded after
+    the hand's ``counts[b]`` marked ones by repeating its first; ``n_actions`` the mask's
+    width. A batch of masks (as :meth:`dense` gives them) in a compact form, which the rollout
+    buffer hands on (:meth:`tensor`) for :meth:`.networks.SplitDistribution.apply_masking`."""
+
+    ids: np.ndarray
+    counts: np.ndarray
+    n_actions: int
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self.ids), self.n_actions)
+
+    @property
+    def valid(self) -> np.ndarray:
+        """``(B, K)`` bool: which entries of :attr:`ids` are marked splits, not padding."""
+        return np.arange(self.ids.shape[1])[None, :] < self.counts[:, None]
+
+    def dense(self) -> np.ndarray:
+        """The bool masks ``(B, n_actions)``."""
+        masks = np.zeros(self.shape, dtype=bool)
+        masks[np.arange(len(self.ids))[:, None], self.ids] = True
+        return masks
+
+    def tensor(self) -> th.Tensor:
+        """The bool masks as a tensor that carries these lists (:func:`carried`): what the
+        rollout buffer hands on, which the split scorer reads as lists and any other policy
+        as the masks."""
+        masks = th.zeros(self.shape, dtype=th.bool)
+        masks[th.arange(len(self.ids))[:, None], th.from_numpy(self.ids)] = True
+        masks.marked_splits = self  # type: ignore[attr-defined]
+        return masks
+
+    def marks(self, actions: np.ndarray) -> np.ndarray:
+        """Whether each hand marks the actions ``(B,)`` or ``(B, A)``: bool of their shape."""
+        actions = np.asarray(actions)
+        wide = actions.reshape(len(self.ids), -1)
+        hit = (self.ids[:, None, :] == wide[:, :, None]).any(-1)
+        return hit.reshape(actions.shape)
+
+
+def carried(masks: object) -> MarkedSplits | None:
+    """The lists that masks made by :meth:`MarkedSplits.tensor` carry (None for other masks)."""
+    if isinstance(masks, MarkedSplits):
+        return masks
+    return getattr(masks, "marked_splits", None)
+
+
+def from_lists(lists: Sequence[np.ndarray], n_actions: int) -> MarkedSplits:
+    """:class:`MarkedSplits` of each hand's ascending marked splits (none empty)."""
+    counts = np.fromiter((len(x) for x in lists), dtype=np.int64, count=len(lists))
+    ids = np.empty((len(lists), int(counts.max(initial=1))), dtype=np.int64)
+    for b, row in enumerate(lists):
+        ids[b, : len(row)] = row
+        ids[b, len(row):] = row[0]
+    return MarkedSplits(ids, counts, n_actions)
+
+
+def few(counts: np.ndarray, n_actions: int) -> bool:
+    """Whether masks marking ``counts`` splits per hand are read as lists (every hand marks at
+    least one and at most ``n_actions * SPARSE_SHARE``)."""
+    return len(counts) > 0 and int(counts.min()) > 0 and int(counts.max()) <= n_actions * SPARSE_SHARE
+
+
+@njit(cache=True)
+def _counts(masks: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """How many splits each hand of bool masks ``(B, n)`` marks."""
+    hands, n = masks.shape
+    counts = np.zeros(hands, dtype=np.int64)
+    for b in range(hands):
+        total = 0
+        for j in range(n):
+            total += masks[b, j]
+        counts[b] = total
+    return counts
+
+
+@njit(cache=True)
+def _ids(masks: np.ndarray, counts: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """Each hand's marked splits ``(B, max(counts))``, ascending, padded by repeating the first."""
+    hands, n = masks.shape
+    width = counts.max()
+    ids = np.empty((hands, width), dtype=np.int64)
+    row = np.empty(width + 1, dtype=np.int64)
+    for b in range(hands):
+        count = 0
+        for j in range(n):
+            row[count] = j  # advanced by the mask bit, without a branch on it
+            count += masks[b, j]
+        ids[b, :count] = row[:count]
+        ids[b, count:] = row[0]
+    return ids
+
+
+def marked_splits(masks: np.ndarray) -> MarkedSplits | None:
+    """The marked splits of bool masks ``(B, n_actions)`` when they are few (:func:`few`),
+    else None."""
+    masks = np.ascontiguousarray(masks, dtype=bool)
+    counts = _counts(masks)
+    if not few(counts, masks.shape[1]):
+        return None
+    return MarkedSplits(_ids(masks, counts), counts, masks.shape[1])
+
+
+def _gather_rows(values: th.Tensor, index: th.Tensor) -> th.Tensor:
+    """``values[b, index[b, j]]`` of ``values`` ``(B, m)`` or ``(B, m, v)``, for ``index`` ``(B, K)``."""
+    if values.dim() == 2:
+        return values.gather(1, index)
+    return values[th.arange(len(values), device=values.device)[:, None], index]
+
+
+def marked_logits(parts: tuple[th.Tensor, th.Tensor, th.Tensor, list[th.Tensor] | None],
+                  columns: tuple[th.Tensor, th.Tensor, th.Tensor], out: th.nn.Module | None,
+                  ids: th.Tensor) -> th.Tensor:
+    """The float32 logits ``(B, K)`` of the splits ``ids`` ``(B, K)`` (int64): the sum of their
+    rows' scores ``s0, s1, s2`` ``(B, C(n, k))`` (``columns``: each row position's subset
+    per split), plus, with row ``vectors`` (each ``(B, C(n, k), v)``), ``out(relu(sum of
+    their rows' vectors))`` (the scorer's interaction term, computed for these splits alone),
+    each added in the order :class:`.networks.SplitScoreHead` adds them."""
+    s0, s1, s2, vectors = parts
+    subsets = [column[ids] for column in columns]
+    logits = _gather_rows(s0, subsets[0]) + _gather_rows(s1, subsets[1]) + _gather_rows(s2, subsets[2])
+    if vectors is None:
+        return logits
+    assert out is not None
+    hidden = _gather_rows(vectors[0], subsets[0])
+    hidden = hidden + _gather_rows(vectors[1], subsets[1])
+    hidden = hidden + _gather_rows(vectors[2], subsets[2])
+    return logits + out(th.relu(hidden)).squeeze(-1)
+
+
+def marked_statistics(logits: th.Tensor, valid: th.Tensor) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
+    """From the marked splits' logits ``(B, K)`` and which are marked (``valid``, bool): the
+    log normaliser ``(B,)``, the entropy ``(B,)`` and every entry's log probability ``(B, K)``
+    (``-inf`` at padding), in float64."""
+    wide = logits.double().masked_fill(~valid, -th.inf)
+    log_z = th.logsumexp(wide, 1)
+    log_p = wide - log_z[:, None]
+    zero = th.zeros((), dtype=log_p.dtype, device=log_p.device)
+    finite = th.where(valid, log_p, zero)  # no -inf at the padding, whose gradient would be NaN
+    entropy = -(th.where(valid, finite.exp(), zero) * finite).sum(1)
+    return log_z, entropy, log_p
+
+
+def marked_choices(logits: np.ndarray, marked: MarkedSplits, uniforms: np.ndarray | None) -> np.ndarray:
+    """One marked split per hand from the marked splits' logits ``(B, K)``: the inverse CDF of
+    ``uniforms`` (one in [0, 1) per hand; the first split whose running sum of
+    probabilities exceeds it, the last if none does), or the first of the highest logits
+    without them."""
+    valid = marked.valid
+    rows = np.arange(len(logits))
+    if uniforms is None:
+        return marked.ids[rows, np.where(valid, logits, -np.inf).argmax(1)]
+    wide = np.where(valid, logits.astype(np.float64), -np.inf)
+    weights = np.exp(wide - wide.max(1, keepdims=True))
+    running = np.cumsum(weights, 1)
+    target = uniforms * running[:, -1]
+    position = np.minimum((running <= target[:, None]).sum(1), marked.counts - 1)
+    return marked.ids[rows, position]

@@ -1,0 +1,169 @@
+"""Training over few marked splits (the candidates): the split scorer's values, log
+probabilities, entropies and their gradients computed over the marked splits alone
+(:mod:`splitpoker.agents.sparse`, :meth:`SplitScorerPolicy.evaluate_actions`) equal those of
+sb3-contrib's masked categorical over the full logits, and the rollout buffer keeps such
+masks as index lists."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch as th
+from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
+
+from splitpoker.agents import checkpoint, networks, sparse
+from splitpoker.envs.games import make_game
+from splitpoker.envs.table import deal
+
+ARCH = {"subset_hidden": 16, "embed_dim": 8, "split_hidden": 4, "value_hidden": 8}
+
+
+def _policy(game_name: str, split_hidden: int, big: bool = False):
+    game = make_game(game_name)
+    arch = ({"subset_hidden": 64, "embed_dim": 32, "split_hidden": split_hidden, "value_hidden": 64} if big
+            else {**ARCH, "split_hidden": split_hidden})
+    meta = checkpoint.policy_meta(game, 4, "split_scorer", arch)
+    th.manual_seed(0)
+    policy = networks.build_policy(meta).train()
+    for module in policy.modules():  # weights far from their small initial values
+        if isinstance(module, th.nn.Linear):
+            th.nn.init.normal_(module.weight, std=0.3)
+    return game, policy
+
+
+def _batch(game, rng, hands: int = 10, mask: str = "undominated"):
+    tables = deal(game, 4, rng, batch=(hands + 3) // 4, mask=mask)
+    views = tables.views()[:hands]
+    obs = th.as_tensor(np.stack([v.observation for v in views]))
+    masks = np.stack([v.mask for v in views])
+    actions = th.as_tensor([int(rng.choice(np.flatnonzero(m))) for m in masks])
+    return obs, masks, actions
+
+
+def _reference(policy, obs, masks, actions):
+    """Values, log probabilities and entropies as sb3-contrib computes them from the full logits."""
+    latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))
+    distribution = MaskableCategoricalDistribution(policy.action_net.n_actions).proba_distribution(
+        policy.action_net(latent_pi))
+    distribution.apply_masking(masks)
+    return policy.value_net(latent_vf), distribution.log_prob(actions), distribution.entropy()
+
+
+def _gradients(policy, outputs):
+    values, log_prob, entropy = outputs
+    policy.zero_grad()
+    (0.5 * values.sum() + 0.7 * log_prob.sum() + 0.3 * entropy.sum()).backward()
+    return {k: p.grad.clone() for k, p in policy.named_parameters() if p.grad is not None}
+
+
+@pytest.mark.parametrize("game_name,split_hidden,big", [("thirteen", 0, False), ("thirteen", 4, False),
+                                                        ("biji", 8, False), ("biji", 0, False),
+                                                        ("thirteen", 0, True), ("biji", 8, True)])
+@pytest.mark.parametrize("given", ["bool", "lists"])
+def test_marked_splits_give_the_masked_categorical_s_values_and_gradients(game_name, split_hidden, big, given,
+                                                                         rng):
+    game, policy = _policy(game_name, split_hidden, big)
+    obs, masks, actions = _batch(game, rng)
+    marked = sparse.marked_splits(masks)
+    assert marked is not None and marked.ids.shape[1] == masks.sum(1).max()
+    given_masks = th.as_tensor(masks) if given == "bool" else marked.tensor()
+    fast = policy.evaluate_actions(obs, actions, given_masks)
+    slow = _reference(policy, obs, masks, actions)
+    for got, expected in zip(fast, slow):
+        th.testing.assert_close(got.reshape(expected.shape), expected, rtol=1e-4, atol=1e-5)
+    fast_grads, slow_grads = _gradients(policy, fast), _gradients(policy, slow)
+    assert fast_grads.keys() == slow_grads.keys()
+    for name, expected in slow_grads.items():
+        th.testing.assert_close(fast_grads[name], expected, rtol=2e-3, atol=2e-5, msg=name)
+
+
+@pytest.mark.parametrize("game_name,split_hidden", [("thirteen", 4), ("biji", 8)])
+def test_distribution_over_marked_splits_equals_the_full_width_one(game_name, split_hidden, rng):
+    """log_prob, log_probs of several actions, entropy, the argmax and the draws of
+    :class:`SplitDistribution` over marked splits equal the full-width kernels' over the same
+    masks; an action outside the mask has log probability -inf."""
+    game, policy = _policy(game_name, split_hidden)
+    obs, masks, actions = _batch(game, rng)
+    several = th.as_tensor(np.stack([rng.choice(np.flatnonzero(m), 3) for m in masks]))
+    uniforms = rng.random(len(obs))
+    outside = th.as_tensor([int(np.flatnonzero(~m)[0]) for m in masks])
+
+    def read(distribution):
+        return (distribution.log_prob(actions), distribution.entropy(), distribution.log_probs(several),
+                distribution.mode(), th.as_tensor(distribution.choices(uniforms)))
+
+    with th.no_grad():
+        distribution = policy.get_distribution(obs, sparse.marked_splits(masks))  # the policy's one instance
+        assert distribution.marked is not None
+        marked = read(distribution)
+        assert th.isinf(distribution.log_prob(outside)).all()
+        with pytest.raises(ValueError, match="is not a valid split"):
+            networks.log_probs(distribution, outside[:, None])
+        share, sparse.SPARSE_SHARE = sparse.SPARSE_SHARE, 0.0
+        try:
+            distribution = policy.get_distribution(obs, masks)
+            assert distribution.marked is None
+            dense = read(distribution)
+        finally:
+            sparse.SPARSE_SHARE = share
+    for got, expected in zip(marked[:3], dense[:3]):
+        th.testing.assert_close(got, expected, rtol=1e-5, atol=1e-5)
+    assert th.equal(marked[3], dense[3]) and th.equal(marked[4], dense[4])
+
+
+def test_masks_of_every_valid_split_keep_the_full_width_path(rng):
+    """Valid masks mark too many splits to be read as lists: the sb3-contrib path serves."""
+    for name in ("thirteen", "biji"):
+        game, policy = _policy(name, 4)
+        _, masks, _ = _batch(game, rng, hands=4, mask="valid")
+        assert sparse.marked_splits(masks) is None
+        assert policy.get_distribution(_batch(game, rng, hands=4, mask="valid")[0], masks).marked is None
+
+
+def test_marked_splits_read_as_dense_masks(rng):
+    masks = rng.random((5, 300)) < 0.02
+    masks[:, 7] = True
+    marked = sparse.marked_splits(masks)
+    assert marked is not None and np.array_equal(marked.dense(), masks)
+    assert np.array_equal(marked.tensor().numpy(), masks) and sparse.carried(marked.tensor()) is marked
+    assert sparse.carried(th.as_tensor(masks)) is None
+    assert np.array_equal(marked.ids[marked.valid], np.nonzero(masks)[1])
+    assert (np.diff(np.where(marked.valid, marked.ids, 10**6), axis=1) >= 0).all()
+    lists = sparse.from_lists([np.flatnonzero(m) for m in masks], 300)
+    assert np.array_equal(lists.ids, marked.ids) and np.array_equal(lists.counts, marked.counts)
+    assert sparse.marked_splits(np.zeros((2, 300), dtype=bool)) is None  # a hand without a marked split
+
+
+def test_rollout_buffer_keeps_few_marked_splits_as_lists(rng):
+    """Masks of few splits come back from the buffer as the bool masks (SB3's env-major
+    order) carrying their :class:`MarkedSplits`; masks of many splits come back as plain bool
+    masks."""
+    from gymnasium import spaces
+
+    from splitpoker.train.buffers import PackedMaskRolloutBuffer
+
+    n_actions, n_envs, steps = 1001, 3, 4
+
+    def filled(masks):
+        buffer = PackedMaskRolloutBuffer(steps, spaces.Box(-1, 1, (2,)), spaces.Discrete(n_actions), "cpu",
+                                         n_envs=n_envs)
+        for t in range(steps):
+            buffer.add(np.zeros((n_envs, 2)), np.zeros((n_envs, 1)), np.zeros(n_envs), np.zeros(n_envs, dtype=bool),
+                       th.zeros(n_envs), th.zeros(n_envs), action_masks=masks[t])
+        buffer.compute_returns_and_advantage(th.zeros(n_envs), np.zeros(n_envs, dtype=bool))
+        return list(buffer.get(batch_size=5))
+
+    masks = rng.random((steps, n_envs, n_actions)) < 0.02
+    masks[..., 3] = True
+    expected = masks.swapaxes(0, 1).reshape(-1, n_actions)  # SB3's env-major flattening
+    batches = filled(masks)
+    for b in batches:
+        marked = sparse.carried(b.action_masks)
+        assert marked is not None and np.array_equal(marked.dense(), b.action_masks.numpy())
+    got = np.concatenate([b.action_masks.numpy() for b in batches])
+    assert got.dtype == bool and sorted(map(bytes, got)) == sorted(map(bytes, expected))
+    masks[:, 1, :200] = True  # a hand of many splits each step: every minibatch as bits
+    batches = filled(masks)
+    assert all(sparse.carried(b.action_masks) is None for b in batches)
+    got = np.concatenate([b.action_masks.numpy() for b in batches])
+    assert sorted(map(bytes, got)) == sorted(map(bytes, masks.swapaxes(0, 1).reshape(-1, n_actions)))
