@@ -217,6 +217,10 @@ def plan(protocol: Protocol | str, *, quick: bool = False, tracks: Sequence[str]
     names = list(dict.fromkeys(tracks)) if tracks else [t.name for t in chosen.tracks]
     selected = [chosen.track(name) for name in names]
     extra = [check_spec(spec) for spec in agents]
+    for track in selected:  # the track's own policy (a missing extra, a damaged file) fails here, not mid-run
+        why = _fits(track.policy, track, chosen.seed) if track.policy else None
+        if why is not None:
+            raise ValueError(f"track {track.name}: {track.policy}: {why}")
     by_track = {t.name: chosen.agents(t) for t in selected}
     skipped: list[tuple[str, str, str]] = []
     for spec in dict.fromkeys(extra):
