@@ -40,6 +40,8 @@ def ranking_rows(track: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
         agent = row["agent"]
         gain, gain_ci = br_text(track.get("best_response", {}).get(agent))
         timing = track.get("decision_ms", {}).get(agent)
+        if row.get("opponents", 0) < len(track["agents"]) - 1:  # an interrupted track: a part of the field
+            agent = f"{agent} (against {row['opponents']} of {len(track['agents']) - 1})"
         rows.append([str(row["rank"]), agent, _signed(row["mean"]), _ci(row["ci95"]), gain, gain_ci,
                      _ms(timing["median"]) if timing else "–"])
     return header, rows
