@@ -2,9 +2,12 @@
 environment, runs every subcommand from a folder outside the tree.
 
 Slow (about two minutes on two cores, most of it pip installing the dependencies): the
-wheel is built from a copy of the tree with pip's build isolation, and the fresh environment
-gets the CPU build of torch first (the version this environment has, as ``make install``
-does) and then the wheel with the ``[play]`` extra, from pip's configured index.
+wheel is built from a copy of the tree with pip's build isolation. The fresh environment
+gets the wheel alone first (no torch): the rules, the solver, evaluation and the bench
+figures that need no torch run, and training or a learned agent is one line naming the
+``[train]`` extra. Then it gets the CPU build of torch (the version this environment has,
+as ``make install`` does) and the ``[train]`` and ``[play]`` extras, from pip's configured
+index, and runs the rest.
 """
 
 from __future__ import annotations
@@ -71,23 +74,17 @@ def test_wheel_installs_and_runs_every_command(tmp_path):
     try:
         _run([sys.executable, "-m", "venv", venv], cwd=tmp_path)
         python, cli = venv / "bin" / "python", venv / "bin" / "splitpoker"
-        torch = "torch==" + version("torch").split("+")[0]  # the CPU build, before anything pulls another
-        _run([python, "-m", "pip", "install", "--quiet", torch, f"{wheel}[play]"], cwd=tmp_path, timeout=900)
         work = tmp_path / "work"  # outside the tree: nothing can be imported from the source
         work.mkdir()
+        _run([python, "-m", "pip", "install", "--quiet", wheel], cwd=tmp_path, timeout=900)
+        _without_the_train_extra(python, cli, work)
 
+        torch = "torch==" + version("torch").split("+")[0]  # the CPU build, before anything pulls another
+        _run([python, "-m", "pip", "install", "--quiet", torch, f"{wheel}[train,play]"], cwd=tmp_path, timeout=900)
         where = _run([python, "-c", "import splitpoker.train.config as c; print(c.PACKAGED_CONFIGS)"], cwd=work)
         assert Path(where.stdout.strip()).is_relative_to(venv), where.stdout
-        assert _run([cli, "--version"], cwd=work).stdout.strip() == f"splitpoker {version('splitpoker')}"
-        assert "wheel" in _run([cli, "rules", "thirteen"], cwd=work).stdout
-        _run([cli, "solve", "thirteen", THIRTEEN_HAND, "--samples", "4", "--top", "2"], cwd=work)
-        _run([cli, "solve", "biji", "BJ 2c 3c 4c 5d 6d 7d 8h 9h", "--samples", "8", "--json"], cwd=work)
-        _run([cli, "eval", "thirteen", "--agents", "heuristic,greedy", "--hands", "4", "--regret-samples", "4",
-              "--out", "report"], cwd=work)
-        assert (work / "report" / "summary.json").is_file() and (work / "report" / "payoff.png").is_file()
         _run([cli, "eval", "biji", "--agents", "pretrained:biji_classic_4p,greedy", "--hands", "2", "--no-regret",
               "--no-plots", "--out", "report2"], cwd=work)
-        _run([cli, "exploit", "biji", "--agent", "greedy", "--samples", "4", "--hands", "4"], cwd=work)
         bench = json.loads(_run([cli, "bench", "--quick", "--only", "biji.policy_ms", "--json"], cwd=work).stdout)
         assert [f["name"] for f in bench["figures"]] == ["biji.policy_ms"]
 
@@ -106,6 +103,30 @@ def test_wheel_installs_and_runs_every_command(tmp_path):
         _play_starts(cli, work)
     finally:
         shutil.rmtree(venv, ignore_errors=True)  # 1.5 GB, mostly torch
+
+
+def _without_the_train_extra(python: Path, cli: Path, work: Path) -> None:
+    """The wheel alone: no torch, and every command that needs none runs; training and a
+    learned agent are one line naming the extra."""
+    missing = "import importlib.util as u; print([n for n in ('torch', 'stable_baselines3', 'sb3_contrib', " \
+              "'tensorboard', 'pydantic') if u.find_spec(n)])"
+    assert _run([python, "-c", missing], cwd=work).stdout.strip() == "[]", "the wheel alone pulls no training package"
+    assert _run([cli, "--version"], cwd=work).stdout.strip() == f"splitpoker {version('splitpoker')}"
+    assert "wheel" in _run([cli, "rules", "thirteen"], cwd=work).stdout
+    _run([cli, "solve", "thirteen", THIRTEEN_HAND, "--samples", "4", "--top", "2"], cwd=work)
+    _run([cli, "solve", "biji", "BJ 2c 3c 4c 5d 6d 7d 8h 9h", "--samples", "8", "--json"], cwd=work)
+    _run([cli, "eval", "thirteen", "--agents", "heuristic,greedy", "--hands", "4", "--regret-samples", "4",
+          "--out", "report"], cwd=work)
+    assert (work / "report" / "summary.json").is_file() and (work / "report" / "payoff.png").is_file()
+    _run([cli, "exploit", "biji", "--agent", "greedy", "--samples", "4", "--hands", "4"], cwd=work)
+    bench = json.loads(_run([cli, "bench", "--quick", "--only", "biji.mask_ms", "--json"], cwd=work).stdout)
+    assert [f["name"] for f in bench["figures"]] == ["biji.mask_ms"]
+    extra = "pip install 'splitpoker[train]' (torch is not installed)"
+    for args in (["train", "quickstart"], ["eval", "biji", "--agents", "pretrained:biji_classic_4p,greedy",
+                                           "--hands", "2", "--no-regret", "--no-plots", "--out", "report2"]):
+        error = _run([cli, *args], cwd=work, expect=2).stderr
+        assert len(error.splitlines()) == 1 and extra in error, error
+    assert not (work / "runs").exists() and not (work / "report2").exists()
 
 
 def _play_starts(cli: Path, work: Path) -> None:
