@@ -96,11 +96,7 @@ def _eval(args: argparse.Namespace) -> int:
         print(f"splitpoker eval: interrupted ({summary['interrupted_by']}) after {summary['hands']} of "
               f"{summary['hands_planned']} deals; writing the partial report to {out}", file=sys.stderr, flush=True)
     write_report(summary, decisions, out, plots=not args.no_plots, table=table)
-    status = 0
-    if summary["partial"]:
-        from ..runtime.interrupts import exit_status
-
-        status = exit_status(signal.Signals[summary["interrupted_by"]])
+    status = _status(summary)
     if args.json:
         print(json.dumps(summary, ensure_ascii=False))
         return status
@@ -115,6 +111,15 @@ def _eval(args: argparse.Namespace) -> int:
     if partial:
         print(partial)
     return status
+
+
+def _status(report: dict[str, Any]) -> int:
+    """The exit status of a report: 0, or that of the signal that interrupted it."""
+    if not report["partial"]:
+        return 0
+    from ..runtime.interrupts import exit_status
+
+    return exit_status(signal.Signals[report["interrupted_by"]])
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -228,11 +233,7 @@ def _benchmark(args: argparse.Namespace) -> int:
         print(f"splitpoker benchmark: interrupted ({report['interrupted_by']}); writing the partial report to {out}",
               file=sys.stderr, flush=True)
     write_benchmark(report, out)
-    status = 0
-    if report["partial"]:
-        from ..runtime.interrupts import exit_status
-
-        status = exit_status(signal.Signals[report["interrupted_by"]])
+    status = _status(report)
     if args.json:
         print(json.dumps(report, ensure_ascii=False))
         return status

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..runtime.files import atomic_write_bytes
-from .match import AgentResult, Decision
+from .duplicate import AgentResult, Decision
 
 
 def _fmt(x: float | None, digits: int = 3) -> str:

@@ -29,7 +29,7 @@ from ..envs.table import check_mask
 from ..runtime.distributed import ray_chunks
 from ..runtime.interrupts import Interrupted, handled, signal_of, worker_pool
 from ..runtime.limits import MAX_HANDS, MAX_WORKERS
-from .match import Decision, Tally, check_lineup, decision_order, play_group
+from .duplicate import Decision, Tally, check_lineup, decision_order, play_group
 
 
 @dataclasses.dataclass
@@ -168,7 +168,7 @@ def run(settings: EvalSettings, progress: bool = True, task: str = "eval",
     ``sink`` gets each part of the decisions as it arrives. Returns (summary, decisions), the
     decisions in the order of ``(group, rotation, seat)``.
 
-    The figures are tallied as the parts arrive (:class:`.match.Tally`), so that an interrupted
+    The figures are tallied as the parts arrive (:class:`.duplicate.Tally`), so that an interrupted
     match is summed up at once, whatever its size."""
     work = chunks(settings.hands, settings.workers)
     game = make_game(settings.game, settings.preset, **settings.switches)

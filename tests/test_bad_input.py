@@ -352,7 +352,7 @@ def _greedy_act(info: dict[str, Any], observation: Any = None) -> None:
 def _evaluate(hands: Any = 1, agents: Any = None) -> None:
     from splitpoker.agents import load_agent
     from splitpoker.envs.games import make_game
-    from splitpoker.eval.match import evaluate
+    from splitpoker.eval.duplicate import evaluate
 
     game = make_game("biji")
     evaluate(game, agents or [load_agent("greedy", game)], 4, hands=hands, seed=0)

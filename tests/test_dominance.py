@@ -334,7 +334,7 @@ def test_policy_decides_sparse_masks_as_the_dense_kernels(name: str, preset: str
 def test_evaluation_over_the_candidates() -> None:
     """``EvalSettings(mask="undominated")``: every seat of every deal plays a candidate; a bad
     mask is refused before any deal."""
-    from splitpoker.eval.match import deal_group
+    from splitpoker.eval.duplicate import deal_group
     from splitpoker.eval.runner import EvalSettings, run
 
     settings = EvalSettings(game="thirteen", agents=["greedy", "random", "heuristic"], hands=3, players=3, seed=2,

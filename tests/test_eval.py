@@ -10,7 +10,7 @@ import pytest
 
 from splitpoker.agents import Agent, load_agent
 from splitpoker.envs.games import make_game
-from splitpoker.eval.match import deal_group, evaluate, play_group, seating
+from splitpoker.eval.duplicate import deal_group, evaluate, play_group, seating
 from splitpoker.eval.runner import EvalSettings, run
 from splitpoker.eval.stats import mean_ci, t_quantile_975
 from splitpoker.train.cli import main

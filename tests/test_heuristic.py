@@ -15,7 +15,7 @@ from splitpoker.envs.cards import parse_cards
 from splitpoker.envs.games import GAMES, game_class, make_game
 from splitpoker.envs.reference import reference_rows
 from splitpoker.envs.table import deal
-from splitpoker.eval.match import evaluate
+from splitpoker.eval.duplicate import evaluate
 
 
 def split_values(game, hands, players):

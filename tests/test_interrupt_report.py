@@ -1,4 +1,4 @@
-"""The report of an eval built as the deals are played (:class:`splitpoker.eval.match.Tally`,
+"""The report of an eval built as the deals are played (:class:`splitpoker.eval.duplicate.Tally`,
 :class:`splitpoker.eval.report.DecisionsTable`): the same ``decisions.csv`` bytes and the
 same ``summary.json`` numbers, bit for bit, as the report made all at once from every
 decision, and an interrupted eval still writes its partial report at once.
@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from splitpoker.eval.match import Decision, Tally, decision_order
+from splitpoker.eval.duplicate import Decision, Tally, decision_order
 from splitpoker.eval.report import DecisionsTable, decision_lines, decisions_csv, write_report
 from splitpoker.eval.runner import EvalSettings, run
 from splitpoker.eval.stats import mean_ci
@@ -170,7 +170,7 @@ def test_the_fast_rows_are_the_csv_modules_rows_for_any_values(tmp_path):
 
 
 def test_summarise_by_the_tally_is_the_plain_summary(tmp_path):
-    from splitpoker.eval.match import summarise
+    from splitpoker.eval.duplicate import summarise
 
     decisions, names = _played(tmp_path)
     shuffled = list(decisions)

@@ -21,7 +21,7 @@ HEADER = ["opponent", "policy mean", "95% CI", "opponent mean", "deals", "policy
 def evaluate_policy(agent: PolicyAgent, game: Game, config: TrainConfig, hands: int,
                     progress: bool = False) -> dict[str, dict[str, Any]]:
     """Duplicate matches of the policy against each ``eval.opponents`` spec."""
-    from ..eval.match import evaluate
+    from ..eval.duplicate import evaluate
 
     out = {}
     for i, spec in enumerate(config.eval.opponents):

@@ -27,7 +27,7 @@ minute, then reads what the run wrote:
 * **The checkpoint as an agent.** ``load_agent("checkpoint:PATH", "biji", num_players=4)``
   plays a checkpoint like any other agent: the script shows its split of one hand and
   plays a short duplicate match against greedy with
-  :func:`splitpoker.eval.match.evaluate` (agent objects, in this process).
+  :func:`splitpoker.eval.duplicate.evaluate` (agent objects, in this process).
 
 A run this short shows the pipeline more than it trains: by default the policy ends about
 +0.5 a hand ahead of greedy, where the full quickstart (``make demo``) reaches about +1.0,
@@ -52,7 +52,7 @@ from splitpoker.agents import load_agent
 from splitpoker.envs.cards import format_cards
 from splitpoker.envs.games import make_game
 from splitpoker.envs.table import deal
-from splitpoker.eval.match import evaluate
+from splitpoker.eval.duplicate import evaluate
 from splitpoker.train.launch import train
 
 FULL = ["total_timesteps=6144", "imitation.hands=1000", "imitation.solver=solver:samples=32,opponent=greedy",

@@ -5,7 +5,7 @@ regenerate with: python tests/data/make_regression.py tests/data/regression.json
 
 Everything is recorded through public APIs only (the PettingZoo environments, ``Game``
 from ``splitpoker.envs.games``, ``SolverAgent`` and ``load_agent``, ``label_hands``, the
-``splitpoker eval`` command and ``splitpoker.eval.match.evaluate``), so any version of the
+``splitpoker eval`` command and ``splitpoker.eval.duplicate.evaluate``), so any version of the
 code can be run through this same script and its output compared with the fixture. The
 script is deterministic: every random choice comes from a seeded NumPy generator of its
 own, and nothing time-based (timings, dates, paths) is recorded.
@@ -427,9 +427,9 @@ def record_eval_cli() -> dict[str, Any]:
 
 
 def record_eval_api() -> dict[str, Any]:
-    """``splitpoker.eval.match.evaluate`` of agent objects from ``load_agent``."""
+    """``splitpoker.eval.duplicate.evaluate`` of agent objects from ``load_agent``."""
     from splitpoker.agents import load_agent
-    from splitpoker.eval.match import evaluate
+    from splitpoker.eval.duplicate import evaluate
 
     out: dict[str, Any] = {}
     for game, preset, n, specs, hands, seed in (
