@@ -49,6 +49,7 @@ from .subset_kernels import (
     MAX_SUBSET,
     first_layer_weights,
     pooled_embedding_gradients,
+    pooled_embeddings,
     slot_ids,
     subset_hidden,
     subset_hidden_gradients,
@@ -128,13 +129,12 @@ class _PooledEmbeddings(th.autograd.Function):
         hidden = th.from_numpy(subset_hidden(projected.detach().numpy(), subsets, ranks, suits,
                                              shape_weight.detach().numpy(), base.detach().numpy()))
         batch, m, h = hidden.shape
-        emb = th.addmm(bias, hidden.view(batch * m, h), weight.t()).clamp_min_(0.0)
-        projections = (emb @ proj.t()).view(batch, m, -1)
-        emb = emb.view(batch, m, -1)
-        most, argmax = emb.max(1)
+        emb = th.addmm(bias, hidden.view(batch * m, h), weight.t()).clamp_min_(0.0).view(batch, m, -1)
+        mean, most, argmax, projections = (th.from_numpy(x) for x in pooled_embeddings(
+            emb.numpy(), proj.detach().contiguous().numpy()))
         ctx.save_for_backward(hidden, weight, proj, emb, argmax)
         ctx.tables = (subsets, ranks, suits, projected.shape[1])
-        return emb.mean(1), most, projections
+        return mean, most, projections
 
     @staticmethod
     def backward(ctx: Any, g_mean: th.Tensor | None, g_max: th.Tensor | None,

@@ -424,9 +424,9 @@ def subset_hidden_gradients_through(g_pre: np.ndarray, embed_weight: np.ndarray,
                                     n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
     """:func:`subset_hidden_gradients` from the gradient ``g_pre`` ``(hands, m, e)`` of the
     embedding layer's pre-activations ``hidden @ embed_weight.T + bias`` rather than from the
-    gradient of ``hidden``: each subset's ``g_pre @ embed_weight`` is formed as it is used
-    (skipping the zeros of ``g_pre``, where the embedding's relu cut), never as a
-    ``(hands, m, h)`` array."""
+    gradient of ``hidden``: each subset's ``g_pre @ embed_weight`` is formed as it is used,
+    from the nonzero entries of its ``g_pre`` only (the embedding's relu cuts about half),
+    never as a ``(hands, m, h)`` array."""
     hands, m, h = hidden.shape
     e = embed_weight.shape[0]
     k = subsets.shape[1]
@@ -435,26 +435,65 @@ def subset_hidden_gradients_through(g_pre: np.ndarray, embed_weight: np.ndarray,
     g_weight = np.zeros((f, h), dtype=np.float32)
     g_base = np.zeros((hands, h), dtype=np.float32)
     g = np.empty(h, dtype=np.float32)
+    live = np.empty(e, dtype=np.int64)
     for b in range(hands):
         for i in range(m):
-            g[:] = 0.0
-            for j in range(e):
+            count = 0
+            for j in range(e):  # the nonzero entries, listed without a branch on them
+                live[count] = j
+                count += g_pre[b, i, j] != 0.0
+            for c in range(h):
+                g[c] = 0.0
+            for t in range(count):
+                j = live[t]
                 value = g_pre[b, i, j]
-                if value != 0.0:
-                    for c in range(h):
-                        g[c] += value * embed_weight[j, c]
+                for c in range(h):
+                    g[c] += value * embed_weight[j, c]
             for c in range(h):
                 if hidden[b, i, c] <= 0.0:
                     g[c] = 0.0
-            for c in range(h):
                 g_base[b, c] += g[c]
             for p in range(k):
-                target = g_projected[p, subsets[i, p], b]
+                slot = subsets[i, p]
                 for c in range(h):
-                    target[c] += g[c]
+                    g_projected[p, slot, b, c] += g[c]
             for j in range(f):
                 value = shapes[b, i, j]
                 if value != 0.0:
                     for c in range(h):
                         g_weight[j, c] += value * g[c]
     return g_projected, g_weight, g_base
+
+
+@njit(cache=True, fastmath=True)
+def pooled_embeddings(emb: np.ndarray, proj: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """In one pass over embeddings ``(hands, m, e)``: their mean and maximum over the subsets
+    ``(hands, e)`` each, the first subset of each maximum ``(hands, e)`` (int64), and their
+    projections ``emb @ proj.T`` ``(hands, m, q)`` onto ``proj`` ``(q, e)``."""
+    hands, m, e = emb.shape
+    q = proj.shape[0]
+    mean = np.empty((hands, e), dtype=np.float32)
+    most = np.empty((hands, e), dtype=np.float32)
+    argmax = np.zeros((hands, e), dtype=np.int64)
+    projections = np.empty((hands, m, q), dtype=np.float32)
+    total = np.empty(e, dtype=np.float64)
+    for b in range(hands):
+        for i in range(e):
+            total[i] = 0.0
+            most[b, i] = emb[b, 0, i]
+        for s in range(m):
+            for i in range(e):
+                value = emb[b, s, i]
+                total[i] += value
+                if value > most[b, i]:
+                    most[b, i] = value
+                    argmax[b, i] = s
+            for t in range(q):
+                dot = np.float32(0.0)
+                for i in range(e):
+                    dot += emb[b, s, i] * proj[t, i]
+                projections[b, s, t] = dot
+        for i in range(e):
+            mean[b, i] = total[i] / m
+    return mean, most, argmax, projections
