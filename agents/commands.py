@@ -6,7 +6,7 @@ import argparse
 import time
 from typing import Any
 
-from ..envs.commands import add_game_argument, add_rules_options, emit, game_from_args
+from ..envs.commands import HAND_SIZES_TEXT, add_game_argument, add_rules_options, emit, game_from_args
 
 
 def _solve(args: argparse.Namespace) -> None:
@@ -72,7 +72,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "hands arranged by an opponent model, and the best splits. Rows are printed weakest "
                        "first.")
     add_game_argument(p)
-    p.add_argument("cards", help='the hand, e.g. "As Kd ..." (13 cards for thirteen, 9 for biji)')
+    p.add_argument("cards", help=f'the hand, e.g. "As Kd ..." ({HAND_SIZES_TEXT})')
     p.add_argument("--players", type=int, default=4, help="players at the table (default 4)")
     p.add_argument("--seat", type=int, default=0, help="this hand's seat (default 0; matters for banker scoring)")
     p.add_argument("--samples", type=int, default=256, help="sampled opponent deals (default 256)")

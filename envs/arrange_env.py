@@ -1,8 +1,9 @@
-"""The PettingZoo AEC environment shared by the arrangement games (Thirteen and Biji).
+"""The PettingZoo AEC environment shared by the arrangement games (every registered game).
 
-One class, :class:`ArrangeEnv`, parametrised by the registered game: ``thirteen/env.py``
-and ``biji/env.py`` subclass it with the game's name and metadata, and build ``env`` /
-``raw_env`` / ``parallel_env`` with :func:`make_env_fns`.
+One class, :class:`ArrangeEnv`, parametrised by the registered game: each game's ``env``
+module (``Game.env_module``: ``thirteen/env.py``, ``biji/env.py`` …) subclasses it with the
+game's name and metadata, and builds ``env`` / ``raw_env`` / ``parallel_env`` with
+:func:`make_env_fns`.
 
 A hand is one simultaneous decision, as in rock-paper-scissors: the seats ``player_0 …
 player_{n-1}`` act in seat order, once each, and no seat sees another's choice. After the
@@ -80,7 +81,7 @@ from .cards import format_cards
 from .game import Game, Score
 from .games import game_class, make_game
 from .observation import observation_high
-from .registration import register_envs
+from .registration import ENV_MODULES, register_envs
 from .render import render_table
 from .table import Tables, check_illegal, check_mask, check_seed, deal, from_hands
 
@@ -123,7 +124,7 @@ class ArrangeEnv(AECEnv, EzPickle):
                           infos=infos, **switches)
         super().__init__()
         if not self.game_name:
-            raise TypeError("ArrangeEnv is a base class; use thirteen_v0 or biji_v0")
+            raise TypeError(f"ArrangeEnv is a base class; use {' or '.join(ENV_MODULES)}")
         known = game_class(self.game_name).rules_class.switch_names()
         for name in switches:
             if name not in known:

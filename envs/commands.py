@@ -6,15 +6,30 @@ import argparse
 import json
 from typing import Any
 
-from .games import game_names
+from .games import GAMES, game_names
 
 GAME_CHOICES = game_names()
 
 
+def either(names: Any) -> str:
+    """``"a, b or c"``: a list of names for help and error messages."""
+    names = list(names)
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+def _title(name: str) -> str:
+    return name.replace("_", " ").title()
+
+
+#: the registered games, for help and error messages: "thirteen or biji"
+GAMES_TEXT = either(GAME_CHOICES)
+#: each game's hand size, for the help of a hand argument: "13 cards for thirteen, 9 for biji"
+HAND_SIZES_TEXT = ", ".join(f"{cls.hand_size}{' cards' if k == 0 else ''} for {name}"
+                            for k, (name, cls) in enumerate(GAMES.items()))
+
+
 def add_rules_options(parser: argparse.ArgumentParser) -> None:
     """``--preset`` and ``--set switch=value`` (repeatable)."""
-    from .games import GAMES
-
     presets = "; ".join(f"{name}: {', '.join(cls.rules_class.PRESETS)}" for name, cls in GAMES.items())
     parser.add_argument("--preset", default="classic", help=f"rules preset (default: classic); {presets}")
     parser.add_argument("--set", dest="switches", action="append", default=[], metavar="SWITCH=VALUE",
@@ -189,6 +204,12 @@ def _game_command(sub: argparse._SubParsersAction, name: str, run: Any, help: st
     return p
 
 
+def _row_sizes_text() -> str:
+    """Each game's row sizes: "Thirteen: 3 or 5 cards; Biji: 3 cards"."""
+    return "; ".join(f"{_title(name)}: {either(map(str, sorted(set(cls.split_index.row_sizes) - {0})))} cards"
+                     for name, cls in GAMES.items())
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = _game_command(sub, "rules", _rules, "print the resolved rules of a game",
                       "Print the resolved rule switches of a game: a preset with --set overrides; "
@@ -198,12 +219,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "special-hand values; Biji: pot payments and 喜); with --json, {\"rules\": ..., \"tables\": ...}")
 
     p = _game_command(sub, "compare", _compare, "compare two rows",
-                      "Compare two rows (Thirteen: 3 or 5 cards; Biji: 3 cards). Result 1 means A is stronger.")
+                      f"Compare two rows ({_row_sizes_text()}). Result 1 means A is stronger.")
     p.add_argument("row_a", help='row A, e.g. "As Kd Qc"')
     p.add_argument("row_b", help="row B, of the same size")
 
     p = _game_command(sub, "score", _score, "score a table of arrangements",
-                      "Score a table: one --hand per seat, in seat order (Thirteen 2-4, Biji 2-5).")
+                      "Score a table: one --hand per seat, in seat order ("
+                      + ", ".join(f"{_title(name)} {cls.players[0]}-{cls.players[1]}" for name, cls in GAMES.items())
+                      + ").")
     p.add_argument("--hand", action="append", default=[], metavar='"ROW | ROW | ROW"',
                    help="a seat's arrangement, weakest row first (repeat per seat)")
     p.add_argument("--sort", action="store_true", help="sort each seat's rows by strength (games whose rows have "
@@ -212,5 +235,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = _game_command(sub, "splits", _splits, "list the valid splits of a hand",
                       "The canonical slots of a hand and the indices of its valid splits, or the arrangement of "
                       "one index.")
-    p.add_argument("cards", help='the hand, e.g. "As Kd ..." (13 cards for thirteen, 9 for biji)')
+    p.add_argument("cards", help=f'the hand, e.g. "As Kd ..." ({HAND_SIZES_TEXT})')
     p.add_argument("--decode", type=_decode_index, metavar="N", help="print the arrangement of split index N")

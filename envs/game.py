@@ -76,7 +76,9 @@ class Game(abc.ABC):
 
     #: the registered name, e.g. ``"thirteen"``
     name: ClassVar[str]
-    #: the PettingZoo module of the game under ``splitpoker.envs`` (``thirteen_v0``)
+    #: the game's PettingZoo module (``env``, ``raw_env``, ``parallel_env``), relative to
+    #: ``splitpoker.envs`` (``"thirteen.env"``): served as ``splitpoker.envs.<name>_v0`` and
+    #: registered as ``splitpoker/<name>_v0`` (:mod:`splitpoker.envs.registration`)
     env_module: ClassVar[str]
     #: the frozen rules dataclass of the game
     rules_class: ClassVar[type[RuleSwitches]]

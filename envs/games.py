@@ -4,10 +4,11 @@ Every game is a package under ``envs/`` whose ``game`` module defines a
 :class:`~splitpoker.envs.game.Game` subclass; :data:`GAMES` registers it by name, and
 everything that needs the list of games reads it from here: the command line's choices,
 config validation, policy lookups, the solver's engine and the PettingZoo registration. A
-third game is one new package and one line below. Pure: standard library and NumPy.
+third game is one new package (``rules``, ``game``, ``env`` modules and RULES.md, with the
+package and RULES.md declared in pyproject.toml) and one line below. Pure: standard library and NumPy.
 
->>> sorted(GAMES)
-['biji', 'thirteen']
+>>> {'biji', 'thirteen'} <= set(GAMES)
+True
 >>> game = make_game("biji", preset="no-jokers")
 >>> game.n_actions, game.hand_size, game.players
 (1680, 9, (2, 5))

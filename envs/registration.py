@@ -1,6 +1,14 @@
 """Registration of the environments with PettingZoo's registry (PettingZoo 1.27 and later),
 by entry-point strings: nothing heavy is imported until an environment is made.
 
+Each registered game's environment module lives in its own package (``Game.env_module``,
+e.g. ``"biji.env"``); it is served as ``splitpoker.envs.<game>_v0`` (the package's lazy
+attributes) and registered as ``splitpoker/<game>_v0``:
+
+>>> ENV_MODULES[:2]
+('thirteen_v0', 'biji_v0')
+>>> ENV_PATHS["biji_v0"]
+'splitpoker.envs.biji.env'
 >>> ids = register_envs()  # doctest: +SKIP
 >>> import pettingzoo; env = pettingzoo.make("aec", "splitpoker/thirteen_v0")  # doctest: +SKIP
 """
@@ -9,13 +17,25 @@ from __future__ import annotations
 
 import re
 
+from .game import Game
 from .games import GAMES
 
-#: the versioned environment modules of ``splitpoker.envs``, one per registered game
-ENV_MODULES = tuple(cls.env_module for cls in GAMES.values())
+#: the version of every environment: the suffix of its public name
+ENV_VERSION = 0
+_PACKAGE = __name__.rpartition(".")[0]
+
+
+def env_name(game: type[Game]) -> str:
+    """The public, versioned name of a game's environment (``thirteen_v0``)."""
+    return f"{game.name}_v{ENV_VERSION}"
+
+
+#: the full module path of each registered game's environment, by its public name
+ENV_PATHS: dict[str, str] = {env_name(cls): f"{_PACKAGE}.{cls.env_module}" for cls in GAMES.values()}
+#: the versioned environment names, one per registered game: attributes of ``splitpoker.envs``
+ENV_MODULES = tuple(ENV_PATHS)
 #: the PettingZoo registry namespace of the environments
 REGISTRY_NAMESPACE = "splitpoker"
-_PACKAGE = __name__.rpartition(".")[0]
 
 
 def register_envs() -> list[str]:
@@ -28,11 +48,11 @@ def register_envs() -> list[str]:
     except ImportError:
         return []
     ids = []
-    for module in ENV_MODULES:
-        env_id = f"{REGISTRY_NAMESPACE}/{module}"
+    for name, path in ENV_PATHS.items():
+        env_id = f"{REGISTRY_NAMESPACE}/{name}"
         normalised = re.sub(r"_v(?=\d+$)", "-v", env_id)
         for kind, registry, attr in (("aec", aec_registry, "env"), ("parallel", parallel_registry, "parallel_env")):
             if normalised not in registry:
-                register(kind, env_id, entry_point=f"{_PACKAGE}.{module}:{attr}")
+                register(kind, env_id, entry_point=f"{path}:{attr}")
         ids.append(env_id)
     return ids

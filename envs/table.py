@@ -85,37 +85,73 @@ def check_mask(mask: Any) -> str:
     return mask
 
 
+@dataclasses.dataclass(frozen=True)
+class _EnvGame:
+    """What tells a registered game apart in an environment's seat data (rule switches
+    change none of it): its hand size, the length of its observations and its number of
+    splits (the length of its action mask)."""
+
+    name: str
+    hand_size: int
+    observation_size: int
+    n_actions: int
+
+
+def _check_distinct(games: Sequence[_EnvGame]) -> tuple[_EnvGame, ...]:
+    """``games``, unless two of them have the same hand size, observation length and number
+    of splits (no seat data could tell them apart): then ValueError naming both."""
+    seen: dict[tuple[int, int, int], str] = {}
+    for g in games:
+        key = (g.hand_size, g.observation_size, g.n_actions)
+        if key in seen:
+            raise ValueError(f"games {seen[key]!r} and {g.name!r} have the same hand size, observation length and "
+                             f"number of splits {key}: an environment's seat data cannot tell them apart")
+        seen[key] = g.name
+    return tuple(games)
+
+
 @functools.lru_cache(maxsize=1)
-def _env_games() -> tuple[dict[int, tuple[str, int]], dict[int, tuple[str, int]]]:
-    """Each registered game's name and number of splits, by its hand size and by the length
-    of its observations (rule switches change neither)."""
+def _env_games() -> tuple[_EnvGame, ...]:
+    """Every registered game's :class:`_EnvGame`; ValueError when two cannot be told apart."""
     games = {name: make_game(name) for name in GAMES}
-    return ({g.hand_size: (name, g.n_actions) for name, g in games.items()},
-            {observation_size(g): (name, g.n_actions) for name, g in games.items()})
+    return _check_distinct([_EnvGame(name, g.hand_size, observation_size(g), g.n_actions)
+                            for name, g in games.items()])
 
 
-def _env_game(observation: np.ndarray, info: Mapping[str, Any]) -> tuple[str, int] | None:
-    """The game (name, number of splits) of an environment's seat data: by the size of
-    ``info["hand"]``, else by the length of the observation; None when neither tells."""
-    by_hand, by_observation = _env_games()
+def _narrow(games: Sequence[_EnvGame], hand_size: int | None = None,
+            observation_size: int | None = None) -> tuple[_EnvGame, ...]:
+    """The games of ``games`` that fit the seat data: those of the hand's size, then of
+    those, the ones of the observation's length; a clue that fits none is ignored (so the
+    hand's size wins over an observation of another game's length)."""
+    found = tuple(games)
+    for attr, value in (("hand_size", hand_size), ("observation_size", observation_size)):
+        if value is not None:
+            fit = tuple(g for g in found if getattr(g, attr) == value)
+            found = fit or found
+    return found
+
+
+def _env_game(observation: np.ndarray, info: Mapping[str, Any]) -> tuple[_EnvGame, ...]:
+    """The games an environment's seat data may be of: by the size of ``info["hand"]`` and
+    the length of the observation; every registered game when neither tells."""
     hand = info.get("hand")
-    if isinstance(hand, Sequence) and not isinstance(hand, str) and len(hand) in by_hand:
-        return by_hand[len(hand)]
-    return by_observation.get(observation.shape[0]) if observation.ndim == 1 else None
+    hand_size = len(hand) if isinstance(hand, Sequence) and not isinstance(hand, str) else None
+    return _narrow(_env_games(), hand_size, observation.shape[0] if observation.ndim == 1 else None)
 
 
-def _env_mask(action_mask: Any, game: tuple[str, int] | None) -> np.ndarray:
+def _env_mask(action_mask: Any, games: Sequence[_EnvGame]) -> np.ndarray:
     """An environment's ``action_mask`` as bool ``(n_actions,)``: ValueError unless it is one
-    0/1 entry per split of ``game`` (of some game when None) with at least one 1."""
+    0/1 entry per split of one of ``games`` (the games the seat data may be of) with at
+    least one 1."""
     try:
         mask = np.asarray(action_mask)
     except Exception:  # a ragged or otherwise unconvertible value
         raise ValueError(f"action_mask {cut(repr(action_mask), 80)} is not an array of 0/1 entries") from None
-    sizes = {n: name for name, n in _env_games()[0].values()}
-    if game is not None:
-        sizes = {game[1]: game[0]}
+    sizes: dict[int, list[str]] = {}
+    for g in games:
+        sizes.setdefault(g.n_actions, []).append(g.name)
     if mask.ndim != 1 or mask.shape[0] not in sizes:
-        wanted = " or ".join(f"({n},) for {name}" for n, name in sorted(sizes.items()))
+        wanted = " or ".join(f"({n},) for {'/'.join(names)}" for n, names in sorted(sizes.items()))
         raise ValueError(f"action_mask has shape {mask.shape}; a seat's mask has one entry per split: {wanted}")
     if mask.dtype != bool:
         if not (np.issubdtype(mask.dtype, np.integer) or np.issubdtype(mask.dtype, np.floating)):
@@ -189,13 +225,16 @@ class SeatView:
     def n_actions(self) -> int | None:
         """The number of splits of the seat's game: of its tables, its mask's length, or for a
         view made from an environment's data without a mask, that of the game of the hand's
-        size (None when no game has hands of its size)."""
+        size (and of the observation's length); None when no game, or games with different
+        numbers of splits, fit."""
         if self._tables is not None:
             return self._tables.game.n_actions
         if self._mask is not None and self._mask.ndim == 1:
             return len(self._mask)
-        game = _env_games()[0].get(len(self.slots))
-        return None if game is None else game[1]
+        size = len(self.slots)
+        length = self._observation.shape[0] if self._observation is not None and self._observation.ndim == 1 else None
+        fit = {g.n_actions for g in _narrow(_env_games(), size, length) if g.hand_size == size}
+        return fit.pop() if len(fit) == 1 else None
 
     @property
     def tables(self) -> Tables | None:

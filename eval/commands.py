@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..envs.commands import GAME_CHOICES
+from ..envs.commands import GAME_CHOICES, GAMES_TEXT
 
 _OPTION = re.compile(r"^[A-Za-z_]\w*=")
 
@@ -62,8 +62,8 @@ def _settings(args: argparse.Namespace) -> Any:
         values["game"] = args.game
     if "game" not in values:
         if args.config:
-            raise ValueError(f"{args.config} names no game; give game: thirteen or biji there, or the game here")
-        raise ValueError("give the game (thirteen or biji) or --config FILE")
+            raise ValueError(f"{args.config} names no game; give game: {GAMES_TEXT} there, or the game here")
+        raise ValueError(f"give the game ({GAMES_TEXT}) or --config FILE")
     for name in _FLAGS:
         value = getattr(args, name)
         if value is not None:

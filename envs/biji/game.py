@@ -18,7 +18,7 @@ from . import rules as engine
 
 class BijiGame(Game):
     name = "biji"
-    env_module = "biji_v0"
+    env_module = "biji.env"
     rules_class = engine.BijiRules
     split_index = BIJI
     hand_size = engine.HAND_SIZE

@@ -20,7 +20,7 @@ from . import rules as engine
 
 class ThirteenGame(Game):
     name = "thirteen"
-    env_module = "thirteen_v0"
+    env_module = "thirteen.env"
     rules_class = engine.ThirteenRules
     split_index = THIRTEEN
     hand_size = engine.HAND_SIZE
