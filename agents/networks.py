@@ -53,7 +53,6 @@ from .subset_kernels import (
     slot_ids,
     subset_hidden,
     subset_hidden_gradients,
-    subset_hidden_gradients_through,
     subset_shapes,
 )
 
@@ -116,11 +115,10 @@ class _PooledEmbeddings(th.autograd.Function):
     slots' ranks and suits), the embeddings ``relu(hidden @ weight.T + bias)`` ``(B, m, e)``,
     and as outputs only their mean and maximum over the subsets ``(B, e)`` each and their
     projections onto ``proj`` ``(q, e)`` (the row positions' score and vector weights)
-    ``(B, m, q)``. The backward forms the pre-activations' gradient in one pass
-    (:func:`.subset_kernels.pooled_embedding_gradients`), the embedding layer's weight
-    gradient in one product, and the first layer's gradients in one more pass
-    (:func:`.subset_kernels.subset_hidden_gradients_through`), without a full-size
-    temporary per term."""
+    ``(B, m, q)``, in one pass (:func:`.subset_kernels.pooled_embeddings`). The backward
+    forms the pre-activations' gradient and the first layer's gradients in one pass
+    (:func:`.subset_kernels.pooled_embedding_gradients`), then the embedding layer's weight
+    gradient in one product, without a full-size temporary per term."""
 
     @staticmethod
     def forward(ctx: Any, projected: th.Tensor, shape_weight: th.Tensor, base: th.Tensor, weight: th.Tensor,
@@ -146,12 +144,10 @@ class _PooledEmbeddings(th.autograd.Function):
         g_mean = th.zeros(batch, e) if g_mean is None else g_mean
         g_max = th.zeros(batch, e) if g_max is None else g_max
         g_proj = th.zeros(batch, m, q) if g_proj is None else g_proj
-        weights = weight.detach().contiguous().numpy()
-        g_pre = pooled_embedding_gradients(emb.numpy(), argmax.numpy(), g_mean.contiguous().numpy(),
-                                           g_max.contiguous().numpy(), g_proj.contiguous().numpy(),
-                                           proj.detach().contiguous().numpy())
-        g_projected, g_shape, g_base = subset_hidden_gradients_through(
-            g_pre, weights, hidden.numpy(), subsets, subset_shapes(ranks, suits, subsets), n)
+        g_pre, g_projected, g_shape, g_base = pooled_embedding_gradients(
+            emb.numpy(), argmax.numpy(), g_mean.contiguous().numpy(), g_max.contiguous().numpy(),
+            g_proj.contiguous().numpy(), proj.detach().contiguous().numpy(), weight.detach().contiguous().numpy(),
+            hidden.numpy(), subsets, subset_shapes(ranks, suits, subsets), n)
         flat = th.from_numpy(g_pre).view(batch * m, e)
         g_weight = flat.t() @ hidden.view(batch * m, h)
         g_bias = flat.sum(0)

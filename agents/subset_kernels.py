@@ -391,56 +391,52 @@ def sparse_row_scores(slots: np.ndarray, context: np.ndarray, weight: np.ndarray
 
 @njit(cache=True, fastmath=True)
 def pooled_embedding_gradients(emb: np.ndarray, argmax: np.ndarray, g_mean: np.ndarray, g_max: np.ndarray,
-                               g_proj: np.ndarray, proj: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
-    """The gradient ``(hands, m, e)`` float32 of the loss with respect to the embedding layer's
-    pre-activations, for embeddings ``emb = relu(pre)`` ``(hands, m, e)`` read three ways:
-    their mean over the subsets (gradient ``g_mean`` ``(hands, e)``), their maximum (gradient
-    ``g_max`` ``(hands, e)``, reaching the subset ``argmax`` ``(hands, e)`` only), and their
-    projections ``emb @ proj.T`` (``proj`` ``(q, e)``, gradient ``g_proj`` ``(hands, m, q)``):
-    one pass, the relu's cut applied, instead of a full-size temporary per term."""
-    hands, m, e = emb.shape
-    q = proj.shape[0]
-    out = np.empty((hands, m, e), dtype=np.float32)
-    share = np.empty(e, dtype=np.float32)
-    for b in range(hands):
-        for i in range(e):
-            share[i] = g_mean[b, i] / m
-        for s in range(m):
-            for i in range(e):
-                g = share[i]
-                for t in range(q):
-                    g += g_proj[b, s, t] * proj[t, i]
-                out[b, s, i] = g if emb[b, s, i] > 0.0 else np.float32(0.0)
-        for i in range(e):
-            s = argmax[b, i]
-            if emb[b, s, i] > 0.0:
-                out[b, s, i] += g_max[b, i]
-    return out
-
-
-@njit(cache=True, fastmath=True)
-def subset_hidden_gradients_through(g_pre: np.ndarray, embed_weight: np.ndarray, hidden: np.ndarray,
-                                    subsets: np.ndarray, shapes: np.ndarray,
-                                    n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
-    """:func:`subset_hidden_gradients` from the gradient ``g_pre`` ``(hands, m, e)`` of the
-    embedding layer's pre-activations ``hidden @ embed_weight.T + bias`` rather than from the
-    gradient of ``hidden``: each subset's ``g_pre @ embed_weight`` is formed as it is used,
-    from the nonzero entries of its ``g_pre`` only (the embedding's relu cuts about half),
-    never as a ``(hands, m, h)`` array."""
+                               g_proj: np.ndarray, proj: np.ndarray, embed_weight: np.ndarray,
+                               hidden: np.ndarray, subsets: np.ndarray, shapes: np.ndarray, n: int
+                               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
+    """The backward pass of :func:`pooled_embeddings` over embeddings ``emb = relu(hidden @
+    embed_weight.T + bias)`` ``(hands, m, e)`` of the first layer's output ``hidden``
+    ``(hands, m, h)`` (:func:`subset_hidden`), read three ways: their mean over the subsets
+    (gradient ``g_mean`` ``(hands, e)``), their maximum (gradient ``g_max`` ``(hands, e)``,
+    reaching the subset ``argmax`` ``(hands, e)`` only) and their projections ``emb @
+    proj.T`` (``proj`` ``(q, e)``, gradient ``g_proj`` ``(hands, m, q)``). One pass over the
+    subsets forms each one's gradient of the pre-activations (the relu's cut applied), writes
+    it (``(hands, m, e)``, for the embedding layer's weight gradient), and carries it
+    through the embedding layer and the first layer's relu, from its nonzero entries only
+    (the embedding's relu cuts about half), into the first layer's gradients as
+    :func:`subset_hidden_gradients` gives them: with respect to the per-slot projections
+    ``(k, n, hands, h)``, the shape weights ``(f, h)`` and the per-hand bias ``(hands, h)``
+    (``shapes``: the subsets' shape features, :func:`subset_shapes`). No ``(hands, m, h)``
+    temporary."""
     hands, m, h = hidden.shape
     e = embed_weight.shape[0]
+    q = proj.shape[0]
     k = subsets.shape[1]
     f = shapes.shape[2]
+    g_pre = np.empty((hands, m, e), dtype=np.float32)
     g_projected = np.zeros((k, n, hands, h), dtype=np.float32)
     g_weight = np.zeros((f, h), dtype=np.float32)
     g_base = np.zeros((hands, h), dtype=np.float32)
+    share = np.empty(e, dtype=np.float32)
     g = np.empty(h, dtype=np.float32)
     live = np.empty(e, dtype=np.int64)
     for b in range(hands):
+        for j in range(e):  # the hand's gradients of the pre-activations, while they stay in cache
+            share[j] = g_mean[b, j] / m
+        for i in range(m):
+            for j in range(e):
+                value = share[j]
+                for t in range(q):
+                    value += g_proj[b, i, t] * proj[t, j]
+                g_pre[b, i, j] = value if emb[b, i, j] > 0.0 else np.float32(0.0)
+        for j in range(e):
+            i = argmax[b, j]
+            if emb[b, i, j] > 0.0:
+                g_pre[b, i, j] += g_max[b, j]
         for i in range(m):
             count = 0
-            for j in range(e):  # the nonzero entries, listed without a branch on them
-                live[count] = j
+            for j in range(e):
+                live[count] = j  # the nonzero entries, listed without a branch on them
                 count += g_pre[b, i, j] != 0.0
             for c in range(h):
                 g[c] = 0.0
@@ -462,7 +458,7 @@ def subset_hidden_gradients_through(g_pre: np.ndarray, embed_weight: np.ndarray,
                 if value != 0.0:
                     for c in range(h):
                         g_weight[j, c] += value * g[c]
-    return g_projected, g_weight, g_base
+    return g_pre, g_projected, g_weight, g_base
 
 
 @njit(cache=True, fastmath=True)

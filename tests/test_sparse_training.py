@@ -167,3 +167,33 @@ def test_rollout_buffer_keeps_few_marked_splits_as_lists(rng):
     assert all(sparse.carried(b.action_masks) is None for b in batches)
     got = np.concatenate([b.action_masks.numpy() for b in batches])
     assert sorted(map(bytes, got)) == sorted(map(bytes, masks.swapaxes(0, 1).reshape(-1, n_actions)))
+
+
+@pytest.mark.parametrize("kind", ["split_scorer", "mlp"])
+def test_selfplay_over_the_candidates_trains_on_their_lists(tmp_path, kind):
+    """A rollout of ``selfplay.mask: undominated`` keeps every mask as a list, and the PPO
+    update reads them: the split scorer over the marked splits alone, an ``mlp`` policy from
+    the bool masks they come with."""
+    from splitpoker.train.config import load_config_dict
+    from splitpoker.train.learner import run_meta
+    from splitpoker.train.ppo import build_model, make_vec_env
+    from splitpoker.train.selfplay import OpponentPool
+    from tests.test_train import tiny
+
+    config = load_config_dict(tiny(tmp_path, "thirteen", kind=kind, selfplay={"mask": "undominated"}))
+    game = make_game("thirteen")
+    pool = OpponentPool(game, config.num_players, run_meta(config, game, 0), config.selfplay, seed=0)
+    env = make_vec_env(config, game, pool)
+    try:
+        model = build_model(config, env)
+        before = [p.detach().clone() for p in model.policy.parameters()]
+        model.learn(total_timesteps=config.ppo.n_steps * config.n_envs)
+        assert all(marked is not None for marked in model.rollout_buffer.marked)
+        samples = next(model.rollout_buffer.get(config.ppo.batch_size))
+        assert sparse.carried(samples.action_masks) is not None
+        values, log_prob, entropy = model.policy.evaluate_actions(samples.observations, samples.actions.long(),
+                                                                  samples.action_masks)
+        assert th.isfinite(log_prob).all() and th.isfinite(entropy).all() and th.isfinite(values).all()
+        assert any(not th.equal(a, b) for a, b in zip(before, model.policy.parameters()))
+    finally:
+        env.close()
