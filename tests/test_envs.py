@@ -1,12 +1,15 @@
-"""The PettingZoo environments thirteen_v0 and biji_v0: PettingZoo's API, seed, parallel and
+"""The PettingZoo environments of every registered game (thirteen_v0, biji_v0 …): PettingZoo's API, seed, parallel and
 render tests; rewards against the rules engine; masks against rules validity; seeding and
 the global random state; illegal actions; bad input; registration and rendering."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import importlib
 import pickle
 import random
+import re
 import subprocess
 import sys
 import warnings
@@ -17,15 +20,19 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test, seed_test
 
+import splitpoker.envs as envs
 from splitpoker.envs import biji_v0, thirteen_v0
 from splitpoker.envs.biji import rules as B
 from splitpoker.envs.cards import format_cards, parse_cards, parse_rows
-from splitpoker.envs.games import make_game
+from splitpoker.envs.games import GAMES, make_game
 from splitpoker.envs.observation import encode_observation, observation_labels, observation_size
+from splitpoker.envs.registration import env_name
 from splitpoker.envs.thirteen import rules as T
 from splitpoker.eval.bench import hands_per_second, random_valid_action
 
-MODULES = {"thirteen": thirteen_v0, "biji": biji_v0}
+#: every registered game's environment module, by the game's name
+MODULES = {name: getattr(envs, env_name(cls)) for name, cls in GAMES.items()}
+GAME_NAMES = list(MODULES)
 
 #: (game, num_players, preset): tables and presets PettingZoo's tests run on
 TABLES = [("thirteen", 2, "classic"), ("thirteen", 3, "banker"), ("thirteen", 4, "shisanshui"),
@@ -102,9 +109,9 @@ def test_pettingzoo_parallel_seed_with_penalties(game: str, players: int, preset
         api_test(MODULES[game].raw_env(num_players=players, preset=preset, illegal_action="penalty"), num_cycles=5)
 
 
-#: every preset of both games, at the largest table it allows (slow: PettingZoo's four tests each)
-EVERY_PRESET = [(name, min(4, max(players)), preset) for name, players, presets in (
-    ("thirteen", T.PLAYERS, T.ThirteenRules.PRESETS), ("biji", B.PLAYERS, B.BijiRules.PRESETS)) for preset in presets]
+#: every preset of every game, at the largest table it allows up to 4 (slow: PettingZoo's four tests each)
+EVERY_PRESET = [(name, min(4, max(cls.players)), preset) for name, cls in GAMES.items()
+                for preset in cls.rules_class.PRESETS]
 
 
 @pytest.mark.slow
@@ -143,7 +150,7 @@ def test_flat_observation_is_the_vector_with_the_mask_in_the_infos(game: str, pl
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("game", ["thirteen", "biji"])
+@pytest.mark.parametrize("game", GAME_NAMES)
 def test_supersuit_observation_wrappers_take_the_flat_observation(game: str) -> None:
     """SuperSuit's observation wrappers on ``observation="flat"``, with no glue: each hand
     plays to the end with the masks from the infos."""
@@ -167,7 +174,7 @@ def test_supersuit_observation_wrappers_take_the_flat_observation(game: str) -> 
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("game", ["thirteen", "biji"])
+@pytest.mark.parametrize("game", GAME_NAMES)
 def test_supersuit_vector_wrappers_take_the_parallel_env(game: str) -> None:
     """SuperSuit's ``pettingzoo_env_to_vec_env_v1`` and ``concat_vec_envs_v1`` on the flat
     parallel env, with no glue: every step is a whole hand of every table (each seat one
@@ -185,7 +192,7 @@ def test_supersuit_vector_wrappers_take_the_parallel_env(game: str) -> None:
         assert all(info.get("illegal_action") is None for info in infos)
 
 
-@pytest.mark.parametrize("game", ["thirteen", "biji"])
+@pytest.mark.parametrize("game", GAME_NAMES)
 def test_pettingzoo_render(game: str, capsys: pytest.CaptureFixture[str]) -> None:
     render_test(functools.partial(MODULES[game].env, num_players=3),
                 custom_tests={"ansi": lambda text: "player_2" in text})
@@ -403,7 +410,7 @@ def test_global_random_state_is_untouched(rng: np.random.Generator) -> None:
     random.seed(1234)
     np.random.seed(1234)
     python_state, numpy_state = random.getstate(), np.random.get_state()
-    for module in (thirteen_v0, biji_v0):
+    for module in MODULES.values():
         env = module.env(num_players=3)
         env.reset()
         play(env, rng)
@@ -418,7 +425,7 @@ def test_global_random_state_is_untouched(rng: np.random.Generator) -> None:
 
 # ---------------------------------------------------------------------- illegal actions
 
-@pytest.mark.parametrize("game_name", ["thirteen", "biji"])
+@pytest.mark.parametrize("game_name", GAME_NAMES)
 def test_illegal_action_under_env_ends_the_hand_with_minus_one(game_name: str, rng: np.random.Generator) -> None:
     env = MODULES[game_name].env(num_players=3)
     env.reset(seed=9)
@@ -432,12 +439,12 @@ def test_illegal_action_under_env_ends_the_hand_with_minus_one(game_name: str, r
     assert rewards == {"player_0": 0.0, "player_1": -1.0, "player_2": 0.0}
 
 
-@pytest.mark.parametrize("game_name", ["thirteen", "biji"])
+@pytest.mark.parametrize("game_name", GAME_NAMES)
 def test_illegal_action_under_raw_env_is_a_clear_value_error(game_name: str) -> None:
     env = MODULES[game_name].raw_env(num_players=2)
     env.reset(seed=9)
     illegal = int(np.flatnonzero(env.observe("player_0")["action_mask"] == 0)[0])
-    why = "fouls" if game_name == "thirteen" else "not strictly increasing"
+    why = re.escape(GAMES[game_name].invalid_reason)  # thirteen: "fouls"; biji: "is not strictly increasing …"
     with pytest.raises(ValueError, match=rf"action {illegal} of player_0 is not a valid split: .* {why}"):
         env.step(illegal)
     n = env.game.n_actions
@@ -460,7 +467,7 @@ def test_illegal_action_under_parallel_env_is_a_clear_value_error() -> None:
         env.step({"player_0": illegal, "player_1": legal})
 
 
-@pytest.mark.parametrize("game_name", ["thirteen", "biji"])
+@pytest.mark.parametrize("game_name", GAME_NAMES)
 def test_penalty_ends_the_hand_unscored_with_the_illegal_reward(game_name: str, rng: np.random.Generator) -> None:
     """``illegal_action="penalty"``: a split outside the mask ends the hand at once, the seat
     that played it gets ``illegal_reward`` and the index in its infos, the others 0; in the
@@ -489,7 +496,7 @@ def test_penalty_ends_the_hand_unscored_with_the_illegal_reward(game_name: str, 
     assert infos["player_2"]["illegal_action"] == actions["player_2"] and "illegal_action" not in infos["player_1"]
 
 
-@pytest.mark.parametrize("game_name", ["thirteen", "biji"])
+@pytest.mark.parametrize("game_name", GAME_NAMES)
 def test_env_takes_the_illegal_reward_or_raises(game_name: str, rng: np.random.Generator) -> None:
     env = MODULES[game_name].env(num_players=2, illegal_reward=-4)
     env.reset(seed=9)
@@ -596,14 +603,12 @@ def test_render_without_a_mode_warns_and_returns_none() -> None:
 def test_importing_the_pure_modules_does_not_import_the_env_stack() -> None:
     code = ("import sys; import splitpoker.envs, splitpoker.envs.cards, splitpoker.envs.games, "
             "splitpoker.envs.observation, splitpoker.envs.render, splitpoker.envs.registration, "
-            "splitpoker.envs.thirteen.rules, splitpoker.envs.biji.rules; "
+            + ", ".join(cls.rules_class.__module__ for cls in GAMES.values()) + "; "
             "heavy = {'gymnasium', 'pettingzoo', 'torch'} & set(sys.modules); assert not heavy, heavy")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_environment_modules_load_lazily_from_the_package() -> None:
-    import splitpoker.envs as envs
-
     if getattr(envs, "__file__", None) is None:
         pytest.skip("splitpoker.envs is a namespace package here (an editable install older than "
                     "envs/__init__.py); reinstall with `pip install -e .`")
@@ -611,6 +616,31 @@ def test_environment_modules_load_lazily_from_the_package() -> None:
     assert "thirteen_v0" in dir(envs)
     with pytest.raises(AttributeError):
         envs.nothing_v0  # noqa: B018
+    import splitpoker.envs.biji_v0
+
+    assert splitpoker.envs.biji_v0 is biji_v0
+
+
+@pytest.mark.parametrize("game_name", GAME_NAMES)
+def test_every_game_serves_its_environment_module(game_name: str) -> None:
+    """``splitpoker.envs.<game>_v0`` is the game's own environment module (``Game.env_module``,
+    in its package), or a module of that name that shares its functions."""
+    cls = GAMES[game_name]
+    name = env_name(cls)
+    assert name == f"{game_name}_v0" and name in envs.ENV_MODULES and name in dir(envs)
+    own = importlib.import_module(f"splitpoker.envs.{cls.env_module}")
+    module = getattr(envs, name)
+    assert module.env is own.env and module.parallel_env is own.parallel_env and module.raw_env is own.raw_env
+    assert own.raw_env.game_name == game_name and own.raw_env.metadata["name"] == name
+
+
+def test_a_game_needs_no_module_of_its_own_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game whose environment module lives only in its package is served all the same."""
+    monkeypatch.setitem(envs.ENV_PATHS, "other_v0", "splitpoker.envs.biji.env")
+    try:
+        assert envs.other_v0 is importlib.import_module("splitpoker.envs.biji.env")
+    finally:
+        vars(envs).pop("other_v0", None)
 
 
 def test_registered_with_pettingzoo() -> None:
@@ -618,13 +648,32 @@ def test_registered_with_pettingzoo() -> None:
 
     from splitpoker.envs.registration import register_envs
 
-    assert register_envs() == ["splitpoker/thirteen_v0", "splitpoker/biji_v0"]
+    ids = register_envs()
+    assert ids == [f"splitpoker/{env_name(cls)}" for cls in GAMES.values()]
+    assert ids[:2] == ["splitpoker/thirteen_v0", "splitpoker/biji_v0"]
     env = pettingzoo.make("aec", "splitpoker/biji_v0", num_players=3)
     env.reset(seed=0)
     assert env.agents == ["player_0", "player_1", "player_2"] and env.unwrapped.game.name == "biji"
     parallel = pettingzoo.make("parallel", "splitpoker/thirteen-v0", num_players=2)
     observations, _ = parallel.reset(seed=0)
     assert observations["player_1"]["action_mask"].shape == (72072,)
+
+
+@pytest.mark.parametrize("game_name", GAME_NAMES)
+def test_every_game_is_made_through_pettingzoo(game_name: str) -> None:
+    import pettingzoo
+
+    from splitpoker.envs.registration import register_envs
+
+    register_envs()
+    env_id = f"splitpoker/{env_name(GAMES[game_name])}"
+    players = GAMES[game_name].players[0]
+    env = pettingzoo.make("aec", env_id, num_players=players)
+    env.reset(seed=0)
+    assert env.unwrapped.game.name == game_name and len(env.agents) == players
+    parallel = pettingzoo.make("parallel", env_id, num_players=players)
+    observations, _ = parallel.reset(seed=0)
+    assert observations["player_0"]["action_mask"].shape == (GAMES[game_name].split_index.n_actions,)
 
 
 def test_raw_env_pickles_with_its_configuration() -> None:
@@ -671,7 +720,7 @@ def test_random_valid_action_draws_only_valid_splits(rng: np.random.Generator) -
         random_valid_action(np.zeros(100, dtype=np.int8), rng)
 
 
-@pytest.mark.parametrize("game_name", ["thirteen", "biji"])
+@pytest.mark.parametrize("game_name", GAME_NAMES)
 def test_agents_decide_from_the_observation_alone(game_name: str) -> None:
     """The observation encodes the hand, the seat and the table size: agents that read the
     hand decide from the observation and mask alone as with the seat's ``infos`` entry."""
@@ -679,8 +728,7 @@ def test_agents_decide_from_the_observation_alone(game_name: str) -> None:
     from splitpoker.envs.observation import decode_hand, decode_seat
     from splitpoker.envs.table import SeatView
 
-    module = thirteen_v0 if game_name == "thirteen" else biji_v0
-    env = module.raw_env(num_players=3)
+    env = MODULES[game_name].raw_env(num_players=3)
     env.reset(seed=5)
     for seat, agent_name in enumerate(env.possible_agents):
         obs, info = env.observe(agent_name), env.infos[agent_name]
@@ -697,6 +745,36 @@ def test_agents_decide_from_the_observation_alone(game_name: str) -> None:
         decode_hand(np.zeros(5, dtype=np.float32))
     with pytest.raises(ValueError, match="slot 0 of the observation encodes no card"):
         decode_hand(np.zeros_like(env.observe("player_0")["observation"]))
+
+
+def test_seat_data_tells_games_of_one_hand_size_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An environment's seat data names no game: the table core tells the registered games
+    apart by hand size, observation length and number of splits together, so a game with
+    another's hand size does not take its place; two games alike in all three are refused."""
+    from splitpoker.envs import table
+    from splitpoker.envs.table import SeatView, _check_distinct, _env_games, _env_mask, _EnvGame
+
+    real = _env_games()  # the registered games are told apart
+    assert [g.name for g in real] == GAME_NAMES
+    biji = next(g for g in real if g.name == "biji")
+    twin = _EnvGame("twin", biji.hand_size, biji.observation_size + 7, 20)  # biji's hand size
+    with pytest.raises(ValueError, match="games 'biji' and 'copy' have the same hand size"):
+        _check_distinct([*real, dataclasses.replace(biji, name="copy")])
+    monkeypatch.setattr(table, "_env_games", lambda: (*real, twin))
+
+    env = biji_v0.raw_env(num_players=2)
+    env.reset(seed=3)
+    obs, info = env.observe("player_0"), env.infos["player_0"]
+    view = SeatView.from_env(obs["observation"], obs["action_mask"], info)
+    assert view.n_actions == 1680 and view.mask.sum() == obs["action_mask"].sum()
+    assert SeatView.from_env(obs["observation"], None, info).n_actions == 1680  # by the observation's length
+    assert SeatView.from_env(np.zeros(5), None, info).n_actions is None  # the hand alone fits both
+    twin_mask = np.ones(20, dtype=np.int8)
+    assert SeatView.from_env(np.zeros(twin.observation_size), twin_mask, info).n_actions == 20
+    with pytest.raises(ValueError, match=r"one entry per split: \(1680,\) for biji$"):
+        SeatView.from_env(obs["observation"], twin_mask, info)
+    with pytest.raises(ValueError, match=r"\(20,\) for twin or \(1680,\) for biji"):
+        _env_mask(np.ones(3), (biji, twin))
 
 
 def test_parallel_rewards_are_a_plain_dict() -> None:
