@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from splitpoker.envs.games import game_names
 from splitpoker.train.cli import main
 
 
@@ -22,7 +23,7 @@ def test_bench_names_every_required_figure():
     from splitpoker.train.bench import training_figures
 
     names = {figure.name for figure in [*_figures(quick=False), *training_figures(quick=False)]}
-    for game in ("thirteen", "biji"):
+    for game in game_names():
         for figure in ("mask_ms", "score_ms", "env_hands_per_s", "solver_ms", "greedy_ms", "heuristic_ms", "policy_ms",
                        "policy_per_greedy", "solver_ms@64", "solver_ms@1024", "train_hands_per_s"):
             assert f"{game}.{figure}" in names

@@ -12,11 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import splitpoker.envs as envs
 from splitpoker.agents.solver import split_evs
-from splitpoker.envs import biji_v0, thirteen_v0
 from splitpoker.envs.biji.rules import BijiRules, GroupType
 from splitpoker.envs.dominance import DominanceRows, beats, dominance_keys, promote, split_classes
-from splitpoker.envs.games import make_game
+from splitpoker.envs.games import GAMES, game_names, make_game
+from splitpoker.envs.registration import env_name
 from splitpoker.envs.table import Tables, deal, deal_around, from_hands
 from splitpoker.envs.thirteen.dominance import monotone_values
 from splitpoker.envs.thirteen.rules import ThirteenRules
@@ -234,7 +235,7 @@ def test_candidates_of_random_biji_hands(seed: int) -> None:
 
 # ---------------------------------------------------------------------- the table core and the envs
 
-@pytest.mark.parametrize("game_name", ["thirteen", "biji"])
+@pytest.mark.parametrize("game_name", game_names())
 def test_tables_give_candidates(game_name: str) -> None:
     game = make_game(game_name)
     tables = deal(game, 3, np.random.default_rng(2), batch=4, mask="undominated")
@@ -250,7 +251,7 @@ def test_tables_give_candidates(game_name: str) -> None:
         deal(game, 3, 0, mask="all")
 
 
-@pytest.mark.parametrize("module", [thirteen_v0, biji_v0])
+@pytest.mark.parametrize("module", [getattr(envs, env_name(cls)) for cls in GAMES.values()])
 def test_env_undominated_mask(module) -> None:
     from pettingzoo.test import api_test
 

@@ -16,9 +16,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from splitpoker.envs import biji_v0, thirteen_v0
+import splitpoker.envs as envs
+from splitpoker.envs import biji_v0
+from splitpoker.envs.games import GAMES
+from splitpoker.envs.registration import env_name
 
-MODULES = {"thirteen": thirteen_v0, "biji": biji_v0}
+#: every registered game's environment module, by the game's name
+MODULES = {name: getattr(envs, env_name(cls)) for name, cls in GAMES.items()}
 PLAYERS = 3
 MISSING = "not installed: `make test-slow` installs the [ecosystem] extra (pip install -e '.[ecosystem]')"
 

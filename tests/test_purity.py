@@ -12,15 +12,19 @@ import sys
 
 import pytest
 
+from splitpoker.envs.games import GAMES
+
+#: every registered game's rules engine (its ``rules_class``'s module: ``splitpoker.envs.<game>.rules``)
+RULES_MODULES = tuple(cls.rules_class.__module__ for cls in GAMES.values())
 PURE_MODULES = (
     "splitpoker.envs.cards",
     "splitpoker.envs.splits",
-    "splitpoker.envs.thirteen.rules",
+    *RULES_MODULES,
     "splitpoker.envs.thirteen.specials",
     "splitpoker.envs.thirteen.scoring",
-    "splitpoker.envs.biji.rules",
     "splitpoker.envs.games",
     "splitpoker.envs.game",
+    "splitpoker.envs.registration",
     "splitpoker.envs.table",
     "splitpoker.envs.match",
 )

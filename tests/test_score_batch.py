@@ -13,7 +13,7 @@ import pytest
 
 from splitpoker.envs.biji.rules import BijiRules
 from splitpoker.envs.game import Game, Outcomes
-from splitpoker.envs.games import make_game
+from splitpoker.envs.games import game_names, make_game
 from splitpoker.envs.table import deal
 from splitpoker.envs.thirteen.rules import ThirteenRules
 from tests.test_biji_rules import random_table as biji_table
@@ -80,7 +80,7 @@ def test_tables_score_as_one_table_at_a_time(name: str, preset: str, switches: d
         assert np.array_equal(Game.score_batch(game, cards)[0], payoffs)  # the base class's loop
 
 
-@pytest.mark.parametrize("name", ["thirteen", "biji"])
+@pytest.mark.parametrize("name", game_names())
 def test_the_table_core_scores_in_one_call(name: str) -> None:
     """``Tables.score``: the batched numbers, and each table's breakdown when it is read."""
     from splitpoker.agents import load_agent

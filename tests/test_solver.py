@@ -17,7 +17,7 @@ from splitpoker.agents.solver import (
     split_evs,
 )
 from splitpoker.envs.cards import card_id, format_cards, parse_cards
-from splitpoker.envs.games import Game, make_game
+from splitpoker.envs.games import Game, game_names, make_game
 from splitpoker.envs.thirteen import rules as thirteen
 from splitpoker.envs.thirteen import specials as thirteen_specials
 from splitpoker.train.cli import main
@@ -320,7 +320,7 @@ def test_three_trips_in_biji() -> None:
         assert result.ev > 3 * (players - 1) ** 2  # 全三 alone is worth 3 喜 from each opponent
 
 
-@pytest.mark.parametrize("name", ("thirteen", "biji"))
+@pytest.mark.parametrize("name", game_names())
 def test_solver_beats_greedy_against_greedy(name: str) -> None:
     game = make_game(name)
     greedy = load_agent("greedy", game, num_players=4)
@@ -379,7 +379,7 @@ def test_agent_act_reads_hand_and_seat(rng: np.random.Generator) -> None:
         agent.act(np.zeros(1), mask, {**info, "num_players": 4})
 
 
-@pytest.mark.parametrize("name", ("thirteen", "biji"))
+@pytest.mark.parametrize("name", game_names())
 def test_other_opponent_models(name: str, rng: np.random.Generator) -> None:
     game = make_game(name)
     hand = random_hand(game, rng)

@@ -10,7 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from splitpoker.envs.games import GAMES
 from splitpoker.envs.splits import BIJI, THIRTEEN, SplitIndex
+
+#: every registered game's split index, by the game's name
+INDEXES = {name: cls.split_index for name, cls in GAMES.items()}
 
 
 def spec_decode(index: int, n: int, sizes: tuple[int, int, int]) -> tuple[tuple[int, ...], ...]:
@@ -58,7 +62,7 @@ def test_thirteen_decode_matches_the_rule_text(index: int) -> None:
     assert THIRTEEN.decode(index) == spec_decode(index, 13, (3, 5, 5))
 
 
-@pytest.mark.parametrize("index", [THIRTEEN, BIJI], ids=["thirteen", "biji"])
+@pytest.mark.parametrize("index", list(INDEXES.values()), ids=list(INDEXES))
 def test_decode_is_a_split(index: SplitIndex) -> None:
     for i in np.random.default_rng(4).integers(0, index.n_actions, 500):
         rows = index.decode(int(i))
@@ -70,7 +74,7 @@ def test_decode_is_a_split(index: SplitIndex) -> None:
 @given(st.data())
 @settings(max_examples=200)
 def test_encode_decode_round_trip(data: st.DataObject) -> None:
-    index = data.draw(st.sampled_from([THIRTEEN, BIJI]))
+    index = data.draw(st.sampled_from(list(INDEXES.values())))
     i = data.draw(st.integers(0, index.n_actions - 1))
     assert index.encode(index.decode(i)) == i
     # any order inside a row names the same split
@@ -91,7 +95,7 @@ def test_every_index_once() -> None:
     assert seen == set(range(BIJI.n_actions))
 
 
-@pytest.mark.parametrize("index", [THIRTEEN, BIJI], ids=["thirteen", "biji"])
+@pytest.mark.parametrize("index", list(INDEXES.values()), ids=list(INDEXES))
 def test_table_agrees_with_decode(index: SplitIndex) -> None:
     table, slot_table = index.table, index.slot_table
     assert table.shape == (index.n_actions, 3) and slot_table.shape == (index.n_actions, index.n_slots)

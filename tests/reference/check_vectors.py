@@ -11,6 +11,7 @@ The vector directory defaults to ``$SPLITPOKER_VECTORS`` or ``tests/data``.
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import json
 import os
@@ -24,10 +25,15 @@ from typing import Any
 if __package__ in (None, ""):  # run as a plain script: make `tests.reference` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.reference import biji_ref, thirteen_ref  # noqa: E402
-
 DEFAULT_DIR = Path(os.environ.get("SPLITPOKER_VECTORS", Path(__file__).resolve().parents[1] / "data"))
-GAMES: dict[str, ModuleType] = {"thirteen": thirteen_ref, "biji": biji_ref}
+#: every game's reference implementation, by name: each ``tests/reference/<game>_ref.py`` (written from
+#: the game's RULES.md, independent of the project's code)
+GAMES: dict[str, ModuleType] = {
+    path.stem.removesuffix("_ref"): importlib.import_module(f"tests.reference.{path.stem}")
+    for path in sorted(Path(__file__).resolve().parent.glob("*_ref.py"))
+}
+#: the row sizes of the split index (section 4) of the games whose reference module names none (``ROW_SIZES``)
+ROW_SIZES: dict[str, tuple[int, int, int]] = {"thirteen": (3, 5, 5), "biji": (3, 3, 3)}
 
 
 def parse_hand(game: ModuleType, text: str) -> tuple[list[Any], ...]:
@@ -39,7 +45,7 @@ def valid_split_indices(game_name: str, slots: Sequence[Any], r: dict[str, Any])
     """All action indices of section 4 whose split is valid, by brute force."""
     game = GAMES[game_name]
     n = len(slots)
-    first_size, second_size = (3, 5) if game_name == "thirteen" else (3, 3)
+    first_size, second_size, _ = getattr(game, "ROW_SIZES", None) or ROW_SIZES[game_name]
     second_count = len(list(itertools.combinations(range(n - first_size), second_size)))
     valid = []
     for first_pos, first in enumerate(itertools.combinations(range(n), first_size)):
@@ -58,6 +64,8 @@ def valid_split_indices(game_name: str, slots: Sequence[Any], r: dict[str, Any])
 def check_one(vector: dict[str, Any]) -> list[str]:
     """Problems found for one vector (empty list when it passes)."""
     game_name = vector["game"]
+    if game_name not in GAMES:
+        return [f"no reference implementation of game {game_name!r} (tests/reference/{game_name}_ref.py)"]
     game = GAMES[game_name]
     r = game.rules(vector["preset"])
     kind = vector["kind"]
