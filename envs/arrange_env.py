@@ -124,7 +124,7 @@ class ArrangeEnv(AECEnv, EzPickle):
                           infos=infos, **switches)
         super().__init__()
         if not self.game_name:
-            raise TypeError(f"ArrangeEnv is a base class; use {' or '.join(ENV_MODULES)}")
+            raise TypeError(f"ArrangeEnv is a base class; use one of {', '.join(ENV_MODULES)}")
         known = game_class(self.game_name).rules_class.switch_names()
         for name in switches:
             if name not in known:
