@@ -57,12 +57,13 @@ class MarkedSplits:
         masks[np.arange(len(self.ids))[:, None], self.ids] = True
         return masks
 
-    def tensor(self) -> th.Tensor:
-        """The bool masks as a tensor that carries these lists (:func:`carried`): what the
-        rollout buffer hands on, which the split scorer reads as lists and any other policy
-        as the masks."""
+    def tensor(self, device: th.device | str = "cpu") -> th.Tensor:
+        """The bool masks as a tensor on ``device`` that carries these lists (:func:`carried`):
+        what the rollout buffer hands on, which the split scorer reads as lists and any other
+        policy as the masks."""
         masks = th.zeros(self.shape, dtype=th.bool)
         masks[th.arange(len(self.ids))[:, None], th.from_numpy(self.ids)] = True
+        masks = masks.to(device)
         masks.marked_splits = self  # type: ignore[attr-defined]
         return masks
 

@@ -424,11 +424,16 @@ def pooled_embedding_gradients(emb: np.ndarray, argmax: np.ndarray, g_mean: np.n
         for j in range(e):  # the hand's gradients of the pre-activations, while they stay in cache
             share[j] = g_mean[b, j] / m
         for i in range(m):
+            row = g_pre[b, i]
             for j in range(e):
-                value = share[j]
-                for t in range(q):
-                    value += g_proj[b, i, t] * proj[t, j]
-                g_pre[b, i, j] = value if emb[b, i, j] > 0.0 else np.float32(0.0)
+                row[j] = share[j]
+            for t in range(q):
+                value = g_proj[b, i, t]
+                for j in range(e):
+                    row[j] += value * proj[t, j]
+            for j in range(e):
+                if emb[b, i, j] <= 0.0:
+                    row[j] = 0.0
         for j in range(e):
             i = argmax[b, j]
             if emb[b, i, j] > 0.0:

@@ -60,6 +60,6 @@ class PackedMaskRolloutBuffer(MaskableRolloutBuffer):
                 self.log_probs[batch_inds].flatten(), self.advantages[batch_inds].flatten(),
                 self.returns[batch_inds].flatten())
         if marked is not None:
-            return MaskableRolloutBufferSamples(*map(self.to_torch, data), marked.tensor().to(self.device))
+            return MaskableRolloutBufferSamples(*map(self.to_torch, data), marked.tensor(self.device))
         masks = np.unpackbits(self.action_masks[batch_inds], axis=-1, count=self.mask_dims).astype(bool)
         return MaskableRolloutBufferSamples(*map(self.to_torch, data), self.to_torch(masks))
