@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -53,6 +54,7 @@ from .subset_kernels import (
     slot_ids,
     subset_hidden,
     subset_hidden_gradients,
+    subset_hidden_into,
     subset_shapes,
 )
 
@@ -108,6 +110,41 @@ class _SubsetHidden(th.autograd.Function):
         return th.from_numpy(g_projected), th.from_numpy(g_weight), th.from_numpy(g_base), None, None, None
 
 
+class _Arrays:
+    """Float32 arrays kept for reuse, by shape: the first layer's output of a minibatch (42 MB
+    for Thirteen's 5-card subsets of 128 hands) is larger than the C library ever serves from
+    its heap, and a fresh mapping costs more in page faults than the kernel that fills it.
+    At most :attr:`KEEP` arrays a shape and :attr:`SHAPES` shapes are kept (a minibatch and a
+    rollout step of a game use a dozen)."""
+
+    KEEP = 1
+    SHAPES = 16
+
+    def __init__(self) -> None:
+        self._free: dict[tuple[int, ...], list[np.ndarray]] = {}
+        self._lock = threading.Lock()
+
+    def take(self, shape: tuple[int, ...]) -> np.ndarray:
+        with self._lock:
+            stack = self._free.get(shape)
+            if stack:
+                return stack.pop()
+        return np.empty(shape, dtype=np.float32)
+
+    def give(self, array: np.ndarray) -> None:
+        with self._lock:
+            if array.shape not in self._free and len(self._free) >= self.SHAPES:
+                self._free.clear()
+            stack = self._free.setdefault(array.shape, [])
+            if len(stack) < self.KEEP:
+                stack.append(array)
+
+
+#: the large arrays of :class:`_PooledEmbeddings` (the first layer's output, the embeddings and
+#: their gradient), reused
+_HIDDEN = _Arrays()
+
+
 class _PooledEmbeddings(th.autograd.Function):
     """A subset size's first layer and embeddings on the CPU, read as the critic and the
     actor over few splits read them: ``hidden`` as :class:`_SubsetHidden` computes it (from
@@ -124,34 +161,55 @@ class _PooledEmbeddings(th.autograd.Function):
     def forward(ctx: Any, projected: th.Tensor, shape_weight: th.Tensor, base: th.Tensor, weight: th.Tensor,
                 bias: th.Tensor, proj: th.Tensor, subsets: np.ndarray, ranks: np.ndarray,
                 suits: np.ndarray) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
-        hidden = th.from_numpy(subset_hidden(projected.detach().numpy(), subsets, ranks, suits,
-                                             shape_weight.detach().numpy(), base.detach().numpy()))
-        batch, m, h = hidden.shape
-        emb = th.addmm(bias, hidden.view(batch * m, h), weight.t()).clamp_min_(0.0).view(batch, m, -1)
+        k, n, batch, h = projected.shape
+        m = len(subsets)
+        array = _HIDDEN.take((batch, m, h))
+        subset_hidden_into(array, projected.detach().numpy(), subsets, ranks, suits, shape_weight.detach().numpy(),
+                           base.detach().numpy())
+        hidden = th.from_numpy(array)
+        e = weight.shape[0]
+        embedded = _HIDDEN.take((batch * m, e))
+        emb = th.addmm(bias, hidden.view(batch * m, h), weight.t(), out=th.from_numpy(embedded))
+        emb = emb.clamp_min_(0.0).view(batch, m, e)
         mean, most, argmax, projections = (th.from_numpy(x) for x in pooled_embeddings(
             emb.numpy(), proj.detach().contiguous().numpy()))
-        ctx.save_for_backward(hidden, weight, proj, emb, argmax)
-        ctx.tables = (subsets, ranks, suits, projected.shape[1])
+        if any(ctx.needs_input_grad):
+            ctx.save_for_backward(weight, proj, argmax)
+            ctx.arrays = (array, embedded)  # given back to the pool by the backward
+            ctx.tables = (subsets, ranks, suits, n)
+        else:
+            _HIDDEN.give(array)
+            _HIDDEN.give(embedded)
         return mean, most, projections
 
     @staticmethod
     def backward(ctx: Any, g_mean: th.Tensor | None, g_max: th.Tensor | None,
                  g_proj: th.Tensor | None) -> tuple[Any, ...]:
-        hidden, weight, proj, emb, argmax = ctx.saved_tensors
+        weight, proj, argmax = ctx.saved_tensors
+        if ctx.arrays is None:
+            raise RuntimeError("the pooled subset embeddings support one backward pass (their first layer's output "
+                               "is reused after it)")
+        hidden_array, embedded = ctx.arrays
+        hidden = th.from_numpy(hidden_array)
         subsets, ranks, suits, n = ctx.tables
         batch, m, h = hidden.shape
         e, q = weight.shape[0], proj.shape[0]
+        emb = th.from_numpy(embedded).view(batch, m, e)
         g_mean = th.zeros(batch, e) if g_mean is None else g_mean
         g_max = th.zeros(batch, e) if g_max is None else g_max
         g_proj = th.zeros(batch, m, q) if g_proj is None else g_proj
-        g_pre, g_projected, g_shape, g_base = pooled_embedding_gradients(
-            emb.numpy(), argmax.numpy(), g_mean.contiguous().numpy(), g_max.contiguous().numpy(),
+        g_pre = _HIDDEN.take((batch, m, e))
+        g_projected, g_shape, g_base = pooled_embedding_gradients(
+            g_pre, emb.numpy(), argmax.numpy(), g_mean.contiguous().numpy(), g_max.contiguous().numpy(),
             g_proj.contiguous().numpy(), proj.detach().contiguous().numpy(), weight.detach().contiguous().numpy(),
             hidden.numpy(), subsets, subset_shapes(ranks, suits, subsets), n)
         flat = th.from_numpy(g_pre).view(batch * m, e)
         g_weight = flat.t() @ hidden.view(batch * m, h)
         g_bias = flat.sum(0)
         g_projection = g_proj.reshape(batch * m, q).t() @ emb.view(batch * m, e)
+        for array in (hidden_array, embedded, g_pre):
+            _HIDDEN.give(array)
+        ctx.arrays = None
         return (th.from_numpy(g_projected), th.from_numpy(g_shape), th.from_numpy(g_base), g_weight, g_bias,
                 g_projection, None, None, None)
 

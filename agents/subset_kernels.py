@@ -213,8 +213,19 @@ def subset_hidden(projected: np.ndarray, subsets: np.ndarray, ranks: np.ndarray,
     before (in lexicographic order, all but the last, mostly) adds only the projections of
     the slots that differ; the sums are the same, added in the same order."""
     k, _, hands, h = projected.shape
+    out = np.empty((hands, subsets.shape[0], h), dtype=np.float32)
+    subset_hidden_into(out, projected, subsets, ranks, suits, weight, base)
+    return out
+
+
+@njit(cache=True)
+def subset_hidden_into(out: np.ndarray, projected: np.ndarray, subsets: np.ndarray, ranks: np.ndarray,
+                       suits: np.ndarray, weight: np.ndarray, base: np.ndarray) -> None:  # pragma: no cover
+    """:func:`subset_hidden` written into ``out`` ``(hands, m, h)`` float32 (an array to reuse:
+    a fresh one of a Thirteen minibatch's 5-card subsets, 42 MB, costs the kernel's own time
+    again in page faults)."""
+    k, _, hands, h = projected.shape
     m = subsets.shape[0]
-    out = np.empty((hands, m, h), dtype=np.float32)
     prefix = np.zeros((k + 1, 5), dtype=np.int64)
     partial = np.empty((k, h), dtype=np.float32)  # partial[p]: base + the first p positions' projections
     row = np.empty(h, dtype=np.float32)
@@ -247,7 +258,6 @@ def subset_hidden(projected: np.ndarray, subsets: np.ndarray, ranks: np.ndarray,
                     row[c] += weight[window, c]
             for c in range(h):
                 out[b, i, c] = max(row[c], np.float32(0.0))
-    return out
 
 
 @njit(cache=True)
@@ -390,10 +400,10 @@ def sparse_row_scores(slots: np.ndarray, context: np.ndarray, weight: np.ndarray
 
 
 @njit(cache=True, fastmath=True)
-def pooled_embedding_gradients(emb: np.ndarray, argmax: np.ndarray, g_mean: np.ndarray, g_max: np.ndarray,
-                               g_proj: np.ndarray, proj: np.ndarray, embed_weight: np.ndarray,
+def pooled_embedding_gradients(g_pre: np.ndarray, emb: np.ndarray, argmax: np.ndarray, g_mean: np.ndarray,
+                               g_max: np.ndarray, g_proj: np.ndarray, proj: np.ndarray, embed_weight: np.ndarray,
                                hidden: np.ndarray, subsets: np.ndarray, shapes: np.ndarray, n: int
-                               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
+                               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
     """The backward pass of :func:`pooled_embeddings` over embeddings ``emb = relu(hidden @
     embed_weight.T + bias)`` ``(hands, m, e)`` of the first layer's output ``hidden``
     ``(hands, m, h)`` (:func:`subset_hidden`), read three ways: their mean over the subsets
@@ -401,7 +411,7 @@ def pooled_embedding_gradients(emb: np.ndarray, argmax: np.ndarray, g_mean: np.n
     reaching the subset ``argmax`` ``(hands, e)`` only) and their projections ``emb @
     proj.T`` (``proj`` ``(q, e)``, gradient ``g_proj`` ``(hands, m, q)``). One pass over the
     subsets forms each one's gradient of the pre-activations (the relu's cut applied), writes
-    it (``(hands, m, e)``, for the embedding layer's weight gradient), and carries it
+    it to ``g_pre`` (``(hands, m, e)``, for the embedding layer's weight gradient), and carries it
     through the embedding layer and the first layer's relu, from its nonzero entries only
     (the embedding's relu cuts about half), into the first layer's gradients as
     :func:`subset_hidden_gradients` gives them: with respect to the per-slot projections
@@ -413,7 +423,6 @@ def pooled_embedding_gradients(emb: np.ndarray, argmax: np.ndarray, g_mean: np.n
     q = proj.shape[0]
     k = subsets.shape[1]
     f = shapes.shape[2]
-    g_pre = np.empty((hands, m, e), dtype=np.float32)
     g_projected = np.zeros((k, n, hands, h), dtype=np.float32)
     g_weight = np.zeros((f, h), dtype=np.float32)
     g_base = np.zeros((hands, h), dtype=np.float32)
@@ -463,7 +472,7 @@ def pooled_embedding_gradients(emb: np.ndarray, argmax: np.ndarray, g_mean: np.n
                 if value != 0.0:
                     for c in range(h):
                         g_weight[j, c] += value * g[c]
-    return g_pre, g_projected, g_weight, g_base
+    return g_projected, g_weight, g_base
 
 
 @njit(cache=True, fastmath=True)

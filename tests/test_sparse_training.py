@@ -197,3 +197,22 @@ def test_selfplay_over_the_candidates_trains_on_their_lists(tmp_path, kind):
         assert any(not th.equal(a, b) for a, b in zip(before, model.policy.parameters()))
     finally:
         env.close()
+
+
+def test_reused_first_layer_arrays_give_the_same_gradients_and_one_backward(rng):
+    """The first layer's output is reused from one pass to the next: repeated passes give the
+    same gradients, a pass without gradients gives its array back at once, and a second
+    backward through one graph is refused rather than reading a reused array."""
+    game, policy = _policy("thirteen", 0)
+    obs, masks, actions = _batch(game, rng)
+    marked = sparse.marked_splits(masks).tensor()
+    first = _gradients(policy, policy.evaluate_actions(obs, actions, marked))
+    with th.no_grad():
+        policy.evaluate_actions(obs[:3], actions[:3], sparse.marked_splits(masks[:3]).tensor())
+    second = _gradients(policy, policy.evaluate_actions(obs, actions, marked))
+    for name, expected in first.items():
+        assert th.equal(second[name], expected), name
+    values, log_prob, entropy = policy.evaluate_actions(obs, actions, marked)
+    (values.sum() + log_prob.sum() + entropy.sum()).backward(retain_graph=True)
+    with pytest.raises(RuntimeError, match="one backward pass"):
+        (values.sum() + log_prob.sum() + entropy.sum()).backward()
