@@ -282,7 +282,8 @@ def test_subset_embedding_gradients_equal_those_of_the_definition(game_name, rng
     game, _, policy = _policy(game_name)
     obs, _ = _batch(game, rng)
     extractor = policy.mlp_extractor
-    weights = {k: th.randn(len(obs), extractor.n_subsets[k], extractor.embed_dim, generator=th.Generator().manual_seed(k))
+    weights = {k: th.randn(len(obs), extractor.n_subsets[k], extractor.embed_dim,
+                           generator=th.Generator().manual_seed(k))
                for k in extractor.sizes}
 
     def gradients(embed):
@@ -617,7 +618,8 @@ def test_sparse_decisions_equal_the_dense_kernels_over_the_candidates(split_hidd
         for got, expected in zip(sparse, dense):
             assert np.array_equal(got, expected)
             assert masks[np.arange(len(got)), got].all()
-        alone = [np.concatenate([inference.choices(policy, obs[b:b + 1], masks[b:b + 1], None if u is None else u[b:b + 1])
+        alone = [np.concatenate([inference.choices(policy, obs[b:b + 1], masks[b:b + 1],
+                                                   None if u is None else u[b:b + 1])
                                  for b in range(len(obs))]) for u in (None, uniforms)]
         for got, expected in zip(alone, dense):  # one hand at a time, as an environment's agent decides
             assert np.array_equal(got, expected)
