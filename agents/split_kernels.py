@@ -377,7 +377,9 @@ def choose_splits(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, tables: tuple[
     subsets as slot bit masks (``row_masks``) and no ``extra``, skips the first rows that
     :func:`first_row_bounds` rules out; ValueError when a hand has no valid split."""
     sample = uniforms is not None
-    chosen, statistics = split_choices(s0, s1, s2, *tables, NO_EXTRA if extra is None else extra, extra is not None,
+    # a compiled kernel: numba's dispatcher is untyped for mypy
+    chosen, statistics = split_choices(s0, s1, s2, *tables,  # type: ignore[call-arg, arg-type]
+                                       NO_EXTRA if extra is None else extra, extra is not None,
                                        np.ascontiguousarray(masks, dtype=bool),
                                        *_bounding(tables, None if sample or extra is not None else row_masks),
                                        uniforms if uniforms is not None else np.zeros(len(s0)), sample)
@@ -389,7 +391,7 @@ def choose_interacting(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, vectors: 
     """:func:`interacting_argmax` of row scores and each row position's vectors: the argmax
     :func:`choose_splits` gives with their full-width interaction term; ValueError when a
     hand has no valid split."""
-    return _checked(interacting_argmax(s0, s1, s2, *vectors, *tables, weight,
+    return _checked(interacting_argmax(s0, s1, s2, *vectors, *tables, weight,  # type: ignore[call-arg]
                                        np.ascontiguousarray(masks, dtype=bool)))
 
 

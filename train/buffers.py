@@ -54,12 +54,13 @@ class PackedMaskRolloutBuffer(MaskableRolloutBuffer):
         return from_lists([x.ids[env, : x.counts[env]] for x, env in zip(kept, envs)],  # type: ignore[union-attr]
                           self.mask_dims)
 
-    def _get_samples(self, batch_inds: np.ndarray, env: Any = None) -> MaskableRolloutBufferSamples:
+    def _get_samples(  # type: ignore[override]  # sb3-contrib's own buffer returns its samples type too
+            self, batch_inds: np.ndarray, env: Any = None) -> MaskableRolloutBufferSamples:
         marked = self._marked_samples(batch_inds)
         data = (self.observations[batch_inds], self.actions[batch_inds], self.values[batch_inds].flatten(),
                 self.log_probs[batch_inds].flatten(), self.advantages[batch_inds].flatten(),
                 self.returns[batch_inds].flatten())
         if marked is not None:
-            return MaskableRolloutBufferSamples(*map(self.to_torch, data), marked.tensor(self.device))
+            return MaskableRolloutBufferSamples(*map(self.to_torch, data), marked.tensor(self.device))  # type: ignore[call-arg]
         masks = np.unpackbits(self.action_masks[batch_inds], axis=-1, count=self.mask_dims).astype(bool)
-        return MaskableRolloutBufferSamples(*map(self.to_torch, data), self.to_torch(masks))
+        return MaskableRolloutBufferSamples(*map(self.to_torch, data), self.to_torch(masks))  # type: ignore[call-arg]
