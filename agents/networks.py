@@ -339,14 +339,13 @@ class SplitScorerExtractor(nn.Module):
     def hidden(self, k: int, slots: th.Tensor, context: th.Tensor, ranks: np.ndarray,
                suits: np.ndarray) -> th.Tensor:
         """The first layer of every ``k``-card subset ``(B, C(n, k), subset_hidden)``."""
+        subsets = self.subsets(k)
+        if slots.device.type == "cpu":
+            return _SubsetHidden.apply(*self._first_layer_inputs(k, slots, context), subsets, ranks, suits)
         layer = self.card_layers[str(k)]
         per_position, shape_weight = first_layer_weights(layer.weight, k)
         projected = th.einsum("bnf,hpf->pnbh", slots, per_position)  # (k, n, B, h)
         base = layer.bias + self.context_layers[str(k)](context)  # (B, h)
-        subsets = self.subsets(k)
-        if slots.device.type == "cpu":
-            return _SubsetHidden.apply(projected.contiguous(), shape_weight.contiguous(), base.contiguous(),
-                                       subsets, ranks, suits)
         linear = (getattr(self, f"positions_{k}") @ projected.reshape(k * self.n_slots, -1))
         shapes = th.from_numpy(subset_shapes(ranks, suits, subsets)).to(slots.device)
         hidden = th.baddbmm(base[:, None, :], shapes,
