@@ -27,14 +27,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch as th
 from gymnasium import spaces
-from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.type_aliases import Schedule
 from torch import nn
@@ -42,21 +40,17 @@ from torch.utils.checkpoint import checkpoint as grad_checkpoint
 
 from ..envs.games import game_class
 from ..envs.observation import SLOT_FEATURES
+from .distribution import SplitDistribution
 from .policy_kinds import check_arch, check_kind
-from .sparse import MarkedSplits, carried, marked_choices, marked_logits, marked_splits, marked_statistics
-from .split_kernels import NO_EXTRA, choose_splits, split_gradients, split_statistics
+from .sparse import MarkedSplits, carried, marked_splits
 from .subset_kernels import (
     MAX_SLOTS,
     MAX_SUBSET,
     first_layer_weights,
-    pooled_embedding_gradients,
-    pooled_embeddings,
     slot_ids,
-    subset_hidden,
-    subset_hidden_gradients,
-    subset_hidden_into,
     subset_shapes,
 )
+from .subset_ops import PooledEmbeddings, SubsetHidden, subset_feature_size
 
 #: the torch modules of an ``mlp`` policy's activations (:data:`.policy_kinds.ACTIVATIONS`)
 ACTIVATION_MODULES: dict[str, type[nn.Module]] = {"relu": nn.ReLU, "tanh": nn.Tanh}
@@ -64,156 +58,13 @@ ACTIVATION_MODULES: dict[str, type[nn.Module]] = {"relu": nn.ReLU, "tanh": nn.Ta
 _CHUNK_FLOATS = 1 << 22
 
 
+
+def _linears(layers: nn.ModuleDict) -> dict[int, nn.Linear]:
+    """The linear layers of a module dict keyed by subset size."""
+    return {int(k): cast(nn.Linear, layer) for k, layer in layers.items()}
+
+
 # --------------------------------------------------------------------------- split scorer
-def _subset_features(cards: th.Tensor) -> th.Tensor:
-    """Features of subsets from their cards' one-hots ``(..., k, 19)``: the cards in slot order,
-    rank counts, suit counts, joker counts, how many ranks appear once/twice/three/four
-    times, whether all suits agree, and which straight windows (ace low or high) are full."""
-    k = cards.shape[-2]
-    ranks = cards[..., :13].sum(-2)
-    suits = cards[..., 13:17].sum(-2)
-    jokers = cards[..., 17:19].sum(-2)
-    profile = th.stack([(ranks == c).sum(-1) for c in (1, 2, 3, 4)], -1).to(cards.dtype)
-    one_suit = (suits.amax(-1, keepdim=True) == k).to(cards.dtype)
-    present = (ranks > 0).to(cards.dtype)
-    extended = th.cat([present[..., 12:13], present], -1)  # ace low, 2 … A
-    windows = (extended.unfold(-1, k, 1).sum(-1) == k).to(cards.dtype)
-    flat = cards.flatten(-2)
-    return th.cat([flat, ranks, suits, jokers, profile, one_suit, windows], -1)
-
-
-def _subset_feature_size(k: int) -> int:
-    return k * SLOT_FEATURES + 13 + 4 + 2 + 4 + 1 + (14 - k + 1)
-
-
-class _SubsetHidden(th.autograd.Function):
-    """The split scorer's first layer on the CPU, by :func:`.subset_kernels.subset_hidden`
-    and its gradient kernel: from the per-slot projections ``(k, n, B, h)``, the shape
-    weights ``(f, h)``, the per-hand bias ``(B, h)``, the subset table and the slots' ranks
-    and suits."""
-
-    @staticmethod
-    def forward(ctx: Any, projected: th.Tensor, weight: th.Tensor, base: th.Tensor, subsets: np.ndarray,
-                ranks: np.ndarray, suits: np.ndarray) -> th.Tensor:
-        hidden = th.from_numpy(subset_hidden(projected.detach().numpy(), subsets, ranks, suits,
-                                             weight.detach().numpy(), base.detach().numpy()))
-        ctx.save_for_backward(hidden)
-        ctx.tables = (subsets, ranks, suits, projected.shape[1])
-        return hidden
-
-    @staticmethod
-    def backward(ctx: Any, grad: th.Tensor) -> tuple[Any, ...]:
-        (hidden,) = ctx.saved_tensors
-        subsets, ranks, suits, n = ctx.tables
-        g_projected, g_weight, g_base = subset_hidden_gradients(grad.contiguous().numpy(), hidden.numpy(), subsets,
-                                                                subset_shapes(ranks, suits, subsets), n)
-        return th.from_numpy(g_projected), th.from_numpy(g_weight), th.from_numpy(g_base), None, None, None
-
-
-class _Arrays:
-    """Float32 arrays kept for reuse, by shape: the first layer's output of a minibatch (42 MB
-    for Thirteen's 5-card subsets of 128 hands) is larger than the C library ever serves from
-    its heap, and a fresh mapping costs more in page faults than the kernel that fills it.
-    At most :attr:`KEEP` arrays a shape and :attr:`SHAPES` shapes are kept (a minibatch and a
-    rollout step of a game use a dozen)."""
-
-    KEEP = 1
-    SHAPES = 16
-
-    def __init__(self) -> None:
-        self._free: dict[tuple[int, ...], list[np.ndarray]] = {}
-        self._lock = threading.Lock()
-
-    def take(self, shape: tuple[int, ...]) -> np.ndarray:
-        with self._lock:
-            stack = self._free.get(shape)
-            if stack:
-                return stack.pop()
-        return np.empty(shape, dtype=np.float32)
-
-    def give(self, array: np.ndarray) -> None:
-        with self._lock:
-            if array.shape not in self._free and len(self._free) >= self.SHAPES:
-                self._free.clear()
-            stack = self._free.setdefault(array.shape, [])
-            if len(stack) < self.KEEP:
-                stack.append(array)
-
-
-#: the large arrays of :class:`_PooledEmbeddings` (the first layer's output, the embeddings and
-#: their gradient), reused
-_HIDDEN = _Arrays()
-
-
-class _PooledEmbeddings(th.autograd.Function):
-    """A subset size's first layer and embeddings on the CPU, read as the critic and the
-    actor over few splits read them: ``hidden`` as :class:`_SubsetHidden` computes it (from
-    the per-slot projections, the shape weights, the per-hand bias, the subset table and the
-    slots' ranks and suits), the embeddings ``relu(hidden @ weight.T + bias)`` ``(B, m, e)``,
-    and as outputs only their mean and maximum over the subsets ``(B, e)`` each and their
-    projections onto ``proj`` ``(q, e)`` (the row positions' score and vector weights)
-    ``(B, m, q)``, in one pass (:func:`.subset_kernels.pooled_embeddings`). The backward
-    forms the pre-activations' gradient and the first layer's gradients in one pass
-    (:func:`.subset_kernels.pooled_embedding_gradients`), then the embedding layer's weight
-    gradient in one product, without a full-size temporary per term."""
-
-    @staticmethod
-    def forward(ctx: Any, projected: th.Tensor, shape_weight: th.Tensor, base: th.Tensor, weight: th.Tensor,
-                bias: th.Tensor, proj: th.Tensor, subsets: np.ndarray, ranks: np.ndarray,
-                suits: np.ndarray) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
-        k, n, batch, h = projected.shape
-        m = len(subsets)
-        array = _HIDDEN.take((batch, m, h))
-        subset_hidden_into(array, projected.detach().numpy(), subsets, ranks, suits, shape_weight.detach().numpy(),
-                           base.detach().numpy())
-        hidden = th.from_numpy(array)
-        e = weight.shape[0]
-        embedded = _HIDDEN.take((batch * m, e))
-        emb = th.addmm(bias, hidden.view(batch * m, h), weight.t(), out=th.from_numpy(embedded))
-        emb = emb.clamp_min_(0.0).view(batch, m, e)
-        mean, most, argmax, projections = (th.from_numpy(x) for x in pooled_embeddings(
-            emb.numpy(), proj.detach().contiguous().numpy()))
-        if any(ctx.needs_input_grad):
-            ctx.save_for_backward(weight, proj, argmax)
-            ctx.arrays = (array, embedded)  # given back to the pool by the backward
-            ctx.tables = (subsets, ranks, suits, n)
-        else:
-            _HIDDEN.give(array)
-            _HIDDEN.give(embedded)
-        return mean, most, projections
-
-    @staticmethod
-    def backward(ctx: Any, g_mean: th.Tensor | None, g_max: th.Tensor | None,
-                 g_proj: th.Tensor | None) -> tuple[Any, ...]:
-        weight, proj, argmax = ctx.saved_tensors
-        if ctx.arrays is None:
-            raise RuntimeError("the pooled subset embeddings support one backward pass (their first layer's output "
-                               "is reused after it)")
-        hidden_array, embedded = ctx.arrays
-        hidden = th.from_numpy(hidden_array)
-        subsets, ranks, suits, n = ctx.tables
-        batch, m, h = hidden.shape
-        e, q = weight.shape[0], proj.shape[0]
-        emb = th.from_numpy(embedded).view(batch, m, e)
-        g_mean = th.zeros(batch, e) if g_mean is None else g_mean
-        g_max = th.zeros(batch, e) if g_max is None else g_max
-        g_proj = th.zeros(batch, m, q) if g_proj is None else g_proj
-        g_pre = _HIDDEN.take((batch, m, e))
-        g_projected, g_shape, g_base = pooled_embedding_gradients(
-            g_pre, emb.numpy(), argmax.numpy(), g_mean.contiguous().numpy(), g_max.contiguous().numpy(),
-            g_proj.contiguous().numpy(), proj.detach().contiguous().numpy(), weight.detach().contiguous().numpy(),
-            hidden.numpy(), subsets, subset_shapes(ranks, suits, subsets), n)
-        flat = th.from_numpy(g_pre).view(batch * m, e)
-        g_weight = flat.t() @ hidden.view(batch * m, h)
-        g_bias = flat.sum(0)
-        g_projection = g_proj.reshape(batch * m, q).t() @ emb.view(batch * m, e)
-        for array in (hidden_array, embedded, g_pre):
-            _HIDDEN.give(array)
-        ctx.arrays = None
-        return (th.from_numpy(g_projected), th.from_numpy(g_shape), th.from_numpy(g_base), g_weight, g_bias,
-                g_projection, None, None, None)
-
-
 @dataclasses.dataclass(frozen=True)
 class SubsetLayers:
     """One subset size's layers of a split scorer's extractor: the ``size`` (cards a subset),
@@ -288,7 +139,7 @@ class SplitScorerExtractor(nn.Module):
                 positions[rows, position * self.n_slots + subsets[:, position]] = 1.0
             self._subset_ids[k] = subsets.numpy()
             self.register_buffer(f"positions_{k}", positions, persistent=False)
-        self.card_layers = nn.ModuleDict({str(k): nn.Linear(_subset_feature_size(k), subset_hidden)
+        self.card_layers = nn.ModuleDict({str(k): nn.Linear(subset_feature_size(k), subset_hidden)
                                           for k in self.sizes})
         self.context_layers = nn.ModuleDict({str(k): nn.Linear(self.context_dim, subset_hidden, bias=False)
                                              for k in self.sizes})
@@ -306,14 +157,14 @@ class SplitScorerExtractor(nn.Module):
 
     def subset_layers(self) -> tuple[SubsetLayers, ...]:
         """Each subset size's subsets and layers, ascending sizes."""
-        return tuple(SubsetLayers(k, self.subsets(k), self.card_layers[str(k)].weight, self.card_layers[str(k)].bias,
-                                  self.context_layers[str(k)].weight, self.embed_layers[str(k)].weight,
-                                  self.embed_layers[str(k)].bias) for k in self.sizes)
+        card, context, embed = (_linears(d) for d in (self.card_layers, self.context_layers, self.embed_layers))
+        return tuple(SubsetLayers(k, self.subsets(k), card[k].weight, card[k].bias, context[k].weight,
+                                  embed[k].weight, embed[k].bias) for k in self.sizes)
 
     def embeddings(self, features: th.Tensor) -> dict[int, th.Tensor]:
         """``{k: (batch, C(n, k), embed_dim)}``.
 
-        The first layer is ``card_layers[k]`` applied to :func:`_subset_features`, computed
+        The first layer is ``card_layers[k]`` applied to :func:`subset_features`, computed
         without building those features subset by subset: the part linear in the cards
         (their one-hots in slot order, and the rank, suit and joker counts, which are sums
         over the cards) is a sum of per-slot projections made once per hand, one per
@@ -341,7 +192,7 @@ class SplitScorerExtractor(nn.Module):
         """The first layer of every ``k``-card subset ``(B, C(n, k), subset_hidden)``."""
         subsets = self.subsets(k)
         if slots.device.type == "cpu":
-            return _SubsetHidden.apply(*self._first_layer_inputs(k, slots, context), subsets, ranks, suits)
+            return SubsetHidden.apply(*self._first_layer_inputs(k, slots, context), subsets, ranks, suits)
         layer = self.card_layers[str(k)]
         per_position, shape_weight = first_layer_weights(layer.weight, k)
         projected = th.einsum("bnf,hpf->pnbh", slots, per_position)  # (k, n, B, h)
@@ -369,7 +220,7 @@ class SplitScorerExtractor(nn.Module):
         :meth:`forward` then ``head.row_parts``, up to float rounding, computed for the
         training over few marked splits (:meth:`SplitScorerPolicy.evaluate_actions`). Each
         subset size's embeddings are pooled and projected onto the row positions' score and
-        vector weights in one operation (:class:`_PooledEmbeddings`), whose backward is one
+        vector weights in one operation (:class:`PooledEmbeddings`), whose backward is one
         pass over them, then two products."""
         slots, context, ranks, suits = self._hand(features)
         pooled: list[th.Tensor] = []
@@ -378,12 +229,12 @@ class SplitScorerExtractor(nn.Module):
         v = head.split_hidden
         for k in self.sizes:
             rows = [r for r in range(3) if head.row_sizes[r] == k]
-            weights = [head.row_scalars[r].weight for r in rows]
+            weights = [cast(nn.Linear, head.row_scalars[r]).weight for r in rows]
             if v > 0:
-                weights += [head.row_vectors[r].weight for r in rows]
+                weights += [cast(nn.Linear, head.row_vectors[r]).weight for r in rows]
             layer = self.embed_layers[str(k)]
             if slots.device.type == "cpu":
-                mean, most, projections = _PooledEmbeddings.apply(*self._first_layer_inputs(k, slots, context),
+                mean, most, projections = PooledEmbeddings.apply(*self._first_layer_inputs(k, slots, context),
                                                                   layer.weight, layer.bias, th.cat(weights),
                                                                   self.subsets(k), ranks, suits)
             else:
@@ -420,6 +271,11 @@ class SplitScorerExtractor(nn.Module):
 
 class SplitScoreHead(nn.Module):
     """One logit per split from the subset embeddings of its three rows (shared weights)."""
+
+    #: the split table's columns, registered buffers (each row's subset id per split)
+    rows_0: th.Tensor
+    rows_1: th.Tensor
+    rows_2: th.Tensor
 
     def __init__(self, game: str, embed_dim: int, split_hidden: int) -> None:
         super().__init__()
@@ -468,9 +324,11 @@ class SplitScoreHead(nn.Module):
 
     def row_layers(self) -> tuple[RowLayers, ...]:
         """Each row position's score and vector layers."""
-        return tuple(RowLayers(self.row_sizes[r], self.row_scalars[r].weight, self.row_scalars[r].bias,
-                               self.row_vectors[r].weight if self.split_hidden > 0 else None,
-                               self.row_vectors[r].bias if self.split_hidden > 0 else None) for r in range(3))
+        scalars = [cast(nn.Linear, layer) for layer in self.row_scalars]
+        vectors = [cast(nn.Linear, layer) for layer in self.row_vectors] if self.split_hidden > 0 else None
+        return tuple(RowLayers(self.row_sizes[r], scalars[r].weight, scalars[r].bias,
+                               None if vectors is None else vectors[r].weight,
+                               None if vectors is None else vectors[r].bias) for r in range(3))
 
     def row_scores(self, latent: th.Tensor) -> tuple[th.Tensor, th.Tensor, th.Tensor, th.Tensor | None]:
         """Each row position's score of every subset ``(B, C(n, k))``, and the interaction
@@ -530,216 +388,6 @@ class SplitScoreHead(nn.Module):
         return th.cat(parts, 1)
 
 
-class _SplitStatistics(th.autograd.Function):
-    """Log probability of each hand's action and the entropy of its distribution over the
-    valid splits, from the row scores, by the kernels of :mod:`.split_kernels` (or from
-    ``known``, the statistics of these actions computed when they were drawn)."""
-
-    @staticmethod
-    def forward(ctx: Any, s0: th.Tensor, s1: th.Tensor, s2: th.Tensor, extra: th.Tensor | None,
-                tables: tuple[np.ndarray, ...], mask: np.ndarray, actions: np.ndarray,
-                known: np.ndarray | None = None) -> tuple[th.Tensor, th.Tensor]:
-        arrays = tuple(x.detach().numpy() for x in (s0, s1, s2))
-        extra_array = NO_EXTRA if extra is None else extra.detach().numpy()
-        statistics = (split_statistics(*arrays, *tables, extra_array, extra is not None, mask, actions)
-                      if known is None else known)
-        ctx.inputs = (arrays, tables, extra_array, extra is not None, mask, actions, statistics)
-        log_z, mean, log_p = (th.as_tensor(statistics[:, i], dtype=s0.dtype) for i in range(3))
-        return log_p, log_z - mean
-
-    @staticmethod
-    def backward(ctx: Any, g_logp: th.Tensor, g_entropy: th.Tensor) -> tuple[Any, ...]:
-        arrays, tables, extra_array, has_extra, mask, actions, statistics = ctx.inputs
-        g0, g1, g2, gx = split_gradients(*arrays, *tables, extra_array, has_extra, mask, actions, statistics,
-                                         g_logp.double().numpy(), g_entropy.double().numpy())
-        return (th.from_numpy(g0), th.from_numpy(g1), th.from_numpy(g2),
-                th.from_numpy(gx) if has_extra else None, None, None, None, None)
-
-
-class SplitDistribution(MaskableCategoricalDistribution):
-    """The masked categorical over the split index, whose logits are sums of row scores.
-
-    The same distribution as sb3-contrib's ``MaskableCategoricalDistribution`` over the
-    logits that :class:`SplitScoreHead` returns, but computed from the row scores by the
-    kernels of :mod:`.split_kernels`: log probabilities, entropy, samples and their
-    gradients without a full-width logit tensor (72,072 a Thirteen hand). Off the CPU it
-    falls back to the logits.
-
-    Masks that mark few splits (the candidates, :func:`.sparse.marked_splits`, or the
-    :class:`.sparse.MarkedSplits` the rollout buffer keeps of them) are read as each hand's
-    list of marked splits: log probabilities, entropy and their gradients are torch
-    operations over those splits' logits alone (:func:`.sparse.marked_logits`; a scorer's
-    interaction term is then computed for the marked splits only), on any device. The
-    full-width interaction term is computed only when a full-width pass needs it."""
-
-    def proba_rows(self, head: SplitScoreHead, latent: th.Tensor) -> SplitDistribution:
-        """The distribution of the hands whose subset embeddings are ``latent``."""
-        return self.proba_parts(head, head.row_parts(latent))
-
-    def proba_parts(self, head: SplitScoreHead,
-                    parts: tuple[th.Tensor, th.Tensor, th.Tensor, list[th.Tensor] | None]) -> SplitDistribution:
-        """The distribution of the hands whose row parts (:meth:`SplitScoreHead.row_parts`)
-        are ``parts``."""
-        self.head = head
-        self._parts = parts
-        self._rows: tuple[th.Tensor, th.Tensor, th.Tensor, th.Tensor | None] | None = None
-        self._on_cpu = parts[0].device.type == "cpu"
-        self._logits: th.Tensor | None = None
-        self.masks: np.ndarray | None = None
-        self.marked: MarkedSplits | None = None
-        self._marked_stats: tuple[th.Tensor, th.Tensor, th.Tensor] | None = None
-        self._entropy: th.Tensor | None = None
-        self._drawn: tuple[np.ndarray, np.ndarray] | None = None
-        return self
-
-    def proba_distribution(self, action_logits: th.Tensor) -> SplitDistribution:
-        raise TypeError("a SplitDistribution is built from row scores: use proba_rows")
-
-    @property
-    def rows(self) -> tuple[th.Tensor, th.Tensor, th.Tensor, th.Tensor | None]:
-        """Each row position's score of every subset and the full-width interaction term
-        (:meth:`SplitScoreHead.row_scores`), computed at the first use."""
-        if self._rows is None:
-            s0, s1, s2, vectors = self._parts
-            self._rows = (s0, s1, s2, None if vectors is None else self.head.interactions_of(vectors))
-        return self._rows
-
-    @property
-    def logits(self) -> th.Tensor | None:
-        """Every split's logit off the CPU (for the fallback to sb3-contrib's distribution), None
-        on the CPU."""
-        if self._on_cpu:
-            return None
-        if self._logits is None:
-            self._logits = self.head.logits_of(*self.rows)
-        return self._logits
-
-    @property
-    def hands(self) -> int:
-        return len(self._parts[0])
-
-    def apply_masking(self, masks: Any) -> None:
-        self._entropy = None
-        self._drawn = None
-        self._marked_stats = None
-        self.masks, self.marked = None, None
-        if masks is None:
-            return
-        self.marked = carried(masks)
-        if self.marked is not None:
-            return
-        if isinstance(masks, th.Tensor):
-            masks = masks.detach().cpu().numpy()
-        masks = np.ascontiguousarray(masks, dtype=bool).reshape(self.hands, -1)
-        self.marked = marked_splits(masks)
-        if self.marked is None:
-            self.masks = masks
-
-    def _mask(self) -> np.ndarray:
-        if self.marked is not None:
-            return self.marked.dense()
-        return self.masks if self.masks is not None else np.ones((self.hands, self.head.n_actions), dtype=bool)
-
-    def _torch(self) -> MaskableCategoricalDistribution:
-        """The same distribution as sb3-contrib builds it (used off the CPU)."""
-        fallback = MaskableCategoricalDistribution(self.head.n_actions).proba_distribution(self.logits)
-        fallback.apply_masking(self.masks)
-        return fallback
-
-    # ------------------------------------------------------------------ over the marked splits
-    def _logits_at(self, actions: th.Tensor) -> th.Tensor:
-        """The logits ``(B, K)`` of the splits ``actions`` ``(B, K)`` (int64), from the row
-        parts (the interaction term of these splits only)."""
-        head = self.head
-        return marked_logits(self._parts, head.columns(), head.out if head.split_hidden > 0 else None, actions)
-
-    def _marked(self) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
-        """The marked splits' log normaliser ``(B,)``, entropy ``(B,)`` and logits ``(B, K)``."""
-        if self._marked_stats is None:
-            assert self.marked is not None
-            device = self._parts[0].device
-            ids = th.as_tensor(self.marked.ids, device=device)
-            logits = self._logits_at(ids)
-            log_z, entropy, _ = marked_statistics(logits, th.as_tensor(self.marked.valid, device=device))
-            self._marked_stats = (log_z, entropy, logits)
-        return self._marked_stats
-
-    def _marked_log_probs(self, actions: th.Tensor) -> th.Tensor:
-        """The log probabilities ``(B, K)`` of the splits ``actions`` ``(B, K)`` under the
-        distribution over the marked splits (``-inf`` where one is not marked)."""
-        assert self.marked is not None
-        log_z, _, _ = self._marked()
-        dtype = self._parts[0].dtype
-        log_p = (self._logits_at(actions).double() - log_z[:, None]).to(dtype)
-        marks = th.as_tensor(self.marked.marks(actions.detach().cpu().numpy()), device=log_p.device)
-        return log_p.masked_fill(~marks, -th.inf)
-
-    # ------------------------------------------------------------------ the distribution
-    def log_prob(self, actions: th.Tensor) -> th.Tensor:
-        if self.marked is not None:
-            return self._marked_log_probs(actions.long().reshape(-1, 1))[:, 0]
-        if self.logits is not None:
-            return self._torch().log_prob(actions)
-        s0, s1, s2, extra = self.rows
-        chosen = actions.detach().cpu().numpy().astype(np.int64).reshape(-1)
-        known = self._drawn[1] if self._drawn is not None and np.array_equal(self._drawn[0], chosen) else None
-        log_p, self._entropy = _SplitStatistics.apply(s0, s1, s2, extra, self.head.tables(), self._mask(), chosen,
-                                                      known)
-        return log_p
-
-    def log_probs(self, actions: th.Tensor) -> th.Tensor:
-        """The log probabilities ``(B, K)`` of each hand's ``K`` splits ``actions``, from one
-        pass over the valid splits (:meth:`log_prob` of the first column) however large ``K``:
-        ``log p(a_k) = log p(a_0) + logit(a_k) - logit(a_0)``. ValueError when one is not a
-        valid split."""
-        actions = actions.long()
-        if self.marked is not None:
-            chosen = actions.detach().cpu().numpy()
-            _require_valid(self.marked.marks(chosen), chosen)
-            return self._marked_log_probs(actions)
-        if self.logits is not None:
-            return log_probs(self._torch(), actions)
-        chosen = actions.detach().numpy()
-        _require_valid(self._mask()[np.arange(self.hands)[:, None], chosen], chosen)
-        logits = self.head.logits_at(*self.rows, actions)
-        return self.log_prob(actions[:, 0])[:, None] + logits - logits[:, :1]
-
-    def entropy(self) -> th.Tensor:
-        if self.marked is not None:
-            return self._marked()[1].to(self._parts[0].dtype)
-        if self.logits is not None:
-            return self._torch().entropy()
-        if self._entropy is None:
-            self.log_prob(self.mode())
-        assert self._entropy is not None
-        return self._entropy
-
-    def choices(self, uniforms: np.ndarray | None) -> np.ndarray:
-        """One valid split per hand: the inverse CDF of ``uniforms`` (one in [0, 1) per
-        hand), or the most likely split (the first of equals) without them. Drawn splits
-        keep their log probabilities and the entropy, computed in the same pass, for a
-        following :meth:`log_prob` of the same actions."""
-        if self.marked is not None:
-            return marked_choices(self._marked()[2].detach().cpu().numpy(), self.marked, uniforms)
-        if self.logits is not None:
-            fallback = self._torch()
-            if uniforms is None:
-                return fallback.mode().cpu().numpy()
-            probs = fallback.distribution.probs.double().cpu().numpy()
-            return np.minimum((probs.cumsum(1) <= uniforms[:, None]).sum(1), self.head.n_actions - 1)
-        s0, s1, s2, extra = (None if x is None else x.detach().numpy() for x in self.rows)
-        chosen, statistics = choose_splits(s0, s1, s2, self.head.tables(), extra, self._mask(), uniforms,
-                                           self.head.row_masks)
-        self._drawn = (chosen, statistics) if uniforms is not None else None
-        return chosen
-
-    def sample(self) -> th.Tensor:
-        return th.as_tensor(self.choices(th.rand(self.hands, dtype=th.float64).numpy()))
-
-    def mode(self) -> th.Tensor:
-        return th.as_tensor(self.choices(None))
-
-
 class SplitScorerPolicy(MaskableActorCriticPolicy):
     """``MaskableActorCriticPolicy`` whose actor scores splits from row embeddings."""
 
@@ -781,7 +429,8 @@ class SplitScorerPolicy(MaskableActorCriticPolicy):
             return marked
         if isinstance(action_masks, th.Tensor):
             action_masks = action_masks.detach().cpu().numpy()
-        return marked_splits(np.asarray(action_masks, dtype=bool).reshape(-1, self.action_net.n_actions))
+        return marked_splits(np.asarray(action_masks, dtype=bool).reshape(-1, cast(SplitScoreHead,
+                                                                                   self.action_net).n_actions))
 
     def _over_marked(self, obs: th.Tensor, marked: MarkedSplits) -> tuple[th.Tensor, SplitDistribution]:
         """The values and the distribution over the marked splits, without the actor's
@@ -827,14 +476,14 @@ class SplitScorerPolicy(MaskableActorCriticPolicy):
 
     def _get_action_dist_from_latent(self, latent_pi: th.Tensor) -> SplitDistribution:
         assert isinstance(self.action_dist, SplitDistribution)
-        return self.action_dist.proba_rows(self.action_net, latent_pi)
+        return self.action_dist.proba_rows(cast(SplitScoreHead, self.action_net), latent_pi)
 
     def _build_mlp_extractor(self) -> None:
-        self.mlp_extractor = SplitScorerExtractor(self.game_name, self.features_dim, self.subset_hidden,
-                                                  self.embed_dim, self.value_hidden)
+        self.mlp_extractor = SplitScorerExtractor(  # type: ignore[assignment]  # SB3 declares its own MLP
+            self.game_name, self.features_dim, self.subset_hidden, self.embed_dim, self.value_hidden)
 
     def _build(self, lr_schedule: Schedule) -> None:
-        self.action_dist = SplitDistribution(self.action_dist.action_dim)
+        self.action_dist = SplitDistribution(self.action_dist.action_dim)  # type: ignore[attr-defined]
         self._build_mlp_extractor()
         self.action_net = SplitScoreHead(self.game_name, self.embed_dim, self.split_hidden)
         self.value_net = nn.Linear(self.mlp_extractor.latent_dim_vf, 1)
@@ -846,7 +495,8 @@ class SplitScorerPolicy(MaskableActorCriticPolicy):
             if head.split_hidden > 0:
                 head.row_vectors.apply(lambda m: self.init_weights(m, gain=1.0))
                 head.out.apply(lambda m: self.init_weights(m, gain=0.01))
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+        self.optimizer = self.optimizer_class(  # type: ignore[call-arg]  # every torch optimizer takes lr
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
 
 # --------------------------------------------------------------------------- building
@@ -875,32 +525,14 @@ def build_policy(meta: Mapping[str, Any], *, initialise: bool = True) -> Maskabl
     obs_space = spaces.Box(-np.inf, np.inf, (int(meta["observation_size"]),), np.float32)
     act_space = spaces.Discrete(int(meta["n_actions"]))
     cls = policy_class(meta["policy"]["kind"])
-    kwargs = policy_kwargs(meta["policy"]["kind"], meta["policy"]["arch"], game, prefix="policy.arch.")
-    policy = cls(obs_space, act_space, lambda _: 0.0, **kwargs, **({} if initialise else {"ortho_init": False}))
+    kwargs: dict[str, Any] = policy_kwargs(meta["policy"]["kind"], meta["policy"]["arch"], game, prefix="policy.arch.")
+    if not initialise:
+        kwargs["ortho_init"] = False
+    policy = cls(obs_space, act_space, lambda _: 0.0, **kwargs)
     return policy.eval()
 
 
 def action_logits(policy: MaskableActorCriticPolicy, obs: th.Tensor) -> th.Tensor:
     """Unmasked logits ``(batch, n_actions)`` of a policy for a batch of observations."""
     features = policy.extract_features(obs, policy.pi_features_extractor)
-    return policy.action_net(policy.mlp_extractor.forward_actor(features))
-
-
-def log_probs(distribution: MaskableCategoricalDistribution, actions: th.Tensor) -> th.Tensor:
-    """The log probabilities ``(B, K)`` of each hand's ``K`` valid splits ``actions`` under a
-    policy's masked distribution: a split scorer's in one pass over the valid splits
-    (:meth:`SplitDistribution.log_probs`), another's gathered from its normalised logits."""
-    if isinstance(distribution, SplitDistribution):
-        return distribution.log_probs(actions)
-    actions = actions.long()
-    masks = distribution.distribution.masks
-    if masks is not None:
-        _require_valid(masks.gather(1, actions).cpu().numpy(), actions.cpu().numpy())
-    return distribution.distribution.logits.gather(1, actions)
-
-
-def _require_valid(valid: np.ndarray, actions: np.ndarray) -> None:
-    """ValueError naming the first of ``actions`` (B, K) whose ``valid`` bit is off."""
-    if not valid.all():
-        b, k = np.argwhere(~valid)[0]
-        raise ValueError(f"action {actions[b, k]} of hand {b} is not a valid split")
+    return policy.action_net(policy.mlp_extractor.forward_actor(features))  # type: ignore[arg-type]  # one extractor

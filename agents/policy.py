@@ -31,7 +31,8 @@ from .checkpoint import (
     read_policy_state,
     resolve_checkpoint,
 )
-from .networks import SplitDistribution, SplitScorerPolicy, action_logits, build_policy
+from .distribution import SplitDistribution
+from .networks import SplitScorerPolicy, action_logits, build_policy
 from .specs import AgentSpec
 from .split_inference import choices
 

@@ -36,7 +36,7 @@ class MarkedSplits:
     """Each hand's marked splits: ``ids`` ``(B, K)`` int64, ascending per hand, padded after
     the hand's ``counts[b]`` marked ones by repeating its first; ``n_actions`` the mask's
     width. A batch of masks (as :meth:`dense` gives them) in a compact form, which the rollout
-    buffer hands on (:meth:`tensor`) for :meth:`.networks.SplitDistribution.apply_masking`."""
+    buffer hands on (:meth:`tensor`) for :meth:`.distribution.SplitDistribution.apply_masking`."""
 
     ids: np.ndarray
     counts: np.ndarray

@@ -270,7 +270,7 @@ CHUNK = 4
 
 def choices(policy: SplitScorerPolicy, observations: np.ndarray, masks: np.ndarray,
             uniforms: np.ndarray | None) -> np.ndarray:
-    """One valid split per hand: as :meth:`.networks.SplitDistribution.choices` of the policy's
+    """One valid split per hand: as :meth:`.distribution.SplitDistribution.choices` of the policy's
     distribution (the inverse CDF of ``uniforms``, or the most likely split without them),
     :data:`CHUNK` hands at a time. The argmax of a scorer with an interaction term computes
     the term only for the valid splits that can still be chosen

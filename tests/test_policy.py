@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch as th
 
-from splitpoker.agents import checkpoint, load_agent, networks
+from splitpoker.agents import checkpoint, distribution, load_agent, networks, subset_ops
 from splitpoker.agents import policy as P
 from splitpoker.envs.cards import format_cards, parse_cards
 from splitpoker.envs.games import game_class, make_game
@@ -94,7 +94,7 @@ def test_subset_features_see_pairs_flushes_and_straights():
     index = {c: i for i, c in enumerate(slots)}
     straight_flush = per_slot[[index[c] for c in parse_cards("2h 3h 4h 5h 6h")]][None]
     trips = per_slot[[index[c] for c in parse_cards("As Ad Ac")]][None]
-    f5, f3 = networks._subset_features(straight_flush)[0], networks._subset_features(trips)[0]
+    f5, f3 = subset_ops.subset_features(straight_flush)[0], subset_ops.subset_features(trips)[0]
     k5 = 5 * 19
     assert f5[k5 + 13 + 4 + 2 + 4].item() == 1.0  # one suit
     windows = f5[k5 + 13 + 4 + 2 + 4 + 1:]
@@ -259,7 +259,7 @@ def _reference_embeddings(extractor, obs):
     out = {}
     for k in extractor.sizes:
         cards = slots[:, th.as_tensor(extractor.subsets(k))]
-        hidden = extractor.card_layers[str(k)](networks._subset_features(cards))
+        hidden = extractor.card_layers[str(k)](subset_ops.subset_features(cards))
         hidden = th.relu(hidden + extractor.context_layers[str(k)](context)[:, None, :])
         out[k] = th.relu(extractor.embed_layers[str(k)](hidden))
     return out
@@ -400,7 +400,7 @@ def test_subset_shapes_kernel_matches_the_feature_definition(game_name, count, r
     ranks, suits = slot_ids(slots.numpy())
     for k in (3, 5):
         subsets = np.array(list(itertools.combinations(range(n), k)))
-        reference = networks._subset_features(slots[:, th.as_tensor(subsets)])[..., k * SLOT_FEATURES + 19:]
+        reference = subset_ops.subset_features(slots[:, th.as_tensor(subsets)])[..., k * SLOT_FEATURES + 19:]
         shapes = subset_shapes(ranks, suits, subsets)
         assert np.array_equal(shapes, reference.numpy())
         assert shapes[..., 5:].any(), "no straight among the subsets"
@@ -460,7 +460,7 @@ def test_log_probs_of_many_actions_equal_one_log_prob_per_column_with_their_grad
         (weights * log_p).sum().backward()
         return log_p.detach(), {k: p.grad.clone() for k, p in policy.named_parameters() if p.grad is not None}
 
-    together, fast = fitted(lambda d: networks.log_probs(d, actions))
+    together, fast = fitted(lambda d: distribution.log_probs(d, actions))
     apart, slow = fitted(lambda d: th.stack([d.log_prob(actions[:, k]) for k in range(actions.shape[1])], 1))
     assert th.allclose(together, apart, atol=1e-5)
     assert fast.keys() == slow.keys()
@@ -469,7 +469,7 @@ def test_log_probs_of_many_actions_equal_one_log_prob_per_column_with_their_grad
     invalid = actions.clone()
     invalid[2, 3] = int(np.flatnonzero(~masks[2])[0])
     with pytest.raises(ValueError, match=f"action {int(invalid[2, 3])} of hand 2 is not a valid split"):
-        networks.log_probs(policy.get_distribution(obs, masks), invalid)
+        distribution.log_probs(policy.get_distribution(obs, masks), invalid)
 
 
 def test_split_distribution_samples_follow_its_probabilities():

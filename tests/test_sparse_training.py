@@ -12,6 +12,7 @@ import torch as th
 from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
 
 from splitpoker.agents import checkpoint, networks, sparse
+from splitpoker.agents.distribution import log_probs
 from splitpoker.envs.games import make_game
 from splitpoker.envs.table import deal
 
@@ -98,7 +99,7 @@ def test_distribution_over_marked_splits_equals_the_full_width_one(game_name, sp
         marked = read(distribution)
         assert th.isinf(distribution.log_prob(outside)).all()
         with pytest.raises(ValueError, match="is not a valid split"):
-            networks.log_probs(distribution, outside[:, None])
+            log_probs(distribution, outside[:, None])
         share, sparse.SPARSE_SHARE = sparse.SPARSE_SHARE, 0.0
         try:
             distribution = policy.get_distribution(obs, masks)

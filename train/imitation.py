@@ -33,7 +33,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from ..agents import load_agent
 from ..agents.base import check_choices
-from ..agents.networks import log_probs
+from ..agents.distribution import log_probs
 from ..agents.solver import SolverAgent
 from ..agents.specs import AgentSpec, SpecLike, checkpoint_spec, parse_spec
 from ..envs.game import Game
@@ -251,7 +251,7 @@ def behaviour_clone(policy: MaskableActorCriticPolicy, data: LabelledHands, game
     (the share of hands whose most likely split is the label). The loss is the cross-entropy
     against the label, or, with a ``temperature``, against :func:`soft_targets` of the top-k
     splits (``data`` must hold them): ``-sum_k p_k log pi(a_k)``, whose log probabilities
-    :func:`~splitpoker.agents.networks.log_probs` computes together (for a split scorer, one
+    :func:`~splitpoker.agents.distribution.log_probs` computes together (for a split scorer, one
     pass over the valid splits a hand however large k)."""
     if len(data) == 0:
         raise ValueError("no labelled hands to imitate")
