@@ -310,18 +310,29 @@ def subset_hidden_gradients(grad: np.ndarray, hidden: np.ndarray, subsets: np.nd
         for i in range(m):
             for c in range(h):
                 g[c] = grad[b, i, c] if hidden[b, i, c] > 0.0 else 0.0
-            for c in range(h):
-                g_base[b, c] += g[c]
-            for p in range(k):
-                target = g_projected[p, subsets[i, p], b]
-                for c in range(h):
-                    target[c] += g[c]
-            for j in range(f):
-                value = shapes[b, i, j]
-                if value != 0.0:
-                    for c in range(h):
-                        g_weight[j, c] += value * g[c]
+            _first_layer_gradients(g, b, i, subsets, shapes, g_projected, g_weight, g_base)
     return g_projected, g_weight, g_base
+
+
+@njit(cache=True, inline="always")
+def _first_layer_gradients(g: np.ndarray, b: int, i: int, subsets: np.ndarray, shapes: np.ndarray,
+                           g_projected: np.ndarray, g_weight: np.ndarray,
+                           g_base: np.ndarray) -> None:  # pragma: no cover - compiled
+    """Add the gradient ``g`` ``(h,)`` of subset ``i`` of hand ``b``'s first-layer output
+    (after the relu's cut) to the gradients of its inputs: ``base``, each slot's projected
+    features and the shape features' weights."""
+    h = g.shape[0]
+    for c in range(h):
+        g_base[b, c] += g[c]
+    for p in range(subsets.shape[1]):
+        target = g_projected[p, subsets[i, p], b]
+        for c in range(h):
+            target[c] += g[c]
+    for j in range(shapes.shape[2]):
+        value = shapes[b, i, j]
+        if value != 0.0:
+            for c in range(h):
+                g_weight[j, c] += value * g[c]
 
 
 @njit(cache=True, fastmath=True)
@@ -462,16 +473,7 @@ def pooled_embedding_gradients(g_pre: np.ndarray, emb: np.ndarray, argmax: np.nd
             for c in range(h):
                 if hidden[b, i, c] <= 0.0:
                     g[c] = 0.0
-                g_base[b, c] += g[c]
-            for p in range(k):
-                slot = subsets[i, p]
-                for c in range(h):
-                    g_projected[p, slot, b, c] += g[c]
-            for j in range(f):
-                value = shapes[b, i, j]
-                if value != 0.0:
-                    for c in range(h):
-                        g_weight[j, c] += value * g[c]
+            _first_layer_gradients(g, b, i, subsets, shapes, g_projected, g_weight, g_base)
     return g_projected, g_weight, g_base
 
 
