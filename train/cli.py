@@ -104,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, OSError) as error:  # OSError: a file or folder that cannot be read or written
         print(f"{prefix}: error: {_one_line(error)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM where a subcommand handles it (eval.interrupts)
+    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM where a subcommand handles it (runtime.interrupts)
         signum = int(getattr(stop, "signum", signal.SIGINT))
         name = "" if signum == signal.SIGINT else f" ({signal.Signals(signum).name})"
         print(f"{prefix}: interrupted{name}", file=sys.stderr)
