@@ -223,11 +223,13 @@ def parse_spec(text: object) -> AgentSpec:
         if entry.layout == "options":
             return dataclasses.replace(_build(kind, tuple(parse_options(argument, spec).items())), source=spec)
         if entry.layout == "members":
-            try:
-                members = tuple(parse_spec(m) for m in member_specs(argument, spec))
-            except ValueError as error:
-                raise bad_spec(spec, str(error).split("; valid forms")[0]) from None
-            return AgentSpec(kind, members=members, source=spec)
+            read = []
+            for member in member_specs(argument, spec):  # its own errors name the spec
+                try:
+                    read.append(parse_spec(member))
+                except ValueError as error:
+                    raise bad_spec(spec, str(error).split("; valid forms")[0]) from None
+            return AgentSpec(kind, members=tuple(read), source=spec)
         return AgentSpec(kind, argument.strip(), source=spec)
     if sep and "." in kind:
         return AgentSpec("import", spec, source=spec)
@@ -280,10 +282,10 @@ def parse_options(text: str, spec: str | None = None) -> dict[str, str]:
     for item in _split_top(text, ",", spec or text):
         key, sep, value = item.partition("=")
         if not sep:
-            raise ValueError(f"cannot read agent option {item!r} in {text!r}; expected key=value")
+            raise bad_spec(spec or text, f"cannot read option {item!r}; expected key=value")
         key = key.strip()
         if key in out:
-            raise ValueError(f"agent option {key!r} is given twice in {text!r}")
+            raise bad_spec(spec or text, f"option {key!r} is given twice")
         out[key] = _unwrapped(value.strip())
     return out
 
@@ -293,7 +295,7 @@ def member_specs(argument: str, spec: str | None = None) -> list[str]:
     parentheses where it holds one); ValueError when one is empty."""
     members = _split_top(argument, ";", spec or f"mixture:{argument}")
     if any(not m for m in members):
-        raise ValueError(f"mixture:{argument} has an empty member; members are agent specs separated by ';'")
+        raise bad_spec(spec or f"mixture:{argument}", "an empty member; members are agent specs separated by ';'")
     return members
 
 

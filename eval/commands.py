@@ -18,16 +18,24 @@ _OPTION = re.compile(r"^[A-Za-z_]\w*=")
 
 def split_agent_specs(text: str) -> list[str]:
     """``"checkpoint:a.zip,solver:samples=256,opponent=greedy,greedy"`` → three specs: a piece
-    that reads ``key=value`` continues the options of the spec before it. ValueError for an
-    empty spec (two commas in a row, or one at either end)."""
+    that reads ``key=value`` continues the options of the spec before it, and a comma inside
+    parentheses separates nothing (``"(checkpoint:runs/a,b/x.zip),greedy"``: two specs, the
+    first unwrapped). ValueError for an empty spec (two commas in a row, or one at either end)."""
+    pieces, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += (char == "(") - (char == ")")
+        if char == "," and depth == 0:
+            pieces.append(text[start:i])
+            start = i + 1
+    pieces.append(text[start:])
     specs: list[str] = []
-    for piece in (p.strip() for p in text.split(",")):
+    for piece in (p.strip() for p in pieces):
         if not piece:
             raise ValueError(f"agent specs {text!r} hold an empty spec; separate specs with one comma")
         if _OPTION.match(piece) and specs and ":" in specs[-1]:
             specs[-1] += "," + piece
         else:
-            specs.append(piece)
+            specs.append(piece[1:-1].strip() if piece.startswith("(") and piece.endswith(")") else piece)
     return specs
 
 
@@ -193,8 +201,8 @@ def register_exploit(sub: argparse._SubParsersAction) -> None:
                        "on the agent's exploitability: the sampled best response is itself imperfect, and the bound "
                        "tightens as --samples grows.")
     p.add_argument("game", choices=GAME_CHOICES, help="the game")
-    p.add_argument("--agent", required=True, metavar="SPEC", help="the agent (a load_agent spec without commas: "
-                   "greedy, heuristic, checkpoint:PATH, pretrained:NAME, package.module:attr, ...)")
+    p.add_argument("--agent", required=True, metavar="SPEC", help="the agent, any agent spec (greedy, heuristic, "
+                   "solver:samples=16, checkpoint:PATH, pretrained:NAME, mixture:SPEC;SPEC, package.module:attr, ...)")
     p.add_argument("--samples", type=int, default=DEFAULT_SAMPLES,
                    help=f"opponent deals per decision of the best response (default {DEFAULT_SAMPLES})")
     p.add_argument("--hands", type=int, default=200, help="duplicate deals (default 200)")

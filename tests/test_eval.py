@@ -211,3 +211,15 @@ def test_decisions_csv_names_each_agent(tmp_path):
     with open(tmp_path / "report" / "decisions.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert rows and {(r["agent"], r["agent_name"]) for r in rows} == {("0", "greedy"), ("1", "random")}
+
+
+def test_agent_lists_split_at_commas_outside_parentheses() -> None:
+    from splitpoker.eval.commands import split_agent_specs
+
+    assert split_agent_specs("(checkpoint:runs/a,b/x.zip),greedy,solver:samples=4,opponent=greedy,"
+                             "mixture:(solver:samples=4,opponent=greedy);random") == [
+        "checkpoint:runs/a,b/x.zip", "greedy", "solver:samples=4,opponent=greedy",
+        "mixture:(solver:samples=4,opponent=greedy);random"]
+    with pytest.raises(ValueError, match="empty spec"):
+        split_agent_specs("greedy,,random")
+

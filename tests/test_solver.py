@@ -403,7 +403,7 @@ def test_other_opponent_models(name: str, rng: np.random.Generator) -> None:
     ("solver:opponent=solver,inner_samples=-2", "inner_samples=-2"),
     ("solver:inner_samples=4", "inner_samples=4 needs opponent=solver"),
     ("solver:samples=4,samples=8", "'samples' is given twice"),
-    ("solver:,,samples=4", "cannot read agent option ''"),
+    ("solver:,,samples=4", "cannot read option ''"),
     ("solver:depth=2", "unknown solver option 'depth'"),
     ("solver:seed=x", "seed=x is not an integer"),
     ("solver:opponent=nobody", "unknown kind"),
