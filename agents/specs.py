@@ -40,8 +40,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Union
 
-__all__ = ["AGENT_KINDS", "SPEC_FORMS", "AgentSpec", "SpecLike", "parse_spec", "as_spec", "parse_options",
-           "format_options", "bad_spec", "check_spec", "member_specs", "checkpoint_spec", "mixture_spec"]
+__all__ = ["AGENT_KINDS", "SPEC_FORMS", "AgentSpec", "SpecLike", "parse_spec", "split_outside_parentheses",
+           "parse_options", "format_options", "bad_spec", "check_spec", "member_specs", "checkpoint_spec",
+           "mixture_spec"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -170,9 +171,10 @@ def bad_spec(spec: str, why: str) -> ValueError:
     return ValueError(f"bad agent spec {spec!r}: {why}; valid forms: {', '.join(SPEC_FORMS)}")
 
 
-def _split_top(text: str, separator: str, spec: str) -> list[str]:
+def split_outside_parentheses(text: str, separator: str, spec: str) -> list[str]:
     """``text`` split at the ``separator`` characters outside parentheses, each piece stripped
-    and, when it is one group ``(...)``, unwrapped."""
+    and, when it is one group ``(...)``, unwrapped; ValueError naming ``spec`` for unbalanced
+    parentheses."""
     pieces, depth, start = [], 0, 0
     for i, char in enumerate(text):
         if char == "(":
@@ -247,11 +249,6 @@ def _build(kind: str, items: tuple[tuple[str, OptionValue], ...]) -> AgentSpec:
     return AgentSpec(kind, option_items=tuple(read))
 
 
-def as_spec(spec: SpecLike) -> AgentSpec:
-    """``spec`` as an :class:`AgentSpec` (text is read; ValueError when it is not a spec)."""
-    return parse_spec(spec)
-
-
 def check_spec(spec: SpecLike) -> str:
     """``spec``'s text when it follows the grammar; ValueError otherwise (nothing is built)."""
     return parse_spec(spec).text
@@ -279,7 +276,7 @@ def parse_options(text: str, spec: str | None = None) -> dict[str, str]:
     out: dict[str, str] = {}
     if not text.strip():
         return out
-    for item in _split_top(text, ",", spec or text):
+    for item in split_outside_parentheses(text, ",", spec or text):
         key, sep, value = item.partition("=")
         if not sep:
             raise bad_spec(spec or text, f"cannot read option {item!r}; expected key=value")
@@ -293,7 +290,7 @@ def parse_options(text: str, spec: str | None = None) -> dict[str, str]:
 def member_specs(argument: str, spec: str | None = None) -> list[str]:
     """The member specs of a ``mixture:`` argument (separated by ``;``, a member in
     parentheses where it holds one); ValueError when one is empty."""
-    members = _split_top(argument, ";", spec or f"mixture:{argument}")
+    members = split_outside_parentheses(argument, ";", spec or f"mixture:{argument}")
     if any(not m for m in members):
         raise bad_spec(spec or f"mixture:{argument}", "an empty member; members are agent specs separated by ';'")
     return members

@@ -21,21 +21,16 @@ def split_agent_specs(text: str) -> list[str]:
     that reads ``key=value`` continues the options of the spec before it, and a comma inside
     parentheses separates nothing (``"(checkpoint:runs/a,b/x.zip),greedy"``: two specs, the
     first unwrapped). ValueError for an empty spec (two commas in a row, or one at either end)."""
-    pieces, depth, start = [], 0, 0
-    for i, char in enumerate(text):
-        depth += (char == "(") - (char == ")")
-        if char == "," and depth == 0:
-            pieces.append(text[start:i])
-            start = i + 1
-    pieces.append(text[start:])
+    from ..agents.specs import split_outside_parentheses
+
     specs: list[str] = []
-    for piece in (p.strip() for p in pieces):
+    for piece in split_outside_parentheses(text, ",", text):
         if not piece:
             raise ValueError(f"agent specs {text!r} hold an empty spec; separate specs with one comma")
         if _OPTION.match(piece) and specs and ":" in specs[-1]:
             specs[-1] += "," + piece
         else:
-            specs.append(piece[1:-1].strip() if piece.startswith("(") and piece.endswith(")") else piece)
+            specs.append(piece)
     return specs
 
 
