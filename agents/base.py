@@ -71,17 +71,17 @@ def check_choices(agent: Agent, views: Sequence[SeatView], actions: Any) -> np.n
     if len(chosen) != len(views):
         raise ValueError(f"agent {agent.name!r} returned {len(chosen)} splits for {len(views)} seats")
     tables = {id(view.tables): view.tables for view in views}
-    if len(tables) == 1 and views and views[0].tables is not None:
-        valid = views[0].tables.valid_choices(np.array([v.table for v in views]), np.array([v.seat for v in views]),
-                                              chosen)
-    else:
-        for a, view in zip(chosen.tolist(), views):
-            n_actions = view.n_actions
-            if n_actions is None or not 0 <= a < n_actions:
-                raise ValueError(f"agent {agent.name!r} chose {a!r}, not a split index of seat {view.seat}'s hand "
-                                 f"{' '.join(view.hand)}" + ("" if n_actions is None else f" (0 to {n_actions - 1})"))
-        # a view made from an environment's data without a mask holds no mask to check against
-        valid = np.array([v.mask.ndim != 1 or bool(v.mask[a]) for a, v in zip(chosen.tolist(), views)], dtype=bool)
+    if len(tables) == 1 and views and views[0].tables is not None:  # the table core's own check
+        views[0].tables.refuse_invalid(agent.name, np.array([v.table for v in views]),
+                                       np.array([v.seat for v in views]), chosen)
+        return chosen
+    for a, view in zip(chosen.tolist(), views):
+        n_actions = view.n_actions
+        if n_actions is None or not 0 <= a < n_actions:
+            raise ValueError(f"agent {agent.name!r} chose {a!r}, not a split index of seat {view.seat}'s hand "
+                             f"{' '.join(view.hand)}" + ("" if n_actions is None else f" (0 to {n_actions - 1})"))
+    # a view made from an environment's data without a mask holds no mask to check against
+    valid = np.array([v.mask.ndim != 1 or bool(v.mask[a]) for a, v in zip(chosen.tolist(), views)], dtype=bool)
     if not valid.all():
         i = int(np.flatnonzero(~valid)[0])
         raise ValueError(f"agent {agent.name!r} chose {chosen[i]!r}, not a valid split of seat {views[i].seat}'s "

@@ -493,13 +493,18 @@ class Tables:
         if len(chosen) != len(pairs):
             raise ValueError(f"agent {name!r} returned {len(chosen)} splits for {len(pairs)} seats")
         tables, seats = np.array(pairs, dtype=np.intp).T
+        self.refuse_invalid(name, tables, seats, chosen)
+        return chosen
+
+    def refuse_invalid(self, name: str, tables: np.ndarray, seats: np.ndarray, chosen: np.ndarray) -> None:
+        """ValueError naming agent ``name``, the choice and the hand unless each ``chosen[i]`` is
+        a split seat ``seats[i]`` of table ``tables[i]`` may play (:meth:`valid_choices`)."""
         valid = self.valid_choices(tables, seats, chosen)
         if not valid.all():
             i = int(np.flatnonzero(~valid)[0])
             what = "a candidate" if self.mask_kind == "undominated" else "a valid split"
             raise ValueError(f"agent {name!r} chose {int(chosen[i])}, not {what} of seat {int(seats[i])}'s hand "
                              f"{format_cards(self.slots[tables[i], seats[i]])}")
-        return chosen
 
     def check_actions(self, actions: Any) -> np.ndarray:
         """``actions`` as an int64 (B, players) array of valid split indices; ValueError naming
