@@ -2,8 +2,10 @@
 training config, and one decision of its policy.
 
 ``<game>.train_hands_per_s`` trains with the policy, PPO and self-play settings of the
-packaged config ``<game>_classic_4p.yaml`` (:data:`~splitpoker.train.config.PACKAGED_CONFIGS`:
-``configs/`` in a checkout), with imitation, evaluation and checkpoints off: one rollout
+game's PPO self-play config among the packaged ones (:func:`bench_config`:
+``<game>_classic_ppo_4p.yaml`` where the game has one, else ``<game>_classic_4p.yaml``;
+:data:`~splitpoker.train.config.PACKAGED_CONFIGS`: ``configs/`` in a checkout), with
+imitation, evaluation and checkpoints off: one rollout
 and update of warm-up, then whole rollouts and their PPO updates timed, with the processes
 and torch threads the config asks for. A config that trains in one process is timed by
 that process's CPU time (all its threads), as ``<game>.env_hands_per_s`` is, so that other
@@ -40,11 +42,17 @@ from .selfplay import OpponentPool
 #: the configs whose settings the figures train with, by game name: the packaged ones
 CONFIG_DIR = PACKAGED_CONFIGS
 BENCH_OVERRIDES = ("imitation.enabled=false", "eval.every=0", "checkpoint.every=0", "progress=false")
+#: the names a game's PPO self-play config may have, in the order they are looked for: a
+#: config named after a shipped policy (``<game>_classic_4p``) is the one that makes it, by
+#: whatever algorithm; where that is not PPO, the PPO config is ``<game>_classic_ppo_4p``
+BENCH_NAMES = ("{game}_classic_ppo_4p.yaml", "{game}_classic_4p.yaml")
 
 
 def bench_config(game: str) -> Path:
-    """The full training config of a game that the figure trains with."""
-    return CONFIG_DIR / f"{game}_classic_4p.yaml"
+    """The full PPO self-play config of a game that the figures train with: the first of
+    :data:`BENCH_NAMES` that exists (the last one when none does)."""
+    paths = [CONFIG_DIR / name.format(game=game) for name in BENCH_NAMES]
+    return next((path for path in paths if path.is_file()), paths[-1])
 
 
 def train_hands_per_second(config: TrainConfig, rollouts: int) -> float:

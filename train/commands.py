@@ -102,7 +102,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("config", nargs="?", help="the YAML config file (e.g. configs/quickstart.yaml) or the name of "
                    "a config shipped with the package (e.g. quickstart; an existing file of that name wins)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.SUB=VALUE",
-                   help="override a config key (repeatable; the value is read as YAML), e.g. --set ppo.n_steps=128")
+                   help="override a config key (repeatable; the value is read as YAML), e.g. --set ppo.n_steps=128; "
+                   "in a list a part is a position, from 0: --set fictitious_play.phases.1.rounds=32")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its latest checkpoint")
     p.add_argument("--json", action="store_true", help="print one JSON document with the run's result on stdout")
     p.set_defaults(run=_train)

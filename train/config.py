@@ -19,8 +19,9 @@ package (:data:`PACKAGED_CONFIGS`, e.g. ``quickstart``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal, get_args
+from typing import Any, ClassVar, Literal, get_args, get_origin
 
 import yaml
 from pydantic import (
@@ -204,6 +205,48 @@ class ImitationConfig(_Labelling):
         return value
 
 
+def _check_fp_solver(value: str) -> str:
+    """A fictitious-play best response: a solver spec without opponent= (the population is its opponent)."""
+    spec = parse_spec(value)
+    if spec.kind != "solver":
+        raise ValueError(f"{_shown(value)} is not a solver spec (solver[:samples=N,seed=S])")
+    if "opponent" in spec.options:
+        raise ValueError(f"{_shown(value)} names an opponent; fictitious play sets it to the population: "
+                         "leave opponent= out")
+    return spec.text
+
+
+class FictitiousPlayPhase(_Section):
+    """One phase of fictitious play (an item of ``fictitious_play.phases``): its rounds, and
+    the per-round settings it changes; every key left out is the ``fictitious_play``
+    section's own value (not the phase before's)."""
+
+    rounds: int = Field(gt=0, description="rounds of the phase")
+    hands: int | None = Field(None, gt=0, le=MAX_HANDS, description="hands labelled per round")
+    solver: str | None = Field(None, description="the best response: a solver spec without opponent=")
+    population: Literal["latest", "mixture"] | None = Field(None, description="what the solver answers")
+    target: Literal["split", "values"] | None = Field(None, description="the fitting target")
+    temperature: float | None = Field(None, gt=0, description="target values: the softmax temperature")
+    top_k: int | None = Field(None, gt=0, description="target values: the best splits kept per hand")
+    fit: Literal["round", "all"] | None = Field(None, description="what each round fits")
+    epochs: int | None = Field(None, gt=0, description="passes over each round's hands")
+    batch_size: int | None = Field(None, gt=0, description="minibatch size of the fit")
+    learning_rate: float | None = Field(None, gt=0, description="Adam learning rate of the fit")
+
+    @field_validator("hands", "solver", "population", "target", "temperature", "top_k", "fit", "epochs",
+                     "batch_size", "learning_rate", mode="before")
+    @classmethod
+    def _no_null(cls, value: Any) -> Any:
+        if value is None:
+            raise ValueError("null is not a setting; leave the key out to keep the fictitious_play section's")
+        return value
+
+    @field_validator("solver")
+    @classmethod
+    def _solver_spec(cls, value: str | None) -> str | None:
+        return None if value is None else _check_fp_solver(value)
+
+
 class FictitiousPlayConfig(_Labelling):
     """Fictitious play by best-response distillation (``algorithm: fictitious_play``): each
     round the solver answers the population (the latest policy, or the uniform mixture of
@@ -226,16 +269,24 @@ class FictitiousPlayConfig(_Labelling):
         "every round's hands so far, kept in the run folder (the policy learns the average of the best "
         "responses, fictitious play's average strategy; epochs are then passes over all of them)")
 
+    phases: list[FictitiousPlayPhase] | None = Field(
+        None, description="the rounds in phases, run in order: each a mapping with its rounds and the settings "
+        "it changes (hands, solver, population, target, temperature, top_k, fit, epochs, batch_size, "
+        "learning_rate; the others are the section's); the run's rounds are their sum, and rounds is then "
+        "left out. Left out: one phase of the section's own values")
+
     @field_validator("solver")
     @classmethod
     def _solver_spec(cls, value: str) -> str:
-        spec = parse_spec(value)
-        if spec.kind != "solver":
-            raise ValueError(f"{_shown(value)} is not a solver spec (solver[:samples=N,seed=S])")
-        if "opponent" in spec.options:
-            raise ValueError(f"{_shown(value)} names an opponent; fictitious play sets it to the population: "
-                             "leave opponent= out")
-        return spec.text
+        return _check_fp_solver(value)
+
+    @field_validator("phases")
+    @classmethod
+    def _some_phase(cls, value: list[FictitiousPlayPhase] | None) -> list[FictitiousPlayPhase] | None:
+        if value is not None and not value:
+            raise ValueError("fictitious_play.phases is empty: give at least one phase (a mapping with its rounds), "
+                             "or leave phases out")
+        return value
 
     @model_validator(mode="after")
     def _own_settings(self) -> FictitiousPlayConfig:
@@ -243,7 +294,74 @@ class FictitiousPlayConfig(_Labelling):
             stray = sorted({"temperature", "top_k"} & self.model_fields_set)
             if stray:
                 raise ValueError(f"fictitious_play.{stray[0]} applies to target values only (target is split)")
+        if self.phases is None:
+            return self
+        if "rounds" in self.model_fields_set:
+            raise ValueError(f"fictitious_play.rounds: {self.rounds} is given with fictitious_play.phases, whose "
+                             f"rounds ({self.total_rounds} in all) are the run's; leave rounds out")
+        kept = True  # whether every round so far keeps its labels (fit: all)
+        for phase in self.schedule():
+            given, settings = self.phases[phase.index], phase.settings
+            key = f"fictitious_play.phases.{phase.index}"
+            if settings.target == "split":
+                stray = sorted({"temperature", "top_k"} & given.model_fields_set)
+                if stray:
+                    raise ValueError(f"{key}.{stray[0]} applies to target values only (the phase's target is split)")
+            if settings.fit == "all" and not kept:
+                raise ValueError(f"{key}.fit: all fits the labels of every round so far, but an earlier phase fits "
+                                 "round and keeps none; set fit: all for the earlier phases too")
+            kept = kept and settings.fit == "all"
         return self
+
+    @property
+    def total_rounds(self) -> int:
+        """The run's rounds: ``rounds``, or the sum of the phases' rounds."""
+        return self.rounds if self.phases is None else sum(phase.rounds for phase in self.phases)
+
+    def total_hands(self) -> int:
+        """The hands labelled in all (the run's ``total_timesteps``): rounds times hands, phase by phase."""
+        return sum(phase.settings.rounds * phase.settings.hands for phase in self.schedule())
+
+    def schedule(self) -> list[Phase]:
+        """The phases, in order, each with its settings: without ``phases``, one phase of the
+        section itself."""
+        if self.phases is None:
+            return [Phase(0, 1, 0, self)]
+        out, first = [], 0
+        for i, phase in enumerate(self.phases):
+            given = phase.model_dump(exclude_none=True)
+            settings = self.model_copy(update={**given, "phases": None})
+            out.append(Phase(i, len(self.phases), first, settings, tuple(k for k in given if k != "rounds")))
+            first += phase.rounds
+        return out
+
+    def phase_of(self, round_index: int) -> Phase:
+        """The phase of round ``round_index`` (counted from 0 over every phase); past the last
+        round, the last phase."""
+        phases = self.schedule()
+        return next((phase for phase in phases if round_index < phase.first_round + phase.settings.rounds),
+                    phases[-1])
+
+
+@dataclass(frozen=True)
+class Phase:
+    """A phase of fictitious play as the run follows it."""
+
+    #: its position, from 0, and the number of phases
+    index: int
+    count: int
+    #: the index (from 0, over every phase) of its first round
+    first_round: int
+    #: the section's settings with the phase's own (``rounds`` is the phase's; no ``phases``)
+    settings: FictitiousPlayConfig
+    #: the settings the phase gives itself, besides its rounds
+    given: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """``phase 2/2: latest, lr 0.0003`` (and any other setting the phase gives itself)."""
+        s = self.settings
+        rest = [f"{key} {getattr(s, key)}" for key in self.given if key not in ("population", "learning_rate")]
+        return f"phase {self.index + 1}/{self.count}: " + ", ".join([s.population, f"lr {s.learning_rate:g}", *rest])
 
 
 class EvalConfig(_Section):
@@ -286,7 +404,7 @@ class TrainConfig(_Section):
         "fictitious_play, best-response distillation")
     total_timesteps: int = Field(gt=0, le=MAX_TIMESTEPS,
                                  description="ppo: hands the learner plays; fictitious_play: hands labelled in all, "
-                                 "fictitious_play.rounds * fictitious_play.hands (the default)")
+                                 "fictitious_play.rounds * fictitious_play.hands, summed over its phases (the default)")
     n_envs: int = Field(8, gt=0, le=MAX_ENVS)
     vec_env: Literal["batched", "dummy", "subproc"] = Field(
         "batched", description="batched: all envs' tables dealt, decided and scored together in this process; "
@@ -314,19 +432,15 @@ class TrainConfig(_Section):
     @model_validator(mode="before")
     @classmethod
     def _fictitious_play_total(cls, data: Any) -> Any:
-        """Under fictitious play, total_timesteps defaults to rounds * hands."""
+        """Under fictitious play, total_timesteps defaults to rounds * hands (summed over the phases)."""
         if not (isinstance(data, Mapping) and data.get("algorithm") == "fictitious_play"
                 and "total_timesteps" not in data):
             return data
-        section = data.get("fictitious_play") or {}
-        fields = FictitiousPlayConfig.model_fields
-        counts = [section.get(k, fields[k].default) if isinstance(section, Mapping) else None
-                  for k in ("rounds", "hands")]
-        rounds, hands = counts
-        if isinstance(rounds, int) and isinstance(hands, int) and not isinstance(rounds, bool) \
-                and not isinstance(hands, bool) and rounds > 0 and hands > 0:
-            return {**data, "total_timesteps": rounds * hands}
-        return {**data, "total_timesteps": 1}  # the section's own error comes first
+        try:
+            section = FictitiousPlayConfig.model_validate(data.get("fictitious_play") or {})
+        except ValidationError:
+            return {**data, "total_timesteps": 1}  # the section's own error comes first
+        return {**data, "total_timesteps": section.total_hands()}
 
     @model_validator(mode="after")
     def _cross_checks(self) -> TrainConfig:
@@ -352,10 +466,12 @@ class TrainConfig(_Section):
                              f"= {rollout} hands")
         if self.algorithm == "fictitious_play":
             fp = self.fictitious_play
-            if self.total_timesteps != fp.rounds * fp.hands:
-                raise ValueError(f"total_timesteps: {self.total_timesteps} is not fictitious_play.rounds * "
-                                 f"fictitious_play.hands = {fp.rounds * fp.hands}, the hands labelled in all under "
-                                 "algorithm fictitious_play; leave it out or set it to that")
+            if self.total_timesteps != fp.total_hands():
+                what = ("fictitious_play.rounds * fictitious_play.hands" if fp.phases is None
+                        else "the sum of rounds * hands over fictitious_play.phases")
+                raise ValueError(f"total_timesteps: {self.total_timesteps} is not {what} = {fp.total_hands()}, "
+                                 "the hands labelled in all under algorithm fictitious_play; leave it out or set it "
+                                 "to that")
             if self.imitation.rounds != 1:
                 raise ValueError(f"imitation.rounds: {self.imitation.rounds}, but under algorithm fictitious_play "
                                  "imitation is a warm start only; use 1")
@@ -380,6 +496,13 @@ class TrainConfig(_Section):
             del data[key]
         if self.algorithm == "fictitious_play":
             del data["total_timesteps"]  # rounds * hands
+            section = data["fictitious_play"]
+            if self.fictitious_play.phases is None:
+                del section["phases"]
+            else:  # the phases' rounds are the run's; each phase lists the settings it gives itself
+                del section["rounds"]
+                section["phases"] = [phase.model_dump(mode="json", exclude_none=True)
+                                     for phase in self.fictitious_play.phases]
         return data
 
     def to_yaml(self) -> str:
@@ -392,14 +515,22 @@ def _key(loc: Sequence[Any]) -> str:
 
 
 def _section_model(loc: Sequence[Any]) -> type[BaseModel] | None:
+    """The model of the section at ``loc`` (through lists of sections: ``fictitious_play.phases.1``)."""
     model: type[BaseModel] = TrainConfig
+    listed = False  # whether the part before was a list of sections, whose item comes next
     for part in loc:
+        if listed and isinstance(part, int):
+            listed = False
+            continue
         field = model.model_fields.get(str(part))
         annotation = getattr(field, "annotation", None)
+        inner = [a for a in get_args(annotation) if a is not type(None)]
+        if len(inner) == 1 and get_origin(inner[0]) is list:  # list[Section] | None
+            annotation, listed = get_args(inner[0])[0], True
         if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
             return None
         model = annotation
-    return model
+    return None if listed else model
 
 
 #: the most characters of a value an error message echoes
@@ -464,25 +595,44 @@ def parse_override(text: str) -> tuple[list[str], Any]:
 
 
 def apply_overrides(data: Mapping[str, Any], overrides: Iterable[str]) -> dict[str, Any]:
-    """A copy of ``data`` with ``key.sub=value`` assignments applied."""
+    """A copy of ``data`` with ``key.sub=value`` assignments applied. A part of the key after
+    a list is a position in it, from 0 (``fictitious_play.phases.1.learning_rate``); the
+    position just past the end adds an item."""
     out: dict[str, Any] = _deep_copy(data)
     for text in overrides:
         parts, value = parse_override(text)
-        node = out
-        for i, part in enumerate(parts[:-1]):
-            child = node.get(part)
-            if child is None:
-                child = node[part] = {}
-            elif not isinstance(child, dict):
+        node: dict[str, Any] | list[Any] = out
+        for i, part in enumerate(parts):
+            if isinstance(node, list):
+                if not (part.isdigit() and int(part) <= len(node)):
+                    where = _shown(".".join(parts[:i]), quote=False)
+                    positions = f"its positions are 0 to {len(node) - 1} ({len(node)} adds one)" if node else \
+                        "0 adds an item"
+                    raise ValueError(f"--set {_shown(text)}: {where} is a list of {len(node)}; {positions}")
+                key: Any = int(part)
+                if key == len(node):
+                    node.append(None)
+            else:
+                key = part
+            if i == len(parts) - 1:
+                node[key] = value
+                break
+            child = node[key] if isinstance(node, list) else node.get(key)
+            if child is None:  # a missing section; a list when the next part is a position
+                child = node[key] = [] if parts[i + 1] == "0" else {}
+            elif not isinstance(child, (dict, list)):
                 section = _shown(".".join(parts[: i + 1]), quote=False)
                 raise ValueError(f"--set {_shown(text)}: {section} is not a section")
             node = child
-        node[parts[-1]] = value
     return out
 
 
-def _deep_copy(data: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: _deep_copy(v) if isinstance(v, Mapping) else v for k, v in data.items()}
+def _deep_copy(data: Any) -> Any:
+    if isinstance(data, Mapping):
+        return {k: _deep_copy(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_deep_copy(v) for v in data]
+    return data
 
 
 def read_yaml(path: str | Path) -> dict[str, Any]:

@@ -19,9 +19,17 @@ Each round ``r`` of :class:`FictitiousPlayTrainer`:
    the strategy fictitious play converges with; each round's labels are kept as
    ``labels/round_NNN.npz`` in the run folder);
 4. its step (hands labelled so far) advances by ``hands``; TensorBoard gets the round's
-   loss, accuracy, the solver's mean payoff against the population and the labelling
-   rate, the periodic evaluation runs when due, and a checkpoint is written, then
-   ``state.json`` with the round done and the population.
+   loss, accuracy, the solver's mean payoff against the population, the labelling rate,
+   the round and its phase, the periodic evaluation runs when due, and a checkpoint is
+   written, then ``state.json`` with the round done and the population.
+
+The rounds may come in phases (``fictitious_play.phases``), run in order, each with its
+own rounds and any of the per-round settings above (population, hands, solver, target,
+temperature, top_k, fit, epochs, batch_size, learning_rate; the rest are the section's):
+round ``r`` counts over every phase, its seed stays ``(seed, r)``, and its phase follows
+from ``r`` (:meth:`~splitpoker.train.config.FictitiousPlayConfig.phase_of`). So a run of
+two phases trains the weights of the first phase's run resumed with ``--set`` of the
+second's settings and rounds, bit for bit, and a resumed run continues in its phase.
 
 The run starts with a checkpoint at step 0 (after the optional imitation warm start, a
 second one), and ends like every run with ``final.zip`` and its evaluation
@@ -46,7 +54,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from ..agents.specs import AgentSpec, checkpoint_spec, mixture_spec, parse_spec
 from ..envs.table import derived_seed
 from ..runtime.progress import progress_bar
-from .config import TrainConfig
+from .config import FictitiousPlayConfig, TrainConfig
 from .imitation import (
     LabelledHands,
     behaviour_clone,
@@ -97,27 +105,37 @@ class FictitiousPlayTrainer(Trainer):
         return save_policy_checkpoint(self.network, self.counters, self.config, path, meta)
 
     def algorithm_hparams(self) -> dict[str, Any]:
-        return {"algorithm": self.config.algorithm,
-                **{f"fictitious_play/{k}": v for k, v in self.config.fictitious_play.model_dump().items()
-                   if v is not None}}
+        fp = self.config.fictitious_play
+        hparams = {f"fictitious_play/{k}": v for k, v in fp.model_dump().items() if v is not None and k != "phases"}
+        if fp.phases is not None:  # the rounds in all, and each phase's own settings
+            hparams["fictitious_play/rounds"] = fp.total_rounds
+            for i, phase in enumerate(fp.phases):
+                hparams.update({f"fictitious_play/phases.{i}.{k}": v
+                                for k, v in phase.model_dump(exclude_none=True).items()})
+        return {"algorithm": self.config.algorithm, **hparams}
 
     def reached(self, bound: int) -> bool:
-        return int(self.state.get("fp_rounds_done", 0)) >= self.config.fictitious_play.rounds
+        return int(self.state.get("fp_rounds_done", 0)) >= self.config.fictitious_play.total_rounds
 
     def learn_until(self, bound: int) -> None:
-        """The rounds not done yet (``bound`` is ``fictitious_play.rounds * hands``)."""
-        for r in range(int(self.state.get("fp_rounds_done", 0)), self.config.fictitious_play.rounds):
+        """The rounds not done yet, phase after phase (``bound`` is the hands labelled in all);
+        the phase of a round follows from its index, so a resumed run continues in its phase."""
+        for r in range(int(self.state.get("fp_rounds_done", 0)), self.config.fictitious_play.total_rounds):
             self.fictitious_round(r)
+
+    def settings(self, round_index: int) -> FictitiousPlayConfig:
+        """The fictitious-play settings of round ``round_index``: those of its phase."""
+        return self.config.fictitious_play.phase_of(round_index).settings
 
     def population(self) -> list[str]:
         """The checkpoints (names in ``checkpoints/``) each round so far started from, oldest first."""
         assert self.latest_checkpoint is not None
         return list(self.state.get("fp_population") or [self.latest_checkpoint.name])
 
-    def opponent_model(self, population: list[str]) -> AgentSpec:
-        """The agent spec the solver answers: the latest policy, or the mixture of the
-        population (a spec tree: the run folder's path may hold any character)."""
-        chosen = population if self.config.fictitious_play.population == "mixture" else population[-1:]
+    def opponent_model(self, population: list[str], round_index: int) -> AgentSpec:
+        """The agent spec round ``round_index``'s solver answers: the latest policy, or the
+        mixture of the population (a spec tree: the run folder's path may hold any character)."""
+        chosen = population if self.settings(round_index).population == "mixture" else population[-1:]
         return mixture_spec(checkpoint_spec((self.checkpoints / name).resolve()) for name in chosen)
 
     def labels_path(self, round_index: int) -> Path:
@@ -127,7 +145,7 @@ class FictitiousPlayTrainer(Trainer):
     def earlier_labels(self, round_index: int) -> list[Path]:
         """The labels of the rounds before ``round_index`` that it fits (``fit: all``; none
         with ``fit: round``); ValueError, before anything is labelled, when one is missing."""
-        if self.config.fictitious_play.fit == "round":
+        if self.settings(round_index).fit == "round":
             return []
         earlier = [self.labels_path(r) for r in range(round_index)]
         missing = [path.name for path in earlier if not path.is_file()]
@@ -140,7 +158,7 @@ class FictitiousPlayTrainer(Trainer):
     def fitted_hands(self, round_index: int, data: LabelledHands, earlier: list[Path]) -> LabelledHands:
         """The hands round ``round_index`` fits: its own, or with ``fit: all`` every round's so
         far (this round's are saved first, beside the ``earlier`` rounds')."""
-        if self.config.fictitious_play.fit == "round":
+        if self.settings(round_index).fit == "round":
             return data
         write_labels(self.labels_path(round_index), data)
         if not earlier:
@@ -151,15 +169,18 @@ class FictitiousPlayTrainer(Trainer):
 
     def fictitious_round(self, round_index: int) -> None:
         """Label fresh hands with the best response to the population, fit the policy, log and save."""
-        config, fp = self.config, self.config.fictitious_play
+        config, fp_phase = self.config, self.config.fictitious_play.phase_of(round_index)
+        fp = fp_phase.settings
         earlier = self.earlier_labels(round_index)
         population = self.population()
-        spec = parse_spec(fp.solver).with_options(opponent=self.opponent_model(population))
+        spec = parse_spec(fp.solver).with_options(opponent=self.opponent_model(population, round_index))
         seed = round_seed(config.seed, round_index)
         self.phase = "round"  # a signal stops the round; it restarts from the latest checkpoint
         answered = (f"the mixture of {len(population)} policies" if fp.population == "mixture" and len(population) > 1
                     else f"the policy {population[-1]}")
-        self.emit(f"round {round_index + 1}/{fp.rounds}: labelling {fp.hands} hands with {fp.solver} answering "
+        rounds = config.fictitious_play.total_rounds
+        where = f" ({fp_phase.describe()})" if config.fictitious_play.phases is not None else ""
+        self.emit(f"round {round_index + 1}/{rounds}{where}: labelling {fp.hands} hands with {fp.solver} answering "
                   f"{answered}")
         start = time.perf_counter()
         with progress_bar(transient=True, disable=not config.progress) as bar:
@@ -193,6 +214,7 @@ class FictitiousPlayTrainer(Trainer):
             self.logger.record("fictitious_play/accuracy", history[-1]["accuracy"])
             self.logger.record("fictitious_play/solver_mean_payoff", solver_ev)
             self.logger.record("fictitious_play/round", round_index + 1)
+            self.logger.record("fictitious_play/phase", fp_phase.index + 1)
             self.logger.record("charts/hands_per_s", self.hands_per_s)
             self.eval_if_due(step)
             self.logger.dump(step)

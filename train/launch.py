@@ -229,7 +229,9 @@ def _resume_locked(run_dir: Path, overrides: Sequence[str], command: str, emit: 
     meta = read_meta(run_dir / "checkpoints" / state["checkpoint"])  # a damaged checkpoint is found before any change
     check_resume_meta(config, meta, state, run_dir)
     if state.get("finished") and state.get("step", 0) >= config.total_timesteps:
-        key = "fictitious_play.rounds" if config.algorithm == "fictitious_play" else "total_timesteps"
+        fp = config.fictitious_play
+        key = ("total_timesteps" if config.algorithm != "fictitious_play" else "fictitious_play.rounds"
+               if fp.phases is None else f"fictitious_play.phases.{len(fp.phases) - 1}.rounds")
         raise ValueError(f"{run_dir} finished at step {state['step']}; raise it with --set {key}=N")
     trainer = trainer_class(config)(config, run_dir, resume=True, emit=emit)  # loads everything before anything changes
     claim()  # every check has passed: from here on the run writes its folder

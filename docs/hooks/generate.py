@@ -88,9 +88,23 @@ def _type_name(annotation: Any) -> str:
         return " or ".join(names) + (" or `null`" if type(None) in args else "")
     if origin in (list, tuple):
         return f"list of {_type_name(args[0])}" if args else "list"
-    if origin is dict:
+    if origin is dict or _is_section(annotation):
         return "mapping"
     return {int: "integer", float: "number", bool: "boolean", str: "string"}.get(annotation, str(annotation))
+
+
+def _is_section(annotation: Any) -> bool:
+    from pydantic import BaseModel
+
+    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
+
+
+def _listed_section(annotation: Any) -> Any:
+    """The section of a list of sections (``list[Section]``, optional or not), else None."""
+    for arg in [annotation, *typing.get_args(annotation)]:
+        if typing.get_origin(arg) is list and _is_section(typing.get_args(arg)[0]):
+            return typing.get_args(arg)[0]
+    return None
 
 
 def _bounds(field: Any) -> str:
@@ -174,28 +188,47 @@ def config_reference() -> str:
 
     from splitpoker.train.config import TrainConfig
 
-    def is_section(annotation: Any) -> bool:
-        return isinstance(annotation, type) and issubclass(annotation, BaseModel)
-
-    def table(model: type[BaseModel], prefix: str) -> list[str]:
+    def table(model: type[BaseModel], prefix: str, inherits: str = "") -> list[str]:
+        """The keys of ``model``; with ``inherits``, a key left out (None) is that section's."""
         rows = ["| key | type | default | meaning |", "|---|---|---|---|"]
         for name, field in model.model_fields.items():
-            if is_section(field.annotation):
+            annotation, default = field.annotation, _default(field)
+            if inherits and default == "`null`":
+                annotation = next(a for a in typing.get_args(annotation) if a is not type(None))  # X | None
+                default = f"`{inherits}.{name}`"
+            if _is_section(annotation):
                 kind, meaning = "section", f"[below](#{name})"
             else:
-                kind = _type_name(field.annotation)
+                kind = _type_name(annotation)
                 bounds = _bounds(field)
                 kind += f" ({bounds})" if bounds else ""
                 meaning = field.description or MEANINGS.get(prefix + name, "")
-            rows.append(f"| `{prefix}{name}` | {_cell(kind)} | {_cell(_default(field))} | {_cell(meaning)} |")
+                if _listed_section(field.annotation) is not None:
+                    meaning += f" ([below](#{_anchor(prefix + name)}))"
+            rows.append(f"| `{prefix}{name}` | {_cell(kind)} | {_cell(default)} | {_cell(meaning)} |")
         return rows
+
+    def listed(model: type[BaseModel], prefix: str) -> list[str]:
+        """A table for each list of sections in ``model``: the keys of one item."""
+        parts = []
+        for name, field in model.model_fields.items():
+            item = _listed_section(field.annotation)
+            if item is not None:
+                parts += [f"### {prefix}{name}", "", _first_paragraph(item.__doc__), "",
+                          *table(item, f"{prefix}{name}[i].", inherits=prefix.rstrip(".")), ""]
+        return parts
 
     parts = ["### Top level", "", _first_paragraph(TrainConfig.__doc__), "", *table(TrainConfig, ""), ""]
     for name, field in TrainConfig.model_fields.items():
-        if is_section(field.annotation):
+        if _is_section(field.annotation):
             parts += [f"### {name}", "", _first_paragraph(field.annotation.__doc__), "",
-                      *table(field.annotation, f"{name}."), ""]
+                      *table(field.annotation, f"{name}."), "", *listed(field.annotation, f"{name}.")]
     return "\n".join(parts)
+
+
+def _anchor(title: str) -> str:
+    """The anchor MkDocs gives a heading of plain words (its default slugify)."""
+    return re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", title).strip().lower())
 
 
 GENERATORS = {"cli": cli_reference, "config": config_reference}
