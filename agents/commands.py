@@ -20,7 +20,7 @@ def _solve(args: argparse.Namespace) -> None:
         raise ValueError(f"--seed {args.seed} must be an integer of at least 0")
     hand = parse_cards(args.cards)
     agent = SolverAgent(game, num_players=args.players, samples=args.samples, opponent=args.opponent,
-                        seed=args.seed)
+                        seed=args.seed, splits=args.splits)
     start = time.perf_counter()
     result = agent.solve(hand, args.seed, seat=args.seat)
     elapsed = (time.perf_counter() - start) * 1e3
@@ -36,15 +36,17 @@ def _solve(args: argparse.Namespace) -> None:
         "top": [{"action": i, "arrangement": rows(i), "ev": ev} for i, ev in best],
         "elapsed_ms": round(elapsed, 3),
         "game": game.name, "players": result.num_players, "seat": result.seat, "samples": result.samples,
-        "opponent": agent.opponent, "seed": args.seed, "valid_splits": len(result.valid),
+        "opponent": agent.opponent, "seed": args.seed, "measured": result.measured,
+        "measured_splits": len(result.valid), "valid_splits": int(game.valid_mask(result.hand).sum()),
     }
     if args.json:
         emit(args, document, "")
         return
-    _print_table(game, result, best, agent, elapsed)
+    _print_table(game, result, best, agent, elapsed, document["valid_splits"])
 
 
-def _print_table(game: Any, result: Any, best: list[tuple[int, float]], agent: Any, elapsed: float) -> None:
+def _print_table(game: Any, result: Any, best: list[tuple[int, float]], agent: Any, elapsed: float,
+                 valid: int) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -52,7 +54,9 @@ def _print_table(game: Any, result: Any, best: list[tuple[int, float]], agent: A
 
     title = (f"{game.name}: {format_cards(result.hand)}  (seat {result.seat} of {result.num_players}, "
              f"{result.samples} samples, opponents {agent.opponent})")
-    table = Table(title=title, caption=f"{len(result.valid)} valid splits, {elapsed:.1f} ms")
+    measured = (f"{len(result.valid)} candidates of {valid} valid splits (the dominated ones not measured)"
+                if result.measured == "candidates" else f"{valid} valid splits")
+    table = Table(title=title, caption=f"{measured}, {elapsed:.1f} ms")
     table.add_column("#", justify="right")
     table.add_column("split", justify="right")
     for name in game.row_names:
@@ -68,9 +72,10 @@ def _print_table(game: Any, result: Any, best: list[tuple[int, float]], agent: A
 def register(sub: argparse._SubParsersAction) -> None:
     """Add this package's subcommands."""
     p = sub.add_parser("solve", help="the solver's best splits of a hand",
-                       description="Expected payoff of every valid split of a hand against sampled opponent "
-                       "hands arranged by an opponent model, and the best splits. Rows are printed weakest "
-                       "first.")
+                       description="Expected payoff of the candidates of a hand (the valid splits no other "
+                       "split dominates, among which the best always is), or of every valid split, against "
+                       "sampled opponent hands arranged by an opponent model, and the best splits. Rows are "
+                       "printed weakest first.")
     add_game_argument(p)
     p.add_argument("cards", help=f'the hand, e.g. "As Kd ..." ({HAND_SIZES_TEXT})')
     p.add_argument("--players", type=int, default=4, help="players at the table (default 4)")
@@ -80,6 +85,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="agent spec of the opponents (default greedy; e.g. random, solver, checkpoint:PATH)")
     p.add_argument("--seed", type=int, default=0, help="seed of the sampled deals (default 0)")
     p.add_argument("--top", type=int, default=5, help="how many of the best splits to list (default 5)")
+    p.add_argument("--splits", choices=("candidates", "valid"), default="candidates",
+                   help="the splits measured: the candidates (default) or every valid split")
     add_rules_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=_solve)

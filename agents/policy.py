@@ -11,6 +11,7 @@ importable from here (see below the imports).
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ import torch as th
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from ..envs.game import Game
+from ..envs.games import game_class, game_of
 from ..envs.table import SeatView
 from .base import Agent
 from .checkpoint import (
@@ -56,12 +58,21 @@ class PolicyAgent(Agent):
     A decision on the CPU runs its torch operations on :attr:`threads` threads (one by
     default), whatever ``torch.set_num_threads`` says elsewhere in the process, and restores
     that setting after: a decision is a few small products, which torch's thread pool only
-    slows, most on a loaded machine. ``threads = None`` uses the global setting."""
+    slows, most on a loaded machine. ``threads = None`` uses the global setting.
+
+    A decision chooses among the *candidates* the view's mask holds (:attr:`over`): the
+    valid splits no other split dominates (:mod:`splitpoker.envs.dominance`), which a best
+    response never needs to leave. Given a mask of every valid split, the agent computes
+    the hands' candidates (one batched call); given the candidates (``mask="undominated"``)
+    it uses them as they are. A mask that holds no candidate (one a caller narrowed by
+    hand) is used as it is. ``over = "mask"`` chooses among every split the mask marks."""
 
     #: bounds the (batch, n_actions) logits held at once
     batch_size = 64
     #: torch threads of a decision on the CPU (None: torch's global setting)
     threads: int | None = 1
+    #: what a decision chooses among: "candidates" (those the mask holds) or "mask" (every marked split)
+    over: str = "candidates"
 
     def __init__(self, policy: MaskableActorCriticPolicy, meta: Mapping[str, Any], name: str,
                  rng: np.random.Generator | None = None) -> None:
@@ -78,16 +89,53 @@ class PolicyAgent(Agent):
         with th.inference_mode():
             return action_logits(self.policy, th.as_tensor(obs, device=self.policy.device)).cpu().numpy()
 
+    @functools.cached_property
+    def game(self) -> Game:
+        """The game and rules the policy was trained for (from its metadata)."""
+        return game_of(game_class(self.meta["game"]).rules_class.from_mapping(self.meta["rules"]))
+
+    def decision_masks(self, views: Sequence[SeatView]) -> np.ndarray:
+        """What each view's decision chooses among (bool, one row per view): its mask, or under
+        :attr:`over` ``"candidates"`` the candidates it holds. Views of tables that give every
+        valid split read their candidates from the table core (computed together, without
+        the valid masks); views of an environment's mask have it narrowed to the hand's
+        candidates (in one batched call), unless it holds none (a mask narrowed by hand)."""
+        if self.over != "candidates":
+            return np.stack([v.mask for v in views]).astype(bool, copy=False)
+        rows: list[np.ndarray | None] = [None] * len(views)
+        of_tables: dict[int, list[int]] = {}
+        for i, view in enumerate(views):
+            if view.mask_kind == "undominated":
+                rows[i] = view.mask
+            elif view.mask_kind == "valid":
+                of_tables.setdefault(id(view.tables), []).append(i)
+        for indices in of_tables.values():
+            tables = views[indices[0]].tables
+            assert tables is not None
+            group = [(views[i].table, views[i].seat) for i in indices]
+            for i, pair in zip(indices, group):
+                rows[i] = tables.candidates(*pair, group)
+        others = [i for i, row in enumerate(rows) if row is None]
+        if others:
+            given = np.stack([views[i].mask for i in others]).astype(bool, copy=False)
+            if given.shape[1] != self.n_actions:
+                return given  # refused by the caller, naming the sizes
+            narrowed = given & self.game.candidate_masks(np.stack([views[i].slots for i in others]))
+            for j, i in enumerate(others):
+                rows[i] = narrowed[j] if narrowed[j].any() else given[j]
+        return np.stack(rows)  # type: ignore[arg-type]
+
     def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:
         """One decision per view, in a single forward pass."""
         if not views:
             return np.empty(0, dtype=np.int64)
-        if len(views) == 1:  # one view (an environment's agent): its arrays as they are
-            masks, observations = views[0].mask[None], views[0].observation[None]
-        else:
-            masks, observations = np.stack([v.mask for v in views]), np.stack([v.observation for v in views])
+        masks = self.decision_masks(views)
         if masks.shape[1] != self.n_actions:
             raise ValueError(f"{self.name}: action masks of {masks.shape[1]} splits, expected {self.n_actions}")
+        if len(views) == 1:  # one view (an environment's agent): its array as it is
+            observations = views[0].observation[None]
+        else:
+            observations = np.stack([v.observation for v in views])
         if isinstance(self.policy, SplitScorerPolicy):
             uniforms = None if self.rng is None else self.rng.random(len(views))
             if self._parameter.is_cpu:

@@ -8,12 +8,12 @@ One decision, for the hand of one seat at a table of ``n`` players:
    the same sets;
 2. arrange the opponents' hands with an opponent model: any agent spec (``greedy`` by
    default, run in one batch; ``solver`` a level-2 solver; ``checkpoint:PATH`` …);
-3. compute, for every valid split, the mean of ``Game.score(...).payoffs[seat]`` over the
-   sampled tables, exactly, under the game's full scoring; with ``splits=candidates`` for
-   the candidates only (the valid splits no other split dominates:
-   :mod:`splitpoker.envs.dominance`; about 100 of Thirteen's 22,000 valid splits): a
-   dominated split scores no more than a candidate on every sampled table, so the best
-   value is the same, though of equal splits another may be played;
+3. compute, for every candidate (the valid splits no other split dominates:
+   :mod:`splitpoker.envs.dominance`; about 100 of Thirteen's 22,000 valid splits), the mean
+   of ``Game.score(...).payoffs[seat]`` over the sampled tables, exactly, under the game's
+   full scoring. A dominated split scores no more than a candidate on every sampled table,
+   so the best value over every valid split is the same; ``splits=valid`` measures every
+   valid split (the same best value, though of equal splits another may be played);
 4. play the split of highest expected payoff (ties: the lowest index).
 
 Steps 1 and 2 run on the table core (:func:`splitpoker.envs.table.deal_around`, the
@@ -52,13 +52,14 @@ OPTIONS = {
     "opponent": "agent spec of the opponents' play (default greedy; 'solver' is a level-2 solver)",
     "seed": "seed of the solver's random generator, an integer (default: the seed given to load_agent)",
     "inner_samples": "samples of the opponents' solver when opponent=solver, an integer of at least 1 (default 16)",
-    "splits": "the splits measured: valid (default: every valid split) or candidates (the undominated ones, "
-              "among which the best always is)",
+    "splits": "the splits measured: candidates (default: the undominated ones, among which the best always is) "
+              "or valid (every valid split: the same best value, more time)",
     "opponent_mask": "the opponent model's action masks: valid (default) or undominated (its candidates: a learned "
                      "opponent decides faster, greedy slower)",
 }
 #: the values of the ``splits`` option
-SPLITS = ("valid", "candidates")
+SPLITS = ("candidates", "valid")
+DEFAULT_SPLITS = "candidates"
 DEFAULT_SAMPLES = 256
 DEFAULT_INNER_SAMPLES = 16
 #: opponent models built afresh (and seeded) for every decision; others are built once
@@ -93,7 +94,7 @@ class SolveResult:
     opponent_hands: np.ndarray
     opponent_actions: np.ndarray
     #: what ``valid`` holds: ``"candidates"`` or ``"valid"`` (every valid split)
-    measured: str = "valid"
+    measured: str = DEFAULT_SPLITS
     #: the expected payoffs of more splits on the same tables (see :meth:`ev_of`)
     _measure: Any = dataclasses.field(default=None, repr=False, compare=False)
 
@@ -228,7 +229,7 @@ class SolverAgent(Agent):
 
     def __init__(self, game: Game, num_players: int = 4, samples: int | str = DEFAULT_SAMPLES,
                  opponent: str | AgentSpec | Agent = "greedy", seed: Any = None,
-                 inner_samples: int | str = DEFAULT_INNER_SAMPLES, splits: str = "valid",
+                 inner_samples: int | str = DEFAULT_INNER_SAMPLES, splits: str = DEFAULT_SPLITS,
                  opponent_mask: str = "valid") -> None:
         if splits not in SPLITS:
             raise ValueError(f"solver option splits={splits} is not allowed; use {' or '.join(SPLITS)}")
@@ -256,8 +257,8 @@ class SolverAgent(Agent):
             self._seeded = kind in _SEEDED_KINDS
             agent = load_agent(self._opponent_spec(), game, num_players=self.num_players, seed=0)
             self._opponent_agent = None if kind in _RESEEDED_KINDS else agent
-        extra = "".join(f",{key}={value}" for key, value, default in
-                        (("splits", splits, "valid"), ("opponent_mask", opponent_mask, "valid")) if value != default)
+        options = (("splits", splits, DEFAULT_SPLITS), ("opponent_mask", opponent_mask, "valid"))
+        extra = "".join(f",{key}={value}" for key, value, default in options if value != default)
         self.name = f"solver(samples={self.samples},opponent={self.opponent}{extra})"
 
     @classmethod
@@ -280,7 +281,7 @@ class SolverAgent(Agent):
         text = {k: str(v) for k, v in options.items() if k != "opponent"}
         return cls(game, num_players, samples=text.get("samples", DEFAULT_SAMPLES), opponent=opponent, seed=seed,
                    inner_samples=text.get("inner_samples", DEFAULT_INNER_SAMPLES),
-                   splits=text.get("splits", "valid"), opponent_mask=text.get("opponent_mask", "valid"))
+                   splits=text.get("splits", DEFAULT_SPLITS), opponent_mask=text.get("opponent_mask", "valid"))
 
     def _opponent_spec(self) -> AgentSpec:
         if _plain_solver(self._opponent):

@@ -79,9 +79,11 @@ def _tables(index: SplitIndex) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
             np.ascontiguousarray(table[split_of, 1], dtype=np.int16), np.ascontiguousarray(last))
 
 
-def split_classes(rows: DominanceRows, index: SplitIndex) -> np.ndarray:
+def split_classes(rows: DominanceRows, index: SplitIndex, valid: bool = True) -> np.ndarray:
     """Every split of every hand of a batch classified: int8 ``(H, n_actions)`` of
-    :data:`INVALID`, :data:`DOMINATED` or :data:`CANDIDATE`."""
+    :data:`INVALID`, :data:`DOMINATED` or :data:`CANDIDATE`. ``valid=False`` tells only the
+    candidates apart (:data:`CANDIDATE`; every other split :data:`INVALID` or
+    :data:`DOMINATED`, not telling which), which the sweep finds faster."""
     split_of, first_of, middle_of, _ = _tables(index)
     keys = [np.ascontiguousarray(k, dtype=np.int64) for k in rows.keys]
     checks = [np.ascontiguousarray(c, dtype=np.int64) for c in rows.checks]
@@ -95,7 +97,26 @@ def split_classes(rows: DominanceRows, index: SplitIndex) -> np.ndarray:
     sweep: Any = frontier.sweep
     out = np.empty((n, index.n_actions), dtype=np.int8)
     sweep(*keys, *checks, rows.strict, *flags, np.int64(1 << rows.n_flags), rows.reduce,
-          split_of, first_of, middle_of, rows.keys[1] is rows.keys[2], out)
+          split_of, first_of, middle_of, rows.keys[1] is rows.keys[2], out, valid)
+    return out
+
+
+@cache
+def _rows_of(index: SplitIndex) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each split's first, middle and last row subsets, in the narrowest type that holds them."""
+    return tuple(np.ascontiguousarray(index.table[:, k], dtype=np.int16) for k in range(3))  # type: ignore[return-value]
+
+
+def valid_splits(rows: DominanceRows, index: SplitIndex) -> np.ndarray:
+    """The valid splits of every hand of a batch, from the validity values of ``rows``: bool
+    ``(H, n_actions)``, in one compiled pass (what :func:`split_classes` tells apart from the
+    candidates, without the sweep)."""
+    checks = [np.ascontiguousarray(c, dtype=np.int64) for c in rows.checks]
+    from . import frontier  # compiled with numba: loaded on first use, so this module stays pure
+
+    kernel: Any = frontier.valid_splits
+    out = np.empty((len(checks[0]), index.n_actions), dtype=bool)
+    kernel(*checks, rows.strict, *_rows_of(index), out)
     return out
 
 

@@ -2,7 +2,14 @@
 module for the definitions): per hand, the last rows from the strongest down; the frontier
 of the stronger last rows kept, per flag pattern, as the best first-row key over the middle
 rows of each strength rank or stronger (a non-decreasing array, so that checking a split is
-one read); splits of equal last rows compared pairwise."""
+one read); splits of equal last rows compared pairwise.
+
+When only the candidates are asked for (``valid=False``), the sweep stops at the first
+last row from which on the frontier beats every split that could still be valid: such a
+split's middle row is no stronger than the strongest middle row whose validity value fits
+under the remaining last rows' highest, and its first row no stronger than the strongest
+first row that fits under that; on random Thirteen hands about a tenth of the last rows
+are visited."""
 
 from __future__ import annotations
 
@@ -14,7 +21,7 @@ from numba import njit
 def sweep(k1: np.ndarray, k2: np.ndarray, k3: np.ndarray, c1: np.ndarray, c2: np.ndarray, c3: np.ndarray,
           strict: bool, f1: np.ndarray, f2: np.ndarray, f3: np.ndarray, n_patterns: np.int64, reduce: bool,
           split_of: np.ndarray, first_of: np.ndarray, middle_of: np.ndarray, shared: bool,
-          out: np.ndarray) -> None:  # pragma: no cover - compiled
+          out: np.ndarray, valid: bool) -> None:  # pragma: no cover - compiled
     """Classify every split of every hand into ``out`` (hands, n_actions): 0 invalid, 1
     valid and beaten, 2 a candidate. ``k*``, ``c*``, ``f*``: per hand and subset of the
     first, middle and last row, the key, the validity value and the flag bits.
@@ -36,10 +43,14 @@ def sweep(k1: np.ndarray, k2: np.ndarray, k3: np.ndarray, c1: np.ndarray, c2: np
     g_flag = np.empty(n_last * per, np.int64)
     g_out = np.empty(n_last * per, np.bool_)
     rank = np.empty(n_middle, np.int64)
+    n_first = k1.shape[1]
+    # the highest validity value of a last row from each position of the order on
+    remaining = np.empty(n_last, np.int64)
+    stop_early = reduce and n_patterns == 1 and not valid
     for h in range(n_hands):
         k1h, k2h, c1h, c2h, f1h, f2h, outh = k1[h], k2[h], c1[h], c2[h], f1[h], f2[h], out[h]
         outh[:] = 0
-        middle_order = np.argsort(-k2[h], kind="mergesort")
+        middle_order = _descending(k2h)
         r = -1
         previous = lowest
         for i in range(n_middle):
@@ -49,9 +60,27 @@ def sweep(k1: np.ndarray, k2: np.ndarray, k3: np.ndarray, c1: np.ndarray, c2: np
                 previous = k2[h, u]
             rank[u] = r
         best[:, :] = lowest
-        last_order = middle_order if shared else np.argsort(-k3[h], kind="mergesort")
+        last_order = middle_order if shared else _descending(k3[h])
+        if stop_early:
+            first_order = _descending(k1h)
+            highest = lowest
+            for i in range(n_last - 1, -1, -1):
+                highest = max(highest, c3[h, last_order[i]])
+                remaining[i] = highest
+            next_middle = 0
+            next_first = 0
         start = 0
         while start < n_last:
+            if stop_early:  # the strongest middle and first rows any split from here on can have
+                ceiling = remaining[start] - step
+                while next_middle < n_middle and c2h[middle_order[next_middle]] > ceiling:
+                    next_middle += 1
+                while next_first < n_first and c1h[first_order[next_first]] + step > ceiling:
+                    next_first += 1
+                if next_middle == n_middle or next_first == n_first:
+                    break  # no valid split is left
+                if best[0, rank[middle_order[next_middle]]] >= k1h[first_order[next_first]]:
+                    break  # the frontier beats every split left
             stop = start + 1
             while stop < n_last and k3[h, last_order[stop]] == k3[h, last_order[start]]:
                 stop += 1
@@ -113,3 +142,46 @@ def sweep(k1: np.ndarray, k2: np.ndarray, k3: np.ndarray, c1: np.ndarray, c2: np
                     best[q, i] = value
                     i += 1
             start = stop
+
+
+@njit(cache=True)
+def _descending(keys: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """The positions of ``keys`` from the highest key down, equal keys by position: a stable
+    least-significant-digit radix sort, a byte a pass, of how far each key lies below the
+    highest (several times faster than numba's sorts for the thousand-odd rows of a hand)."""
+    n = keys.shape[0]
+    high = keys.max()
+    span = high - keys.min()
+    order = np.arange(n)
+    spare = np.empty(n, np.int64)
+    counts = np.empty(257, np.int64)
+    shift = np.int64(0)
+    while (span >> shift) > 0:
+        counts[:] = 0
+        for i in range(n):
+            counts[(((high - keys[i]) >> shift) & 255) + 1] += 1
+        for d in range(256):
+            counts[d + 1] += counts[d]
+        for i in range(n):
+            u = order[i]
+            d = ((high - keys[u]) >> shift) & 255
+            spare[counts[d]] = u
+            counts[d] += 1
+        order, spare = spare, order
+        shift += 8
+    return order
+
+
+@njit(cache=True)
+def valid_splits(c1: np.ndarray, c2: np.ndarray, c3: np.ndarray, strict: bool, first: np.ndarray,
+                 middle: np.ndarray, last: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
+    """The valid splits of every hand into ``out`` (hands, n_actions) bool: ``c*`` the
+    validity values of each hand's subsets for the first, middle and last row (``first <=
+    middle <= last``, ``<`` when ``strict``); ``first``, ``middle``, ``last``: each split's
+    subsets."""
+    step = np.int64(1) if strict else np.int64(0)
+    for h in range(out.shape[0]):
+        c1h, c2h, c3h, outh = c1[h], c2[h], c3[h], out[h]
+        for a in range(out.shape[1]):
+            cm = c2h[middle[a]]
+            outh[a] = c1h[first[a]] + step <= cm and cm + step <= c3h[last[a]]

@@ -370,9 +370,11 @@ class Tables:
             todo = [p for p in pairs if p not in self._candidates]
             if todo:
                 index = np.array(todo).T
-                for pair, classes in zip(todo, self.game.split_classes(self.slots[index[0], index[1]])):
+                valid = masks and any(p not in self._masks for p in todo)  # told apart in the same pass
+                for pair, classes in zip(todo, self.game.split_classes(self.slots[index[0], index[1]], valid)):
                     self._candidates[pair] = classes == CANDIDATE
-                    self._masks.setdefault(pair, classes != INVALID)
+                    if valid:
+                        self._masks.setdefault(pair, classes != INVALID)
         if masks:
             todo = [p for p in pairs if p not in self._masks]
             if todo:

@@ -29,15 +29,24 @@ ARCH = {"subset_hidden": 8, "embed_dim": 4, "split_hidden": 2, "value_hidden": 4
 
 @pytest.fixture(scope="module")
 def labelled() -> Any:
-    """24 Biji hands labelled by a 4-sample solver against greedy, with their 8 best splits."""
-    return label_hands(make_game("biji"), 4, "solver:samples=4,opponent=greedy", 24, seed=7, top_k=8)[0]
+    """24 Biji hands labelled by a 4-sample solver against greedy over every valid split, with
+    their 8 best splits."""
+    return label_hands(make_game("biji"), 4, "solver:samples=4,opponent=greedy,splits=valid", 24, seed=7, top_k=8)[0]
 
 
 # --------------------------------------------------------------------------- targets
 def test_top_splits_are_valid_ranked_and_led_by_the_label(labelled):
     game = make_game("biji")
-    plain, _ = label_hands(game, 4, "solver:samples=4,opponent=greedy", 24, seed=7)
+    plain, _ = label_hands(game, 4, "solver:samples=4,opponent=greedy,splits=valid", 24, seed=7)
     assert np.array_equal(plain.labels, labelled.labels)  # the top-k do not change the labels
+    # by default the solver measures the candidates only: the same best values, the rest padded
+    over, _ = label_hands(game, 4, "solver:samples=4,opponent=greedy", 24, seed=7, top_k=8)
+    assert over.top_evs is not None and labelled.top_evs is not None
+    assert np.array_equal(over.top_evs[:, 0], labelled.top_evs[:, 0])
+    for slots, actions, evs in zip(over.slots, over.top_actions, over.top_evs):
+        candidates = np.flatnonzero(game.candidate_mask(slots.astype(np.intp)))
+        measured = min(8, len(candidates))
+        assert set(actions[:measured].tolist()) <= set(candidates.tolist()) and np.isnan(evs[measured:]).all()
     assert np.array_equal(labelled.top_actions[:, 0], labelled.labels)
     for slots, actions, evs in zip(labelled.slots, labelled.top_actions, labelled.top_evs):
         assert game.valid_mask(slots.astype(np.intp))[actions].all() and len(set(actions.tolist())) == 8

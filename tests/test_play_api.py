@@ -59,7 +59,7 @@ def test_a_whole_biji_match() -> None:
         assert check == {"valid": True, "reason": None, "split": auto["split"], "types": auto["types"]}
         hint = client.post(f"/api/matches/{match_id}/hint", json={"hand": number}).json()
         evs = [s["ev"] for s in hint["splits"]]
-        assert hint["samples"] == 256 and len(evs) == 5 and evs == sorted(evs, reverse=True)
+        assert hint["samples"] == 256 and 1 <= len(evs) <= 5 and evs == sorted(evs, reverse=True)
         played = client.post(f"/api/matches/{match_id}/submit",
                              json={"hand": number, "rows": hint["splits"][0]["rows"]})
         assert played.status_code == 200, played.text

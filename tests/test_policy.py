@@ -134,7 +134,11 @@ def test_policy_file_loads_as_a_deterministic_legal_agent(saved_policy, rng):
         assert mask[first] and agent.act(obs, mask.astype(np.int8), info) == first
         with th.no_grad():
             logits = networks.action_logits(policy.eval(), th.as_tensor(obs)[None])[0].numpy()
-        assert first == int(np.flatnonzero(mask)[np.argmax(logits[mask])])
+        candidates = game.candidate_mask(slots)  # a decision chooses among the candidates the mask holds
+        assert first == int(np.flatnonzero(candidates)[np.argmax(logits[candidates])])
+        agent.over = "mask"
+        assert agent.act(obs, mask.astype(np.int8), info) == int(np.flatnonzero(mask)[np.argmax(logits[mask])])
+        agent.over = "candidates"
 
 
 def test_policy_file_for_another_game_or_table_size_is_an_error(saved_policy):
@@ -533,17 +537,42 @@ def test_policy_decisions_are_the_recorded_ones(game_name, policy):
     policies and of seeded untrained split scorers (additive, and with an interaction term)."""
     game = make_game(game_name)
     views = deal(game, 4, np.random.default_rng(5), batch=3).views()
-    if policy == "pretrained":
-        agent = load_agent(f"pretrained:{game_name}_classic_4p", game, num_players=4)
-        seed = 1
-    else:
-        _, meta, module = _policy(game_name, arch={**ARCH, "split_hidden": policy})
-        agent, seed = P.PolicyAgent(module, meta, "untrained"), 2
+    agent, seed = _pinned_agent(game, game_name, policy)
+    agent.over = "mask"  # the decisions recorded were over every split the mask marks
     argmax = agent.act_batch(views).tolist()
     agent.rng = np.random.default_rng(seed)
     sampled = agent.act_batch(views).tolist()
     single = [agent.act(v.observation, v.action_mask, v.info()) for v in views[:4]]
     assert (argmax, sampled, single) == PINNED_DECISIONS[game_name, policy]
+
+
+def _pinned_agent(game, game_name, policy):
+    if policy == "pretrained":
+        return load_agent(f"pretrained:{game_name}_classic_4p", game, num_players=4), 1
+    _, meta, module = _policy(game_name, arch={**ARCH, "split_hidden": policy})
+    return P.PolicyAgent(module, meta, "untrained"), 2
+
+
+@pytest.mark.parametrize(("game_name", "policy"), list(PINNED_DECISIONS))
+def test_policy_decides_among_the_candidates_of_a_valid_mask(game_name, policy):
+    """Given masks of every valid split, a policy decides (argmax and sampled, batched and one
+    seat at a time) exactly as it does given the candidates as its masks (mask="undominated"),
+    and every decision is a candidate."""
+    game = make_game(game_name)
+    valid = deal(game, 4, np.random.default_rng(5), batch=3).views()
+    undominated = deal(game, 4, np.random.default_rng(5), batch=3, mask="undominated").views()
+    agent, seed = _pinned_agent(game, game_name, policy)
+    decided = []
+    for views in (valid, undominated):
+        agent.rng = None
+        argmax = agent.act_batch(views).tolist()
+        agent.rng = np.random.default_rng(seed)
+        sampled = agent.act_batch(views).tolist()
+        single = [agent.act(v.observation, v.action_mask, v.info()) for v in views[:4]]
+        decided.append((argmax, sampled, single))
+    assert decided[0] == decided[1]
+    candidates = [game.candidate_mask(v.slots) for v in valid]
+    assert all(candidates[i][a] for i, a in enumerate(decided[0][0]))
 
 
 def test_numpy_decisions_follow_parameter_updates(rng):

@@ -135,17 +135,25 @@ def test_batched_specials_equal_special_hand(specials: str, rng: np.random.Gener
 def test_evs_equal_the_engine_mean_on_the_same_samples(name: str, preset: str, players: int,
                                                        rng: np.random.Generator) -> None:
     game = make_game(name, preset)
-    agent = SolverAgent(game, players, samples=5, seed=0)
+    agent = SolverAgent(game, players, samples=5, seed=0, splits="valid")
+    default = SolverAgent(game, players, samples=5, seed=0)
     for _ in range(2):
         hand = random_hand(game, rng)
         seat = int(rng.integers(players))
-        result = agent.solve(hand, int(rng.integers(1000)), seat=seat)
+        seed = int(rng.integers(1000))
+        result = agent.solve(hand, seed, seat=seat)
         assert np.array_equal(np.isfinite(result.evs), game.valid_mask(hand))
         assert np.array_equal(result.valid, np.flatnonzero(game.valid_mask(hand)))
         for action in [result.action, *rng.choice(result.valid, 5)]:
             assert result.evs[action] == pytest.approx(result_mean(game, result, int(action)), abs=1e-9)
         assert result.ev == np.nanmax(result.evs)
         assert result.action == int(np.flatnonzero(result.evs == result.ev)[0])
+        # the default measures the candidates only, on the same tables, to the same best value
+        over = default.solve(hand, seed, seat=seat)
+        candidates = game.candidate_mask(over.hand)
+        assert over.measured == "candidates" and np.array_equal(np.isfinite(over.evs), candidates)
+        assert np.array_equal(over.evs[candidates], result.evs[candidates])
+        assert over.ev == result.ev and result.evs[over.action] == result.ev
 
 
 def _plant(kind: str, pool: list[int], rng: np.random.Generator) -> list[int] | None:
@@ -458,8 +466,15 @@ def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
     doc = json.loads(capsys.readouterr().out)
     assert {"action", "arrangement", "ev", "top", "elapsed_ms"} <= set(doc)
     assert doc["arrangement"] == ["Qd Qh Qs", "Kd Kh Ks", "Ad Ah As"]
-    assert len(doc["top"]) == 3 and doc["top"][0]["arrangement"] == doc["arrangement"]
-    assert doc["top"][0]["ev"] == doc["ev"] >= doc["top"][1]["ev"] >= doc["top"][2]["ev"]
+    assert doc["measured"] == "candidates" and doc["measured_splits"] == 2 and doc["valid_splits"] == 280
+    assert len(doc["top"]) == 2 and doc["top"][0]["arrangement"] == doc["arrangement"]
+    code = main(["solve", "biji", "As Ah Ad Ks Kh Kd Qs Qh Qd", "--players", "3", "--samples", "16",
+                 "--top", "3", "--json", "--splits", "valid"])
+    assert code == 0
+    every = json.loads(capsys.readouterr().out)
+    assert every["measured"] == "valid" and every["measured_splits"] == every["valid_splits"] == 280
+    assert len(every["top"]) == 3 and every["top"][0]["arrangement"] == doc["arrangement"]
+    assert every["top"][0]["ev"] == doc["ev"] >= every["top"][1]["ev"] >= every["top"][2]["ev"]
 
     code = main(["solve", "thirteen", "2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Kd Ac", "--samples", "8", "--players", "2",
                  "--preset", "western", "--seat", "1", "--json"])

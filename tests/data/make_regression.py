@@ -17,7 +17,9 @@ Sections (each a dict of named cases; see the ``record_*`` functions):
                 for the first hand after each seeded reset, else hashed)
 * ``parallel``  parallel environments: one hand per configuration
 * ``solver``    ``SolverAgent.solve`` results (action, EV, hashes of the EVs, valid
-                splits and opponent actions) and ``solver:samples=16`` via ``load_agent``
+                splits and opponent actions) over every valid split (``splits=valid``)
+                and over the candidates (the default), and ``solver:samples=16`` via
+                ``load_agent``
 * ``imitation`` ``label_hands`` arrays (hashes) and labels
 * ``eval_cli``  the numeric summary of ``splitpoker eval ... --json``
 * ``eval_api``  ``evaluate`` results
@@ -328,11 +330,14 @@ def record_solver() -> dict[str, Any]:
     runs += [("thirteen", "classic", 4, "random", {}), ("biji", "classic", 4, "random", {}),
              ("biji", "classic", 4, "solver", {"inner_samples": 4}),
              ("biji", "no-jokers", 3, "solver", {"inner_samples": 4})]
+    # the cases above measure every valid split (splits=valid); these the default, the candidates
+    runs += [(game, preset, 4, "greedy", {"splits": "candidates"}) for game, preset in SOLVER_CASES]
     for game, preset, n, opponent, extra in runs:
+        splits = {} if "splits" in extra else {"splits": "valid"}
         g = make(game, preset)
         solves = []
         for seed in (0, 1):
-            agent = SolverAgent(g, num_players=n, samples=32, opponent=opponent, seed=seed, **extra)
+            agent = SolverAgent(g, num_players=n, samples=32, opponent=opponent, seed=seed, **extra, **splits)
             rng = np.random.default_rng(seed)
             for hand_no in range(2):
                 hand = rng.permutation(g.deck())[: g.hand_size]
@@ -349,7 +354,7 @@ def record_solver() -> dict[str, Any]:
 
     for game, preset, n in (("thirteen", "classic", 4), ("biji", "classic", 5), ("thirteen", "banker", 3)):
         g = make(game, preset)
-        agent = load_agent("solver:samples=16", g, num_players=n, seed=3)
+        agent = load_agent("solver:samples=16,splits=valid", g, num_players=n, seed=3)
         rng = np.random.default_rng(21)
         acts = []
         for i in range(3):
@@ -370,8 +375,8 @@ def record_imitation() -> dict[str, Any]:
 
     out: dict[str, Any] = {}
     for game, n in (("biji", 4), ("thirteen", 4)):
-        data, cached = label_hands(make(game), n, "solver:samples=8,opponent=greedy", count=40, seed=5,
-                                   workers=1, cache_dir=None)
+        data, cached = label_hands(make(game), n, "solver:samples=8,opponent=greedy,splits=valid", count=40,
+                                   seed=5, workers=1, cache_dir=None)
         out[f"{game}/{n}p"] = {"cached": bool(cached),
                                "observations": array_hash(without_seat_roles(data.observations, game)),
                                "slots": array_hash(data.slots), "seats": array_hash(data.seats),
