@@ -23,7 +23,7 @@ import numpy as np
 
 from ..envs.dominance import promote
 from ..envs.game import Game
-from ..envs.table import SeatView
+from ..envs.table import SeatView, SeatViews
 
 __all__ = ["Agent", "SeatView", "check_choices", "check_table_size", "within_masks"]
 
@@ -95,6 +95,8 @@ def within_masks(game: Game, views: Sequence[SeatView], actions: np.ndarray) -> 
     candidate that beats it (:func:`splitpoker.envs.dominance.promote`): a split that scores
     at least as much against anything. Views whose mask is every valid split cost nothing."""
     actions = np.asarray(actions, dtype=np.int64)
+    if isinstance(views, SeatViews) and views.mask_kind == "valid":
+        return actions
     outside = [i for i, (view, a) in enumerate(zip(views, actions.tolist()))
                if view.mask_kind != "valid" and _leaves_out(view.mask, a)]
     if not outside:

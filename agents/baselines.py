@@ -9,7 +9,7 @@ import numpy as np
 
 from ..envs.game import Game
 from ..envs.strength import gather_rows, split_of_rows
-from ..envs.table import SeatView, as_generator
+from ..envs.table import SeatView, as_generator, stacked_slots
 from .base import Agent, within_masks
 from .specs import AgentSpec
 
@@ -79,7 +79,7 @@ class GreedyAgent(Agent):
     def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:
         if not views:
             return np.empty(0, dtype=np.int64)
-        return within_masks(self.game, views, greedy_actions(self.game, np.stack([v.slots for v in views])))
+        return within_masks(self.game, views, greedy_actions(self.game, stacked_slots(views)))
 
 
 def random_agent(spec: AgentSpec, game: Game, num_players: int, seed: int | None) -> RandomAgent:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..envs.game import Game
-from ..envs.table import SeatView
+from ..envs.table import SeatView, stacked_slots
 from .base import Agent, check_table_size, within_masks
 from .specs import AgentSpec
 
@@ -53,7 +53,7 @@ class HeuristicAgent(Agent):
             return np.empty(0, dtype=np.int64)
         check_table_size(self, self.num_players, views)
         return within_masks(self.game, views,
-                            heuristic_actions(self.game, np.stack([v.slots for v in views]), self.num_players))
+                            heuristic_actions(self.game, stacked_slots(views), self.num_players))
 
 
 def heuristic_agent(spec: AgentSpec, game: Game, num_players: int, seed: int | None) -> HeuristicAgent:

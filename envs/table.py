@@ -52,8 +52,8 @@ from .games import GAMES, make_game
 from .messages import cut
 from .observation import decode_hand, decode_seat, encode_observations, observation_size
 
-__all__ = ["MASKS", "SeatView", "Tables", "TableResult", "as_generator", "check_mask", "deal", "derived_seed",
-           "deal_around", "from_hands"]
+__all__ = ["MASKS", "SeatView", "SeatViews", "Tables", "TableResult", "as_generator", "check_mask", "deal",
+           "derived_seed", "deal_around", "from_hands", "stacked_slots"]
 
 _CARD_TEXT = tuple(format_card(c) for c in range(N_IDS))
 
@@ -321,6 +321,55 @@ class TableResult:
                 for table in self.arranged]
 
 
+class SeatViews(Sequence[SeatView]):
+    """The views of ``(table, seat)`` pairs of one :class:`Tables` (what :meth:`Tables.views_at`
+    returns): a sequence whose :class:`SeatView` items are made when first read, and whose
+    hands (:attr:`slots`) and mask kind (:attr:`mask_kind`) an agent deciding a whole batch
+    reads at once, without making the views. A slice is views of the same group: their
+    masks and observations are still computed together."""
+
+    __slots__ = ("tables", "pairs", "group", "_items")
+
+    def __init__(self, tables: Tables, pairs: tuple[tuple[int, int], ...],
+                 group: tuple[tuple[int, int], ...] | None = None) -> None:
+        self.tables = tables
+        self.pairs = pairs
+        self.group = pairs if group is None else group
+        self._items: list[SeatView | None] = [None] * len(pairs)
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return SeatViews(self.tables, self.pairs[index], self.group)
+        item = self._items[index]
+        if item is None:
+            table, seat = self.pairs[index]
+            item = self._items[index] = SeatView(self.tables.slots[table, seat], seat, self.tables.num_players,
+                                                 tables=self.tables, table=table, group=self.group)
+        return item
+
+    @property
+    def slots(self) -> np.ndarray:
+        """The views' hands, ``(len(self), hand size)`` card ids in slot order."""
+        pairs = np.array(self.pairs, dtype=np.intp).reshape(-1, 2)
+        return self.tables.slots[pairs[:, 0], pairs[:, 1]]
+
+    @property
+    def mask_kind(self) -> str:
+        """What every view's mask holds (:data:`MASKS`)."""
+        return self.tables.mask_kind
+
+
+def stacked_slots(views: Sequence[SeatView]) -> np.ndarray:
+    """The hands of ``views`` as one ``(len(views), hand size)`` array (read at once from
+    the tables of :class:`SeatViews`)."""
+    if isinstance(views, SeatViews):
+        return views.slots
+    return np.stack([view.slots for view in views])
+
+
 class Tables:
     """B tables of ``num_players`` seats of one game: ``slots`` (B, players, hand size), each
     hand's card ids in slot order. Build them with :func:`deal`, :func:`deal_around` or
@@ -422,18 +471,16 @@ class Tables:
     def view(self, table: int, seat: int) -> SeatView:
         return SeatView(self.slots[table, seat], seat, self.num_players, tables=self, table=table)
 
-    def views(self, table: int | None = None, seats: Sequence[int] | None = None) -> list[SeatView]:
+    def views(self, table: int | None = None, seats: Sequence[int] | None = None) -> SeatViews:
         """The views of ``seats`` (all by default) of one table, or of every table (table-major)."""
         tables = range(self.batch) if table is None else [table]
         chosen = range(self.num_players) if seats is None else seats
         return self.views_at([(b, s) for b in tables for s in chosen])
 
-    def views_at(self, pairs: Sequence[tuple[int, int]]) -> list[SeatView]:
+    def views_at(self, pairs: Sequence[tuple[int, int]]) -> SeatViews:
         """The views of ``(table, seat)`` pairs; their masks and observations are computed
         together, each kind in one batched call, when the first is read."""
-        group = tuple((int(b), int(s)) for b, s in pairs)
-        return [SeatView(self.slots[b, s], s, self.num_players, tables=self, table=b, group=group)
-                for b, s in group]
+        return SeatViews(self, tuple((int(b), int(s)) for b, s in pairs))
 
     # ------------------------------------------------------------------ decisions
 

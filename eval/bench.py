@@ -166,10 +166,11 @@ def _figures(quick: bool) -> list[Figure]:
                             f"solver decision, {players} players, {samples} samples, greedy opponents",
                             lambda g=game, p=players, k=samples, c=solver_calls: _spec_ms(
                                 g, f"solver:samples={k}", p, c)))
-        figures.append(Figure(f"{name}.solver_candidates_ms", "ms",
-                        f"solver decision over the candidates only, {players} players, 256 samples, greedy opponents",
+        figures.append(Figure(f"{name}.solver_valid_ms", "ms",
+                        f"solver decision over every valid split (splits=valid), {players} players, 256 samples, "
+                        "greedy opponents",
                         lambda g=game, p=players, c=solver_calls: _spec_ms(
-                            g, "solver:samples=256,splits=candidates", p, c)))
+                            g, "solver:samples=256,splits=valid", p, c)))
     return figures
 
 

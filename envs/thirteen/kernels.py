@@ -81,15 +81,13 @@ def _strongest5(hands: np.ndarray, ranks_of: np.ndarray, suits_of: np.ndarray, s
     n_hands = hands.shape[0]
     back = np.empty(n_hands, np.int64)
     middle = np.empty(n_hands, np.int64)
-    few = np.empty((disjoint.shape[1], 5), np.int64)
-    strengths = np.empty(disjoint.shape[1], np.int64)
-    rank_only = np.empty(disjoint.shape[1], np.int64)
     lowest = np.int64(-1) << np.int64(62)
     for h in range(n_hands):
         r = ranks_of[hands[h]]
         s = suits_of[hands[h]]
         best = lowest
         best_coarse = lowest
+        best_value = lowest
         best_id = np.int64(-1)
         u = np.int64(0)
         for a in range(9):
@@ -107,35 +105,61 @@ def _strongest5(hands: np.ndarray, ranks_of: np.ndarray, suits_of: np.ndarray, s
                             key = kd * 13 + r[e]
                             is_flush = fd and s[e] == s[a]
                             value = flush5[key] if is_flush else plain5[key]
-                            kind = value // k5
-                            flush_suit = suit_values[s[a]] if (suit_first and is_flush) else 0
-                            # the strength without its top suit: a lower one cannot win
-                            coarse = (kind * 4 + flush_suit) * k5 + value - kind * k5
-                            if coarse >= best_coarse:
-                                top_suit = 0
-                                if tiebreak:
-                                    high = top5[key]
-                                    top_suit = -1
-                                    for slot in (a, b, c, d, e):
-                                        if r[slot] == high and suit_values[s[slot]] > top_suit:
-                                            top_suit = suit_values[s[slot]]
-                                strength = coarse * 4 + top_suit
-                                if strength > best:
-                                    best = strength
-                                    best_coarse = coarse
-                                    best_id = u
+                            # without a flush's suit in the strength, the coarse strength below
+                            # orders as the value: a lower value cannot win
+                            if suit_first or value >= best_value:
+                                kind = value // k5
+                                flush_suit = suit_values[s[a]] if (suit_first and is_flush) else 0
+                                # the strength without its top suit: a lower one cannot win
+                                coarse = (kind * 4 + flush_suit) * k5 + value - kind * k5
+                                if coarse >= best_coarse:
+                                    top_suit = 0
+                                    if tiebreak:
+                                        high = top5[key]
+                                        top_suit = -1
+                                        for slot in (a, b, c, d, e):
+                                            if r[slot] == high and suit_values[s[slot]] > top_suit:
+                                                top_suit = suit_values[s[slot]]
+                                    strength = coarse * 4 + top_suit
+                                    if strength > best:
+                                        best = strength
+                                        best_coarse = coarse
+                                        best_value = value
+                                        best_id = u
                             u += 1
         back[h] = best_id
-        for t in range(disjoint.shape[1]):
-            for c in range(5):
-                few[t, c] = subsets[disjoint[best_id, t], c]
-        _row_strengths(r, s, few, plain5, flush5, top5, suit_values, suit_first, tiebreak, k5, strengths, rank_only)
+        # the strongest middle row of the other 8 cards (first of equals); as above, a row of a
+        # lower value cannot win unless a flush's suit counts first
         best_mid = -1
-        best_value = np.int64(-1)
+        best_strength = np.int64(-1)
+        mid_value = lowest
         for t in range(disjoint.shape[1]):
-            if strengths[t] > best_value:
-                best_value = strengths[t]
-                best_mid = disjoint[best_id, t]
+            m = disjoint[best_id, t]
+            key = np.int64(0)
+            is_flush = True
+            s0 = s[subsets[m, 0]]
+            for c in range(5):
+                slot = subsets[m, c]
+                key = key * 13 + r[slot]
+                if s[slot] != s0:
+                    is_flush = False
+            value = flush5[key] if is_flush else plain5[key]
+            if suit_first or value >= mid_value:  # its strength, as _row_strengths computes it
+                kind = value // k5
+                flush_suit = suit_values[s0] if (suit_first and is_flush) else 0
+                top_suit = 0
+                if tiebreak:
+                    high = top5[key]
+                    top_suit = -1
+                    for c in range(5):
+                        slot = subsets[m, c]
+                        if r[slot] == high and suit_values[s[slot]] > top_suit:
+                            top_suit = suit_values[s[slot]]
+                strength = _pack(kind, flush_suit, value - kind * k5, top_suit)
+                if strength > best_strength:
+                    best_strength = strength
+                    best_mid = m
+                    mid_value = value
         middle[h] = best_mid
     return back, middle
 
