@@ -50,6 +50,13 @@ def masked_choice(logits: np.ndarray, mask: np.ndarray, rng: np.random.Generator
     return int(valid[int(np.argmax(scores))])
 
 
+#: an environment's mask that marks more than this share of the splits is narrowed to the
+#: candidates: every valid split marks at least a sixth in both games, the candidates of
+#: random hands at most a thirtieth of Thirteen's splits (a few Biji hands have more than a
+#: sixteenth: narrowing candidates again changes nothing, it only costs the time)
+NARROWED_SHARE = 1 / 16
+
+
 class PolicyAgent(Agent):
     """Plays a policy: argmax over the masked logits (``rng`` given: samples from them). A
     split scorer on the CPU decides by :mod:`.split_inference` (NumPy and compiled kernels),
@@ -64,8 +71,9 @@ class PolicyAgent(Agent):
     valid splits no other split dominates (:mod:`splitpoker.envs.dominance`), which a best
     response never needs to leave. Given a mask of every valid split, the agent computes
     the hands' candidates (one batched call); given the candidates (``mask="undominated"``)
-    it uses them as they are. A mask that holds no candidate (one a caller narrowed by
-    hand) is used as it is. ``over = "mask"`` chooses among every split the mask marks."""
+    it uses them as they are (see :meth:`decision_masks` for masks an environment gives). A
+    mask that holds no candidate (one a caller narrowed by hand) is used as it is.
+    ``over = "mask"`` chooses among every split the mask marks."""
 
     #: bounds the (batch, n_actions) logits held at once
     batch_size = 64
@@ -98,8 +106,10 @@ class PolicyAgent(Agent):
         """What each view's decision chooses among (bool, one row per view): its mask, or under
         :attr:`over` ``"candidates"`` the candidates it holds. Views of tables that give every
         valid split read their candidates from the table core (computed together, without
-        the valid masks); views of an environment's mask have it narrowed to the hand's
-        candidates (in one batched call), unless it holds none (a mask narrowed by hand)."""
+        the valid masks); an environment's mask that marks more than :data:`NARROWED_SHARE`
+        of the splits (every valid split does) is narrowed to the hand's candidates (in one
+        batched call), unless it holds none; a narrower one (the candidates an environment
+        with ``mask="undominated"`` gives, or a mask narrowed by hand) is used as it is."""
         if self.over != "candidates":
             return np.stack([v.mask for v in views]).astype(bool, copy=False)
         rows: list[np.ndarray | None] = [None] * len(views)
@@ -120,9 +130,15 @@ class PolicyAgent(Agent):
             given = np.stack([views[i].mask for i in others]).astype(bool, copy=False)
             if given.shape[1] != self.n_actions:
                 return given  # refused by the caller, naming the sizes
-            narrowed = given & self.game.candidate_masks(np.stack([views[i].slots for i in others]))
+            wide = given.sum(axis=1) > self.n_actions * NARROWED_SHARE
             for j, i in enumerate(others):
-                rows[i] = narrowed[j] if narrowed[j].any() else given[j]
+                rows[i] = given[j]
+            if wide.any():
+                chosen = np.flatnonzero(wide)
+                narrowed = given[chosen] & self.game.candidate_masks(np.stack([views[others[j]].slots for j in chosen]))
+                for row, j in zip(narrowed, chosen.tolist()):
+                    if row.any():
+                        rows[others[j]] = row
         return np.stack(rows)  # type: ignore[arg-type]
 
     def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:

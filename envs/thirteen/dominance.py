@@ -15,6 +15,8 @@ refinements from the royalty table of the rules (:func:`row_keys`):
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..dominance import DominanceRows
@@ -26,6 +28,7 @@ ROW_TYPES = (np.array([HandType.HIGH_CARD, HandType.PAIR, HandType.TRIPS]), np.a
              np.arange(len(HandType)))
 
 
+@functools.cache  # per rules: read for every batch of hands
 def row_keys(rules: ThirteenRules) -> tuple[bool, tuple[bool, bool, bool]]:
     """Whether the payoff is monotone in the rows' strengths under ``rules``, and for each
     row position whether it is paid at all."""
