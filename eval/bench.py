@@ -206,14 +206,21 @@ def _env_rate(game: str, players: int, seconds: float, **kwargs: Any) -> float:
 
 def random_valid_action(mask: np.ndarray, rng: np.random.Generator) -> int:
     """A split drawn uniformly from the valid ones of ``mask``: by rejection sampling for
-    large masks (about a third of Thirteen's 72,072 splits are valid), else directly."""
+    large masks (about a third of Thirteen's 72,072 splits are valid), else directly; a
+    one-byte mask is scanned eight entries at a time (the candidates of
+    ``mask="undominated"`` are about 100 of 72,072)."""
     n = len(mask)
     if n > 8192:
         draws = (rng.random(32) * n).astype(np.intp)
         hits = draws[mask[draws] != 0]
         if len(hits):
             return int(hits[0])
-    valid = mask.nonzero()[0]
+    if mask.itemsize == 1 and n % 8 == 0 and mask.flags.c_contiguous:
+        words = np.flatnonzero(mask.view(np.uint64))
+        entries = (words[:, None] * 8 + np.arange(8)).ravel()
+        valid = entries[mask[entries] != 0]
+    else:
+        valid = mask.nonzero()[0]
     if not len(valid):
         raise ValueError("the action mask has no valid split")
     return int(valid[int(rng.random() * len(valid))])
