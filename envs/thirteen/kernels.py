@@ -34,51 +34,35 @@ _SUBSETS5 = np.ascontiguousarray(THIRTEEN.subsets(5), dtype=np.int64)
 _SHIFT = 9
 
 
-@njit(cache=True, inline="always")
-def _row_value(r: np.ndarray, s: np.ndarray, row: np.ndarray, plain: np.ndarray,
-               flush: np.ndarray) -> tuple[np.int64, np.int64, bool]:  # pragma: no cover - compiled
-    """The rank key, the rank-only strength and whether it is a flush, of one row (slots) of
-    a hand whose slots have ranks ``r`` and suits ``s``. Rows of 3 cards are never flushes
-    (``flush`` is not read)."""
-    key = np.int64(0)
-    is_flush = row.shape[0] == 5
-    s0 = s[row[0]]
-    for c in range(row.shape[0]):
-        slot = row[c]
-        key = key * 13 + r[slot]
-        if s[slot] != s0:
-            is_flush = False
-    return key, (flush[key] if is_flush else plain[key]), is_flush
-
-
-@njit(cache=True, inline="always")
-def _row_strength(r: np.ndarray, s: np.ndarray, row: np.ndarray, key: np.int64, value: np.int64, is_flush: bool,
-                  top: np.ndarray, suit_values: np.ndarray, suit_first: bool, tiebreak: bool,
-                  k5: np.int64) -> np.int64:  # pragma: no cover - compiled
-    """The strength (as ``rules.row_strengths``) of one row of :func:`_row_value`."""
-    kind = value // k5
-    flush_suit = suit_values[s[row[0]]] if (suit_first and is_flush) else 0
-    top_suit = 0
-    if tiebreak:
-        high = top[key]
-        top_suit = -1
-        for c in range(row.shape[0]):
-            slot = row[c]
-            if r[slot] == high and suit_values[s[slot]] > top_suit:
-                top_suit = suit_values[s[slot]]
-    return _pack(kind, flush_suit, value - kind * k5, top_suit)
-
-
 @njit(cache=True)
 def _row_strengths(r: np.ndarray, s: np.ndarray, subsets: np.ndarray, plain: np.ndarray, flush: np.ndarray,
                    top: np.ndarray, suit_values: np.ndarray, suit_first: bool, tiebreak: bool, k5: np.int64,
                    strengths: np.ndarray, rank_only: np.ndarray) -> None:  # pragma: no cover - compiled
     """Strengths (as ``rules.row_strengths``) and rank-only strengths of the rows ``subsets``
-    (slots) of one hand whose slots have ranks ``r`` and suits ``s``."""
+    (slots) of one hand whose slots have ranks ``r`` and suits ``s``. Rows of 3 cards are
+    never flushes (``flush`` is not read)."""
+    size = subsets.shape[1]
     for u in range(subsets.shape[0]):
-        row = subsets[u]
-        key, value, is_flush = _row_value(r, s, row, plain, flush)
-        strengths[u] = _row_strength(r, s, row, key, value, is_flush, top, suit_values, suit_first, tiebreak, k5)
+        key = np.int64(0)
+        is_flush = size == 5
+        s0 = s[subsets[u, 0]]
+        for c in range(size):
+            slot = subsets[u, c]
+            key = key * 13 + r[slot]
+            if s[slot] != s0:
+                is_flush = False
+        value = flush[key] if is_flush else plain[key]
+        kind = value // k5
+        flush_suit = suit_values[s0] if (suit_first and is_flush) else 0
+        top_suit = 0
+        if tiebreak:
+            high = top[key]
+            top_suit = -1
+            for c in range(size):
+                slot = subsets[u, c]
+                if r[slot] == high and suit_values[s[slot]] > top_suit:
+                    top_suit = suit_values[s[slot]]
+        strengths[u] = _pack(kind, flush_suit, value - kind * k5, top_suit)
         rank_only[u] = value
 
 
@@ -151,10 +135,27 @@ def _strongest5(hands: np.ndarray, ranks_of: np.ndarray, suits_of: np.ndarray, s
         mid_value = lowest
         for t in range(disjoint.shape[1]):
             m = disjoint[best_id, t]
-            row = subsets[m]
-            key, value, is_flush = _row_value(r, s, row, plain5, flush5)
-            if suit_first or value >= mid_value:
-                strength = _row_strength(r, s, row, key, value, is_flush, top5, suit_values, suit_first, tiebreak, k5)
+            key = np.int64(0)
+            is_flush = True
+            s0 = s[subsets[m, 0]]
+            for c in range(5):
+                slot = subsets[m, c]
+                key = key * 13 + r[slot]
+                if s[slot] != s0:
+                    is_flush = False
+            value = flush5[key] if is_flush else plain5[key]
+            if suit_first or value >= mid_value:  # its strength, as _row_strengths computes it
+                kind = value // k5
+                flush_suit = suit_values[s0] if (suit_first and is_flush) else 0
+                top_suit = 0
+                if tiebreak:
+                    high = top5[key]
+                    top_suit = -1
+                    for c in range(5):
+                        slot = subsets[m, c]
+                        if r[slot] == high and suit_values[s[slot]] > top_suit:
+                            top_suit = suit_values[s[slot]]
+                strength = _pack(kind, flush_suit, value - kind * k5, top_suit)
                 if strength > best_strength:
                     best_strength = strength
                     best_mid = m
