@@ -54,8 +54,9 @@ OPTIONS = {
     "inner_samples": "samples of the opponents' solver when opponent=solver, an integer of at least 1 (default 16)",
     "splits": "the splits measured: candidates (default: the undominated ones, among which the best always is) "
               "or valid (every valid split: the same best value, more time)",
-    "opponent_mask": "the opponent model's action masks: valid (default) or undominated (its candidates: a learned "
-                     "opponent decides faster, greedy slower)",
+    "opponent_mask": "the opponent model's action masks: valid (default) or undominated (the candidates: greedy and "
+                     "the heuristic then play the candidate that beats their split; a learned opponent chooses "
+                     "among its candidates either way)",
 }
 #: the values of the ``splits`` option
 SPLITS = ("candidates", "valid")

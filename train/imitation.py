@@ -44,7 +44,9 @@ from ..runtime.files import atomic_write_bytes
 from ..runtime.interrupts import worker_pool
 
 CHUNK = 32
-CACHE_FORMAT = 1
+#: the version of the cached labels: 2 since the solver measures the candidates by default and
+#: learned opponents choose among theirs (labels cached before are not read again)
+CACHE_FORMAT = 2
 BACKENDS = ("local", "ray")
 #: the arrays of a :class:`LabelledHands`, in order; the last two only with ``top_k``
 FIELDS = ("observations", "slots", "seats", "labels", "top_actions", "top_evs")
