@@ -111,7 +111,7 @@ class PolicyAgent(Agent):
         batched call), unless it holds none; a narrower one (the candidates an environment
         with ``mask="undominated"`` gives, or a mask narrowed by hand) is used as it is."""
         if self.over != "candidates":
-            return np.stack([v.mask for v in views]).astype(bool, copy=False)
+            return _stacked([v.mask for v in views])
         rows: list[np.ndarray | None] = [None] * len(views)
         of_tables: dict[int, list[int]] = {}
         for i, view in enumerate(views):
@@ -127,10 +127,10 @@ class PolicyAgent(Agent):
                 rows[i] = tables.candidates(*pair, group)
         others = [i for i, row in enumerate(rows) if row is None]
         if others:
-            given = np.stack([views[i].mask for i in others]).astype(bool, copy=False)
+            given = _stacked([views[i].mask for i in others])
             if given.shape[1] != self.n_actions:
                 return given  # refused by the caller, naming the sizes
-            wide = given.sum(axis=1) > self.n_actions * NARROWED_SHARE
+            wide = np.array([np.count_nonzero(row) for row in given]) > self.n_actions * NARROWED_SHARE
             for j, i in enumerate(others):
                 rows[i] = given[j]
             if wide.any():
@@ -139,7 +139,7 @@ class PolicyAgent(Agent):
                 for row, j in zip(narrowed, chosen.tolist()):
                     if row.any():
                         rows[others[j]] = row
-        return np.stack(rows)  # type: ignore[arg-type]
+        return _stacked(rows)  # type: ignore[arg-type]
 
     def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:
         """One decision per view, in a single forward pass."""
@@ -165,6 +165,13 @@ class PolicyAgent(Agent):
         with torch_threads(self.threads if self._parameter.is_cpu else None):
             logits = self.logits(observations)
         return np.array([masked_choice(row, mask, self.rng) for row, mask in zip(logits, masks)], dtype=np.int64)
+
+
+def _stacked(rows: Sequence[np.ndarray]) -> np.ndarray:
+    """Masks as one bool ``(len(rows), n)`` array; one row as it is (no copy)."""
+    if len(rows) == 1:
+        return rows[0].astype(bool, copy=False)[None]
+    return np.stack(rows).astype(bool, copy=False)
 
 
 @contextlib.contextmanager

@@ -153,7 +153,9 @@ def _env_mask(action_mask: Any, games: Sequence[_EnvGame]) -> np.ndarray:
     if mask.ndim != 1 or mask.shape[0] not in sizes:
         wanted = " or ".join(f"({n},) for {'/'.join(names)}" for n, names in sorted(sizes.items()))
         raise ValueError(f"action_mask has shape {mask.shape}; a seat's mask has one entry per split: {wanted}")
-    if mask.dtype != bool:
+    if mask.dtype in (np.int8, np.uint8) and mask.flags.c_contiguous and mask.view(np.uint8).max() <= 1:
+        mask = mask.view(bool)  # what the environments give: read as it is, in one pass
+    elif mask.dtype != bool:
         if not (np.issubdtype(mask.dtype, np.integer) or np.issubdtype(mask.dtype, np.floating)):
             raise ValueError(f"action_mask has entries of type {mask.dtype}, not 0/1")
         integer = np.issubdtype(mask.dtype, np.integer)
