@@ -79,6 +79,13 @@ def _tables(index: SplitIndex) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
             np.ascontiguousarray(table[split_of, 1], dtype=np.int16), np.ascontiguousarray(last))
 
 
+@cache
+def _bits(index: SplitIndex) -> tuple[np.ndarray, np.ndarray]:
+    """Each subset of the first and middle row positions as a bit set of the slots."""
+    return (np.ascontiguousarray(index.subset_masks(index.row_sizes[0]), dtype=np.int64),
+            np.ascontiguousarray(index.subset_masks(index.row_sizes[1]), dtype=np.int64))
+
+
 def split_classes(rows: DominanceRows, index: SplitIndex, valid: bool = True) -> np.ndarray:
     """Every split of every hand of a batch classified: int8 ``(H, n_actions)`` of
     :data:`INVALID`, :data:`DOMINATED` or :data:`CANDIDATE`. ``valid=False`` tells only the
@@ -97,7 +104,7 @@ def split_classes(rows: DominanceRows, index: SplitIndex, valid: bool = True) ->
     sweep: Any = frontier.sweep
     out = np.empty((n, index.n_actions), dtype=np.int8)
     sweep(*keys, *checks, rows.strict, *flags, np.int64(1 << rows.n_flags), rows.reduce,
-          split_of, first_of, middle_of, rows.keys[1] is rows.keys[2], out, valid)
+          split_of, first_of, middle_of, rows.keys[1] is rows.keys[2], out, valid, *_bits(index))
     return out
 
 

@@ -5,11 +5,12 @@ rows of each strength rank or stronger (a non-decreasing array, so that checking
 one read); splits of equal last rows compared pairwise.
 
 When only the candidates are asked for (``valid=False``), the sweep stops at the first
-last row from which on the frontier beats every split that could still be valid: such a
-split's middle row is no stronger than the strongest middle row whose validity value fits
-under the remaining last rows' highest, and its first row no stronger than the strongest
-first row that fits under that; on random Thirteen hands about a tenth of the last rows
-are visited."""
+last row from which on the frontier beats every split that could still be valid. Each
+middle row, strongest first, is settled once for good: when its validity value is above
+what the remaining last rows allow, or when the frontier at its rank beats the strongest
+first row that shares no card with it and fits under it. When every middle row is settled,
+no split left escapes the frontier. (With one flag pattern, as in Thirteen; on random
+Thirteen hands about 170 of the 1,287 last rows are visited.)"""
 
 from __future__ import annotations
 
@@ -21,13 +22,16 @@ from numba import njit
 def sweep(k1: np.ndarray, k2: np.ndarray, k3: np.ndarray, c1: np.ndarray, c2: np.ndarray, c3: np.ndarray,
           strict: bool, f1: np.ndarray, f2: np.ndarray, f3: np.ndarray, n_patterns: np.int64, reduce: bool,
           split_of: np.ndarray, first_of: np.ndarray, middle_of: np.ndarray, shared: bool,
-          out: np.ndarray, valid: bool) -> None:  # pragma: no cover - compiled
+          out: np.ndarray, valid: bool, bits1: np.ndarray, bits2: np.ndarray) -> None:  # pragma: no cover - compiled
     """Classify every split of every hand into ``out`` (hands, n_actions): 0 invalid, 1
     valid and beaten, 2 a candidate. ``k*``, ``c*``, ``f*``: per hand and subset of the
     first, middle and last row, the key, the validity value and the flag bits.
     ``split_of``, ``first_of``, ``middle_of`` (last-row subsets, splits per last row): the
     split index and its first and middle rows' subsets, grouped by the last row; ``shared``:
-    the middle and last rows' keys are one array (Thirteen's 5-card rows), sorted once."""
+    the middle and last rows' keys are one array (Thirteen's 5-card rows), sorted once;
+    ``valid``: tell invalid splits from dominated ones (else only the candidates are 2, and
+    the sweep may stop early, leaving the splits it did not reach 0); ``bits1``, ``bits2``:
+    each subset of the first and middle rows as a bit set of the hand's slots."""
     n_hands = k1.shape[0]
     n_last, per = split_of.shape
     n_middle = k2.shape[1]
@@ -46,6 +50,7 @@ def sweep(k1: np.ndarray, k2: np.ndarray, k3: np.ndarray, c1: np.ndarray, c2: np
     n_first = k1.shape[1]
     # the highest validity value of a last row from each position of the order on
     remaining = np.empty(n_last, np.int64)
+    first_values = np.empty(k1.shape[1], np.int64)  # the first rows' validity values, by key
     stop_early = reduce and n_patterns == 1 and not valid
     for h in range(n_hands):
         k1h, k2h, c1h, c2h, f1h, f2h, outh = k1[h], k2[h], c1[h], c2[h], f1[h], f2[h], out[h]
@@ -67,20 +72,53 @@ def sweep(k1: np.ndarray, k2: np.ndarray, k3: np.ndarray, c1: np.ndarray, c2: np
             for i in range(n_last - 1, -1, -1):
                 highest = max(highest, c3[h, last_order[i]])
                 remaining[i] = highest
-            next_middle = 0
-            next_first = 0
+            ordered = True
+            for i in range(n_first):
+                first_values[i] = c1h[first_order[i]]
+                if i > 0 and first_values[i] > first_values[i - 1]:
+                    ordered = False
+            # middle rows by key by validity value too: the first rows above them only grow
+            middles_ordered = True
+            for i in range(1, n_middle):
+                if c2h[middle_order[i]] > c2h[middle_order[i - 1]]:
+                    middles_ordered = False
+                    break
+            above = 0
+            settled = 0
+            escape = lowest  # the first-row key by which the middle row at settled escapes, once found
         start = 0
         while start < n_last:
-            if stop_early:  # the strongest middle and first rows any split from here on can have
+            if stop_early:
+                # a middle row (strongest first) is settled for good once no split left can use it
+                # (its validity value is above what the last rows left allow) or the frontier
+                # beats it beside every first row that fits beside it and under it; when every
+                # one is, the frontier beats every split left
                 ceiling = remaining[start] - step
-                while next_middle < n_middle and c2h[middle_order[next_middle]] > ceiling:
-                    next_middle += 1
-                while next_first < n_first and c1h[first_order[next_first]] + step > ceiling:
-                    next_first += 1
-                if next_middle == n_middle or next_first == n_first:
-                    break  # no valid split is left
-                if best[0, rank[middle_order[next_middle]]] >= k1h[first_order[next_first]]:
-                    break  # the frontier beats every split left
+                while settled < n_middle:
+                    m = middle_order[settled]
+                    if c2h[m] <= ceiling:
+                        bar = best[0, rank[m]]
+                        if escape == lowest:  # the strongest first row beside it and under it
+                            j0 = 0
+                            if ordered:  # first rows by key are by validity value too: skip those above
+                                if not middles_ordered:
+                                    above = 0
+                                while above < n_first and first_values[above] + step > c2h[m]:
+                                    above += 1
+                                j0 = above
+                            for j in range(j0, n_first):
+                                f = first_order[j]
+                                if k1h[f] <= bar:
+                                    break  # the frontier beats every first row left
+                                if (bits1[f] & bits2[m]) == 0 and c1h[f] + step <= c2h[m]:
+                                    escape = k1h[f]
+                                    break
+                        if escape > bar:
+                            break  # a split may still escape the frontier
+                    settled += 1
+                    escape = lowest
+                if settled == n_middle:
+                    break
             stop = start + 1
             while stop < n_last and k3[h, last_order[stop]] == k3[h, last_order[start]]:
                 stop += 1
@@ -101,7 +139,8 @@ def sweep(k1: np.ndarray, k2: np.ndarray, k3: np.ndarray, c1: np.ndarray, c2: np
                     if not reduce:
                         outh[a] = 2
                         continue
-                    outh[a] = 1
+                    if valid:
+                        outh[a] = 1
                     key1 = k1h[f]
                     position = rank[m]
                     if n_patterns == 1:
