@@ -108,12 +108,6 @@ def split_classes(rows: DominanceRows, index: SplitIndex, valid: bool = True) ->
     return out
 
 
-@cache
-def _rows_of(index: SplitIndex) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each split's first, middle and last row subsets, in the narrowest type that holds them."""
-    return tuple(np.ascontiguousarray(index.table[:, k], dtype=np.int16) for k in range(3))  # type: ignore[return-value]
-
-
 def valid_splits(rows: DominanceRows, index: SplitIndex) -> np.ndarray:
     """The valid splits of every hand of a batch, from the validity values of ``rows``: bool
     ``(H, n_actions)``, in one compiled pass (what :func:`split_classes` tells apart from the
@@ -122,8 +116,9 @@ def valid_splits(rows: DominanceRows, index: SplitIndex) -> np.ndarray:
     from . import frontier  # compiled with numba: loaded on first use, so this module stays pure
 
     kernel: Any = frontier.valid_splits
+    split_of, first_of, middle_of, _ = _tables(index)
     out = np.empty((len(checks[0]), index.n_actions), dtype=bool)
-    kernel(*checks, rows.strict, *_rows_of(index), out)
+    kernel(*checks, rows.strict, split_of, first_of, middle_of, out)
     return out
 
 

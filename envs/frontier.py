@@ -50,7 +50,7 @@ def sweep(k1: np.ndarray, k2: np.ndarray, k3: np.ndarray, c1: np.ndarray, c2: np
     n_first = k1.shape[1]
     # the highest validity value of a last row from each position of the order on
     remaining = np.empty(n_last, np.int64)
-    first_values = np.empty(k1.shape[1], np.int64)  # the first rows' validity values, by key
+    first_values = np.empty(n_first, np.int64)  # the first rows' validity values, by key
     stop_early = reduce and n_patterns == 1 and not valid
     for h in range(n_hands):
         k1h, k2h, c1h, c2h, f1h, f2h, outh = k1[h], k2[h], c1[h], c2[h], f1[h], f2[h], out[h]
@@ -212,15 +212,18 @@ def _descending(keys: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def valid_splits(c1: np.ndarray, c2: np.ndarray, c3: np.ndarray, strict: bool, first: np.ndarray,
-                 middle: np.ndarray, last: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
+def valid_splits(c1: np.ndarray, c2: np.ndarray, c3: np.ndarray, strict: bool, split_of: np.ndarray,
+                 first_of: np.ndarray, middle_of: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
     """The valid splits of every hand into ``out`` (hands, n_actions) bool: ``c*`` the
     validity values of each hand's subsets for the first, middle and last row (``first <=
-    middle <= last``, ``<`` when ``strict``); ``first``, ``middle``, ``last``: each split's
-    subsets."""
+    middle <= last``, ``<`` when ``strict``); the splits grouped by their last row as
+    :func:`sweep` reads them."""
     step = np.int64(1) if strict else np.int64(0)
+    n_last, per = split_of.shape
     for h in range(out.shape[0]):
         c1h, c2h, c3h, outh = c1[h], c2[h], c3[h], out[h]
-        for a in range(out.shape[1]):
-            cm = c2h[middle[a]]
-            outh[a] = c1h[first[a]] + step <= cm and cm + step <= c3h[last[a]]
+        for last in range(n_last):
+            ceiling = c3h[last] - step
+            for j in range(per):
+                cm = c2h[middle_of[last, j]]
+                outh[split_of[last, j]] = cm <= ceiling and c1h[first_of[last, j]] + step <= cm
