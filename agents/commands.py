@@ -71,6 +71,7 @@ def _print_table(game: Any, result: Any, best: list[tuple[int, float]], agent: A
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add this package's subcommands."""
+    from .solver import DEFAULT_SPLITS, SPLITS
     p = sub.add_parser("solve", help="the solver's best splits of a hand",
                        description="Expected payoff of the candidates of a hand (the valid splits no other "
                        "split dominates, among which the best always is), or of every valid split, against "
@@ -85,7 +86,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="agent spec of the opponents (default greedy; e.g. random, solver, checkpoint:PATH)")
     p.add_argument("--seed", type=int, default=0, help="seed of the sampled deals (default 0)")
     p.add_argument("--top", type=int, default=5, help="how many of the best splits to list (default 5)")
-    p.add_argument("--splits", choices=("candidates", "valid"), default="candidates",
+    p.add_argument("--splits", choices=SPLITS, default=DEFAULT_SPLITS,
                    help="the splits measured: the candidates (default) or every valid split")
     add_rules_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
