@@ -20,7 +20,14 @@ from splitpoker.agents.networks import build_policy
 from splitpoker.envs.games import make_game
 from splitpoker.envs.table import deal
 from splitpoker.train.config import load_config_dict
-from splitpoker.train.imitation import behaviour_clone, label_hands, read_labels, soft_targets
+from splitpoker.train.imitation import (
+    behaviour_clone,
+    label_hands,
+    mirror_targets,
+    policy_log_probs,
+    read_labels,
+    soft_targets,
+)
 from tests.test_faults import points, same_run
 
 TINY = Path(__file__).parent / "data" / "biji_fp_tiny.yaml"
@@ -97,6 +104,67 @@ def test_a_fit_to_the_soft_targets_lowers_the_loss(labelled):
         behaviour_clone(policy, plain, game, epochs=1, batch_size=4, learning_rate=1e-3, seed=0, temperature=1.0)
 
 
+def test_a_mirror_step_settles_at_the_values_target_and_becomes_it_as_the_step_grows(labelled):
+    evs = labelled.top_evs.astype(np.float64)
+    uniform = np.zeros_like(evs)
+    goal = soft_targets(evs, temperature=0.5)
+    # the fixed point: stepping from the values target gives it back
+    assert np.allclose(mirror_targets(evs, np.log(goal), temperature=0.5, step_size=0.7), goal)
+    assert np.allclose(mirror_targets(evs, uniform, temperature=0.5, step_size=1e9), goal)
+    # from the uniform policy, a step of eta gives softmax(eta EV / (1 + eta T)): the values target at a warmer
+    # temperature, and repeated steps approach the fixed point
+    assert np.allclose(mirror_targets(evs, uniform, temperature=0.5, step_size=2.0), soft_targets(evs, 1.0))
+    prior = uniform
+    gaps = []
+    for _ in range(20):  # each step shrinks the log-ratio to the fixed point by 1 / (1 + step_size * T)
+        prior = np.log(mirror_targets(evs, prior, temperature=0.5, step_size=1.0))
+        gaps.append(np.abs(np.exp(prior) - goal).max())
+    assert all(b < a for a, b in zip(gaps, gaps[1:])) and gaps[-1] < 1e-3
+    # a constant per hand in the policy's log probabilities changes nothing; the padding gets nothing
+    shifted = mirror_targets(evs, uniform + np.arange(24)[:, None], temperature=0.5, step_size=2.0)
+    assert np.allclose(shifted, mirror_targets(evs, uniform, temperature=0.5, step_size=2.0))
+    padded = mirror_targets(np.array([[1.0, 0.0, np.nan]]), np.array([[0.0, np.log(3.0), 0.0]]), 1.0, 1.0)
+    assert padded[0, 2] == 0 and np.allclose(padded[0, :2], [np.sqrt(np.e), np.sqrt(3)] / (np.sqrt(np.e) + np.sqrt(3)))
+    for bad, message in [({"step_size": 0.0}, "step_size must be positive"),
+                         ({"temperature": -1.0}, "temperature must be positive"),
+                         ({"prior": uniform[:, :3]}, "log probabilities of shape"),
+                         ({"prior": np.full_like(evs, -np.inf)}, "gives one of the kept splits no probability")]:
+        args = {"step_size": 1.0, "temperature": 0.5, "prior": uniform, **bad}
+        with pytest.raises(ValueError, match=message):
+            mirror_targets(evs, args["prior"], args["temperature"], args["step_size"])
+
+
+def test_a_fit_to_a_mirror_step_moves_the_policy_towards_the_solver(labelled):
+    import torch as th
+
+    game = make_game("biji")
+    th.manual_seed(0)
+    policy = build_policy(policy_meta(game, 4, "split_scorer", ARCH))
+    before = policy_log_probs(policy, labelled, game, batch_size=5)
+    assert before.shape == (24, 8) and (before <= 0).all() and not policy.training
+    assert np.allclose(before, policy_log_probs(policy, labelled, game))  # the batch size changes nothing
+    targets = mirror_targets(labelled.top_evs, before, temperature=0.5, step_size=1.0)
+    behaviour_clone(policy, labelled, game, epochs=12, batch_size=8, learning_rate=1e-2, seed=0, targets=targets)
+    after = policy_log_probs(policy, labelled, game)
+    # within the kept splits the policy comes closer to the target, with more of their mass on the best
+    kept = [p - np.logaddexp.reduce(p, axis=1, keepdims=True) for p in (before, after)]
+    divergence = [float(np.sum(targets * (np.log(targets) - k), axis=1).mean()) for k in kept]
+    assert divergence[1] < divergence[0] - 0.03
+    assert np.exp(kept[1][:, 0]).mean() > np.exp(kept[0][:, 0]).mean() + 0.01
+    # targets given are fitted as the values target is: the same weights, bit for bit
+    fitted = []
+    for given in ({"temperature": 0.5}, {"targets": soft_targets(labelled.top_evs, 0.5)}):
+        th.manual_seed(0)
+        fresh = build_policy(policy_meta(game, 4, "split_scorer", ARCH))
+        behaviour_clone(fresh, labelled, game, epochs=2, batch_size=8, learning_rate=1e-2, seed=0, **given)
+        fitted.append(fresh.state_dict())
+    assert all(th.equal(fitted[0][k], fitted[1][k]) for k in fitted[0])
+    with pytest.raises(ValueError, match="a temperature or targets, not both"):
+        behaviour_clone(policy, labelled, game, 1, 8, 1e-3, seed=0, temperature=0.5, targets=targets)
+    with pytest.raises(ValueError, match=r"targets of shape \(24, 3\)"):
+        behaviour_clone(policy, labelled, game, 1, 8, 1e-3, seed=0, targets=targets[:, :3])
+
+
 # --------------------------------------------------------------------------- the mixture agent
 def test_a_mixture_plays_each_seat_as_one_member_drawn_from_its_seed():
     game = make_game("biji")
@@ -130,6 +198,16 @@ def test_the_tiny_config_and_total_timesteps():
     assert config.algorithm == "fictitious_play" and config.total_timesteps == 32
     assert "total_timesteps" not in config.resolved() and "ppo" not in config.resolved()
     assert load_config_dict(yaml.safe_load(config.to_yaml())) == config
+    # a run folder's config.yaml keeps the target settings its target reads, and loads again alike
+    for target, read in [("split", set()), ("values", {"temperature", "top_k"}),
+                         ("mirror", {"temperature", "top_k", "step_size"})]:
+        data = base(fictitious_play={"target": target})
+        data["fictitious_play"] = {k: v for k, v in data["fictitious_play"].items()
+                                   if target != "split" or k not in ("temperature", "top_k")}
+        chosen = load_config_dict(data)
+        section = chosen.resolved()["fictitious_play"]
+        assert {"temperature", "top_k", "step_size"} & set(section) == read
+        assert load_config_dict(yaml.safe_load(chosen.to_yaml())) == chosen
     assert load_config_dict({"game": "biji", "total_timesteps": 10}).algorithm == "ppo"
     assert "fictitious_play" not in load_config_dict({"game": "biji", "total_timesteps": 10}).resolved()
 
@@ -141,8 +219,14 @@ def test_the_tiny_config_and_total_timesteps():
     ({"algorithm": "ppo", "total_timesteps": 10}, "fictitious_play does not apply to algorithm ppo; set algorithm"),
     ({"algorithm": "dqn"}, "algorithm: 'dqn' is not a registered trainer; algorithms: ppo, fictitious_play"),
     ({"fictitious_play": {"population": "all"}}, "fictitious_play.population: Input should be 'latest' or 'mixture'"),
-    ({"fictitious_play": {"target": "logits"}}, "fictitious_play.target: Input should be 'split' or 'values'"),
-    ({"fictitious_play": {"target": "split"}}, "fictitious_play.temperature applies to target values only"),
+    ({"fictitious_play": {"target": "logits"}},
+     "fictitious_play.target: Input should be 'split', 'values' or 'mirror'"),
+    ({"fictitious_play": {"step_size": 2}},
+     "fictitious_play.step_size applies to target mirror only (target is values)"),
+    ({"fictitious_play": {"target": "mirror", "fit": "all"}}, "fictitious_play.fit: all fits earlier rounds' hands, "
+                                                              "but target mirror steps from the policy"),
+    ({"fictitious_play": {"target": "mirror", "step_size": 0}}, "fictitious_play.step_size: Input should be greater"),
+    ({"fictitious_play": {"target": "split"}}, "fictitious_play.temperature applies to target values and mirror only"),
     ({"fictitious_play": {"solver": "solver:opponent=greedy"}}, "names an opponent; fictitious play sets it"),
     ({"fictitious_play": {"solver": "greedy"}}, "'greedy' is not a solver spec"),
     ({"fictitious_play": {"backend": "spark"}}, "fictitious_play.backend: Input should be 'local' or 'ray'"),
@@ -176,13 +260,13 @@ def train(tmp: Path, data: dict[str, Any]) -> Any:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("hands_fitted", ["round", "all"])
-def test_a_run_stopped_in_its_second_round_resumes_to_the_same_weights(tmp_path, monkeypatch, hands_fitted):
+@pytest.mark.parametrize(("hands_fitted", "target"), [("round", "values"), ("all", "values"), ("round", "mirror")])
+def test_a_run_stopped_in_its_second_round_resumes_to_the_same_weights(tmp_path, monkeypatch, hands_fitted, target):
     from splitpoker.agents.checkpoint import read_meta
     from splitpoker.train import fictitious
     from splitpoker.train.launch import resume_run
 
-    config = base(fictitious_play={"fit": hands_fitted})
+    config = base(fictitious_play={"fit": hands_fitted, "target": target})
     reference = train(tmp_path / "straight", config)
     state = json.loads((reference.run_dir / "checkpoints" / "state.json").read_text())
     assert state["fp_rounds_done"] == 2 and state["step"] == 32 and reference.steps == 32

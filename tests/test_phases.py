@@ -164,7 +164,11 @@ def test_phases_follow_from_the_section_and_the_rounds_are_their_sum():
     ([{"rounds": 2, "learning_rate": None}], {}, "fictitious_play.phases.0.learning_rate: null is not a setting"),
     ([{"rounds": 2, "epochs": True}], {}, "fictitious_play.phases.0.epochs: true or false is not a number"),
     ([{"rounds": 2, "target": "split", "top_k": 4}], {},
-     "fictitious_play.phases.0.top_k applies to target values only (the phase's target is split)"),
+     "fictitious_play.phases.0.top_k applies to target values and mirror only (the phase's target is split)"),
+    ([{"rounds": 2, "target": "split"}], {}, "fictitious_play.temperature is read by no phase's target (the "
+                                             "phases' targets: split)"),
+    ([{"rounds": 2}, {"rounds": 1, "target": "mirror", "fit": "all"}], {"fit": "all"},
+     "fictitious_play.phases.1.fit: all fits earlier rounds' hands, but target mirror steps from the policy"),
     ([{"rounds": 2}, {"rounds": 1, "fit": "all"}], {}, "fictitious_play.phases.1.fit: all fits the labels of every "
                                                        "round so far, but an earlier phase fits round"),
     ([{"rounds": 1, "solver": "solver:opponent=greedy"}], {}, "fictitious_play.phases.0.solver: "

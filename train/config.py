@@ -225,16 +225,17 @@ class FictitiousPlayPhase(_Section):
     hands: int | None = Field(None, gt=0, le=MAX_HANDS, description="hands labelled per round")
     solver: str | None = Field(None, description="the best response: a solver spec without opponent=")
     population: Literal["latest", "mixture"] | None = Field(None, description="what the solver answers")
-    target: Literal["split", "values"] | None = Field(None, description="the fitting target")
-    temperature: float | None = Field(None, gt=0, description="target values: the softmax temperature")
-    top_k: int | None = Field(None, gt=0, description="target values: the best splits kept per hand")
+    target: Literal["split", "values", "mirror"] | None = Field(None, description="the fitting target")
+    temperature: float | None = Field(None, gt=0, description="targets values and mirror: the softmax temperature")
+    top_k: int | None = Field(None, gt=0, description="targets values and mirror: the best splits kept per hand")
+    step_size: float | None = Field(None, gt=0, description="target mirror: the step, per payoff point")
     fit: Literal["round", "all"] | None = Field(None, description="what each round fits")
     epochs: int | None = Field(None, gt=0, description="passes over each round's hands")
     batch_size: int | None = Field(None, gt=0, description="minibatch size of the fit")
     learning_rate: float | None = Field(None, gt=0, description="Adam learning rate of the fit")
 
-    @field_validator("hands", "solver", "population", "target", "temperature", "top_k", "fit", "epochs",
-                     "batch_size", "learning_rate", mode="before")
+    @field_validator("hands", "solver", "population", "target", "temperature", "top_k", "step_size", "fit",
+                     "epochs", "batch_size", "learning_rate", mode="before")
     @classmethod
     def _no_null(cls, value: Any) -> Any:
         if value is None:
@@ -245,6 +246,24 @@ class FictitiousPlayPhase(_Section):
     @classmethod
     def _solver_spec(cls, value: str | None) -> str | None:
         return None if value is None else _check_fp_solver(value)
+
+
+#: the fictitious-play settings each fitting target reads, besides the labels
+TARGET_SETTINGS: dict[str, set[str]] = {"split": set(), "values": {"temperature", "top_k"},
+                                         "mirror": {"temperature", "top_k", "step_size"}}
+
+
+def _check_target(key: str, settings: FictitiousPlayConfig, given: set[str], what: str) -> None:
+    """ValueError for a setting ``given`` at ``key`` that the target of ``settings`` does not
+    read, or for the mirror target fitting every round's hands (its steps are from the policy
+    each round starts from, so only the round's own hands have them)."""
+    stray = sorted((TARGET_SETTINGS["mirror"] & given) - TARGET_SETTINGS[settings.target])
+    if stray:
+        readers = " and ".join(t for t, used in TARGET_SETTINGS.items() if stray[0] in used)
+        raise ValueError(f"{key}.{stray[0]} applies to target {readers} only ({what} is {settings.target})")
+    if settings.target == "mirror" and settings.fit == "all":
+        raise ValueError(f"{key}.fit: all fits earlier rounds' hands, but target mirror steps from the policy each "
+                         "round starts from; use fit: round")
 
 
 class FictitiousPlayConfig(_Labelling):
@@ -260,10 +279,15 @@ class FictitiousPlayConfig(_Labelling):
     population: Literal["latest", "mixture"] = Field(
         "latest", description="what the solver answers: the latest policy, or the uniform mixture of the policies "
         "each round started from")
-    target: Literal["split", "values"] = Field(
-        "values", description="split: the solver's split; values: softmax(EV / temperature) over its top_k splits")
-    temperature: float = Field(0.5, gt=0, description="target values: the softmax temperature, in payoff units")
-    top_k: int = Field(32, gt=0, description="target values: the best splits kept per hand")
+    target: Literal["split", "values", "mirror"] = Field(
+        "values", description="split: the solver's split; values: softmax(EV / temperature) over its top_k splits; "
+        "mirror: a step of magnetic mirror descent from the policy towards that target, softmax((log pi + "
+        "step_size * EV) / (1 + step_size * temperature)) over the same splits")
+    temperature: float = Field(0.5, gt=0, description="targets values and mirror: the softmax temperature, in payoff "
+                               "units")
+    top_k: int = Field(32, gt=0, description="targets values and mirror: the best splits kept per hand")
+    step_size: float = Field(1.0, gt=0, description="target mirror: the step, per payoff point (the larger, the "
+                             "closer to the values target)")
     fit: Literal["round", "all"] = Field(
         "round", description="what each round fits: its own hands (the policy follows the best response), or "
         "every round's hands so far, kept in the run folder (the policy learns the average of the best "
@@ -271,7 +295,7 @@ class FictitiousPlayConfig(_Labelling):
 
     phases: list[FictitiousPlayPhase] | None = Field(
         None, description="the rounds in phases, run in order: each a mapping with its rounds and the settings "
-        "it changes (hands, solver, population, target, temperature, top_k, fit, epochs, batch_size, "
+        "it changes (hands, solver, population, target, temperature, top_k, step_size, fit, epochs, batch_size, "
         "learning_rate; the others are the section's); the run's rounds are their sum, and rounds is then "
         "left out. Left out: one phase of the section's own values")
 
@@ -290,11 +314,8 @@ class FictitiousPlayConfig(_Labelling):
 
     @model_validator(mode="after")
     def _own_settings(self) -> FictitiousPlayConfig:
-        if self.target == "split":
-            stray = sorted({"temperature", "top_k"} & self.model_fields_set)
-            if stray:
-                raise ValueError(f"fictitious_play.{stray[0]} applies to target values only (target is split)")
         if self.phases is None:
+            _check_target("fictitious_play", self, self.model_fields_set, "target")
             return self
         if "rounds" in self.model_fields_set:
             raise ValueError(f"fictitious_play.rounds: {self.rounds} is given with fictitious_play.phases, whose "
@@ -303,15 +324,21 @@ class FictitiousPlayConfig(_Labelling):
         for phase in self.schedule():
             given, settings = self.phases[phase.index], phase.settings
             key = f"fictitious_play.phases.{phase.index}"
-            if settings.target == "split":
-                stray = sorted({"temperature", "top_k"} & given.model_fields_set)
-                if stray:
-                    raise ValueError(f"{key}.{stray[0]} applies to target values only (the phase's target is split)")
+            _check_target(key, settings, given.model_fields_set, "the phase's target")
             if settings.fit == "all" and not kept:
                 raise ValueError(f"{key}.fit: all fits the labels of every round so far, but an earlier phase fits "
                                  "round and keeps none; set fit: all for the earlier phases too")
             kept = kept and settings.fit == "all"
+        stray = sorted((TARGET_SETTINGS["mirror"] & self.model_fields_set) - self.target_settings())
+        if stray:
+            targets = ", ".join(sorted({phase.settings.target for phase in self.schedule()}))
+            raise ValueError(f"fictitious_play.{stray[0]} is read by no phase's target (the phases' targets: "
+                             f"{targets})")
         return self
+
+    def target_settings(self) -> set[str]:
+        """The target settings (temperature, top_k, step_size) some round's target reads."""
+        return set().union(*(TARGET_SETTINGS[phase.settings.target] for phase in self.schedule()))
 
     @property
     def total_rounds(self) -> int:
@@ -497,6 +524,8 @@ class TrainConfig(_Section):
         if self.algorithm == "fictitious_play":
             del data["total_timesteps"]  # rounds * hands
             section = data["fictitious_play"]
+            for key in TARGET_SETTINGS["mirror"] - self.fictitious_play.target_settings():
+                del section[key]  # read by no round's target
             if self.fictitious_play.phases is None:
                 del section["phases"]
             else:  # the phases' rounds are the run's; each phase lists the settings it gives itself

@@ -11,10 +11,15 @@ Each round ``r`` of :class:`FictitiousPlayTrainer`:
    ``fictitious_play.hands`` fresh hands dealt from a seed derived from ``(seed, r)``
    (:func:`~splitpoker.train.imitation.label_hands`, in local processes or on Ray: the
    labels do not depend on either);
-3. the policy is fitted to the labels: the solver's split (``target: split``) or the soft
+3. the policy is fitted to the labels: the solver's split (``target: split``), the soft
    target ``softmax(EV / temperature)`` over each hand's ``top_k`` best splits
-   (``target: values``), for ``epochs`` passes with a fresh Adam optimizer, over the
-   round's hands (``fit: round``: the policy follows the best response) or over every
+   (``target: values``), or a step of magnetic mirror descent from the policy towards
+   that target (``target: mirror``: ``softmax((log pi + step_size * EV) / (1 + step_size *
+   temperature))`` over the same splits, :func:`~splitpoker.train.imitation.mirror_targets`;
+   its fixed point is the values target's logit equilibrium, which the damped steps
+   approach instead of chasing each round's best response), for ``epochs`` passes with a
+   fresh Adam optimizer, over the round's hands (``fit: round``: the policy follows the
+   best response, or with ``mirror`` steps towards it) or over every
    round's hands so far (``fit: all``: the policy learns the average of the best responses,
    the strategy fictitious play converges with; each round's labels are kept as
    ``labels/round_NNN.npz`` in the run folder);
@@ -25,8 +30,8 @@ Each round ``r`` of :class:`FictitiousPlayTrainer`:
 
 The rounds may come in phases (``fictitious_play.phases``), run in order, each with its
 own rounds and any of the per-round settings above (population, hands, solver, target,
-temperature, top_k, fit, epochs, batch_size, learning_rate; the rest are the section's):
-round ``r`` counts over every phase, its seed stays ``(seed, r)``, and its phase follows
+temperature, top_k, step_size, fit, epochs, batch_size, learning_rate; the rest are the
+section's): round ``r`` counts over every phase, its seed stays ``(seed, r)``, and its phase follows
 from ``r`` (:meth:`~splitpoker.train.config.FictitiousPlayConfig.phase_of`). So a run of
 two phases trains the weights of the first phase's run resumed with ``--set`` of the
 second's settings and rounds, bit for bit, and a resumed run continues in its phase.
@@ -60,6 +65,8 @@ from .imitation import (
     behaviour_clone,
     concatenate,
     label_hands,
+    mirror_targets,
+    policy_log_probs,
     read_labels,
     write_labels,
 )
@@ -187,7 +194,7 @@ class FictitiousPlayTrainer(Trainer):
             task = bar.add_task("labelling", total=fp.hands)
             data, _ = label_hands(self.game, config.num_players, spec, fp.hands, seed=seed, workers=fp.workers,
                                   progress=lambda done, total: bar.update(task, completed=done),
-                                  top_k=fp.top_k if fp.target == "values" else 1, backend=fp.backend,
+                                  top_k=1 if fp.target == "split" else fp.top_k, backend=fp.backend,
                                   address=fp.address)
         seconds = time.perf_counter() - start
         self.hands_per_s = fp.hands / max(seconds, 1e-9)
@@ -196,6 +203,10 @@ class FictitiousPlayTrainer(Trainer):
         self.emit(f"  labelled in {seconds:.1f} s ({self.hands_per_s:.1f} hands/s); the solver's mean payoff "
                   f"against it: {solver_ev:+.3f}")
 
+        targets = None
+        if fp.target == "mirror":  # the step from the policy the round starts from, on the round's hands
+            targets = mirror_targets(data.top_evs, policy_log_probs(self.policy, data, self.game), fp.temperature,
+                                     fp.step_size)
         data = self.fitted_hands(round_index, data, earlier)
 
         def log_epoch(stats: Any) -> None:
@@ -204,7 +215,7 @@ class FictitiousPlayTrainer(Trainer):
         start = time.perf_counter()
         history = behaviour_clone(self.policy, data, self.game, fp.epochs, fp.batch_size, fp.learning_rate,
                                   seed=seed, on_epoch=log_epoch,
-                                  temperature=fp.temperature if fp.target == "values" else None)
+                                  temperature=fp.temperature if fp.target == "values" else None, targets=targets)
         self.emit(f"  fitted in {time.perf_counter() - start:.1f} s")
         self.check_finite(self.step + fp.hands, f"round {round_index + 1}'s fit")
         with self._during("save"):  # the round's points, its evaluation when due, then its checkpoint

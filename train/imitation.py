@@ -13,7 +13,9 @@ model), seed, count and ``top_k``.
 Cloning (:func:`behaviour_clone`) minimises the cross-entropy of the policy's masked
 distribution against a target: the solver's split, or, with a ``temperature``, the soft
 target :func:`soft_targets`, ``softmax(EV / temperature)`` over each hand's ``top_k``
-best splits.
+best splits, or any soft target over them given as ``targets``, such as the step of
+mirror descent from the policy itself (:func:`mirror_targets`, with the policy's log
+probabilities from :func:`policy_log_probs`).
 """
 
 from __future__ import annotations
@@ -245,23 +247,81 @@ def soft_targets(top_evs: np.ndarray, temperature: float) -> np.ndarray:
     return weights / weights.sum(axis=1, keepdims=True)
 
 
+def mirror_targets(top_evs: np.ndarray, prior_log_probs: np.ndarray, temperature: float,
+                   step_size: float) -> np.ndarray:
+    """The sparse target of one step of magnetic mirror descent from a policy ``pi`` towards
+    the solver's values, with the uniform magnet: ``softmax((log pi(a) + step_size * EV(a)) /
+    (1 + step_size * temperature))`` over each hand's top-k splits (NaN payoffs, the padding,
+    get probability 0). ``prior_log_probs[i, k]`` is ``log pi`` of hand ``i``'s ``k``-th split
+    (any constant per hand cancels). The fixed point, where the target is ``pi`` itself, is
+    :func:`soft_targets` ``softmax(EV / temperature)``, the logit equilibrium the values
+    target aims at; as ``step_size`` grows the step becomes that target, and a small step
+    moves ``pi`` only a little towards it, which is what lets the iteration settle instead of
+    cycling between best responses."""
+    if not temperature > 0:
+        raise ValueError(f"temperature must be positive, got {temperature}")
+    if not step_size > 0:
+        raise ValueError(f"step_size must be positive, got {step_size}")
+    evs = np.asarray(top_evs, dtype=np.float64)
+    prior = np.asarray(prior_log_probs, dtype=np.float64)
+    if prior.shape != evs.shape:
+        raise ValueError(f"log probabilities of shape {prior.shape} for payoffs of shape {evs.shape}")
+    present = ~np.isnan(evs)
+    if not present[:, 0].all():
+        raise ValueError("a hand without a best split's payoff")
+    if not np.isfinite(prior[present]).all():
+        raise ValueError("the policy gives one of the kept splits no probability")
+    scaled = np.where(present, (prior + step_size * np.where(present, evs, 0.0)) / (1.0 + step_size * temperature),
+                      -np.inf)
+    weights = np.exp(scaled - scaled.max(axis=1, keepdims=True))
+    return weights / weights.sum(axis=1, keepdims=True)
+
+
+def policy_log_probs(policy: MaskableActorCriticPolicy, data: LabelledHands, game: Game,
+                     batch_size: int = 256) -> np.ndarray:
+    """``log pi(a)`` of each hand's top-k splits under the policy's distribution over the hand's
+    valid splits (no gradient; the policy is left in evaluation mode): the ``pi`` that
+    :func:`mirror_targets` steps from."""
+    if data.top_actions is None:
+        raise ValueError("the policy's log probabilities need labels with their top-k splits (top_k > 0)")
+    packed = data.packed_masks(game)
+    out = np.empty(data.top_actions.shape, dtype=np.float64)
+    policy.set_training_mode(False)
+    with th.no_grad():
+        for start in range(0, len(data), batch_size):
+            rows = slice(start, start + batch_size)
+            obs = th.as_tensor(data.observations[rows], device=policy.device)
+            mask = np.unpackbits(packed[rows], axis=1, count=game.n_actions).astype(bool)
+            actions = th.as_tensor(data.top_actions[rows].astype(np.int64), device=policy.device)
+            out[rows] = log_probs(policy.get_distribution(obs, mask), actions).cpu().numpy()
+    return out
+
+
 def behaviour_clone(policy: MaskableActorCriticPolicy, data: LabelledHands, game: Game, epochs: int,
                     batch_size: int, learning_rate: float, seed: int, max_grad_norm: float = 1.0,
                     on_epoch: Callable[[Mapping[str, float]], None] | None = None,
-                    temperature: float | None = None) -> list[dict[str, float]]:
+                    temperature: float | None = None, targets: np.ndarray | None = None) -> list[dict[str, float]]:
     """Fit the policy's masked distribution to the labels; returns per-epoch loss and accuracy
     (the share of hands whose most likely split is the label). The loss is the cross-entropy
     against the label, or, with a ``temperature``, against :func:`soft_targets` of the top-k
-    splits (``data`` must hold them): ``-sum_k p_k log pi(a_k)``, whose log probabilities
+    splits (``data`` must hold them), or against ``targets`` (one row per hand, one column per
+    top-k split, each row summing to 1): ``-sum_k p_k log pi(a_k)``, whose log probabilities
     :func:`~splitpoker.agents.distribution.log_probs` computes together (for a split scorer, one
     pass over the valid splits a hand however large k)."""
     if len(data) == 0:
         raise ValueError("no labelled hands to imitate")
-    targets = None
+    if temperature is not None and targets is not None:
+        raise ValueError("give a temperature or targets, not both")
+    if (temperature is not None or targets is not None) and (data.top_actions is None or data.top_evs is None):
+        raise ValueError("soft targets need labels with their top-k splits (top_k > 0)")
     if temperature is not None:
-        if data.top_actions is None or data.top_evs is None:
-            raise ValueError("soft targets need labels with their top-k splits (top_k > 0)")
-        targets = soft_targets(data.top_evs, temperature).astype(np.float32)
+        assert data.top_evs is not None
+        targets = soft_targets(data.top_evs, temperature)
+    if targets is not None:
+        assert data.top_actions is not None
+        if targets.shape != data.top_actions.shape:
+            raise ValueError(f"targets of shape {targets.shape} for top-k splits of shape {data.top_actions.shape}")
+        targets = np.asarray(targets, dtype=np.float32)
     packed = data.packed_masks(game)
     optimizer = th.optim.Adam(policy.parameters(), lr=learning_rate)
     rng = np.random.default_rng([seed, 11])
