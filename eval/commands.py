@@ -159,6 +159,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=_eval)
     register_exploit(sub)
     register_benchmark(sub)
+    register_convergence(sub)
 
 
 def _exploit(args: argparse.Namespace) -> int:
@@ -212,6 +213,61 @@ def register_exploit(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--address", help="Ray cluster address (default: start a local Ray instance)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON document")
     p.set_defaults(run=_exploit)
+
+
+def _convergence(args: argparse.Namespace) -> int:
+    from .convergence import measure, parse_run, plot
+
+    runs = [parse_run(text) for text in args.runs]
+    points, stopped = measure(runs, samples=args.samples, hands=args.hands, points=args.points, seed=args.seed,
+                              workers=args.workers, emit=(lambda line: None) if args.json else print,
+                              progress=not args.json)
+    figure = None
+    if points:
+        first = points[0]
+        from ..agents.checkpoint import read_meta
+
+        meta = read_meta(first.checkpoint)
+        title = (f"{meta['game']}, {meta['num_players']} players, {meta.get('preset', 'classic')}: best response "
+                 f"solver:samples={args.samples} on {first.hands} duplicate deals (seed {args.seed})")
+        figure = plot(points, Path(args.out), title)
+    if args.json:
+        print(json.dumps({"figure": None if figure is None else str(figure), "samples": args.samples,
+                          "seed": args.seed, "points": [p.to_dict() for p in points], "partial": stopped is not None,
+                          "interrupted_by": stopped}, ensure_ascii=False))
+    else:
+        for p in points:
+            print(f"{p.label:<24} step {p.step:>9,}  {p.cpu_seconds / 60:7.1f} CPU min  gain {p.gain:+.3f} "
+                  f"[{p.ci95[0]:+.3f}, {p.ci95[1]:+.3f}]")
+        if figure is not None:
+            print(f"figure: {figure}")
+        if stopped is not None:
+            print(f"PARTIAL: interrupted ({stopped}); what was measured is kept: run the command again to continue")
+    if stopped is None:
+        return 0
+    from ..runtime.interrupts import exit_status
+
+    return exit_status(signal.Signals[stopped])
+
+
+def register_convergence(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("convergence", help="best-response gain of training runs' checkpoints against CPU time",
+                       description="Measure the best-response gain (as splitpoker exploit does) of checkpoints of "
+                       "training runs, on the same duplicate deals, and plot it against the CPU seconds each run had "
+                       "spent to reach them: methods compared at equal compute. Measurements are kept in each run's "
+                       "eval/br_gain/, so the command run again measures only what is new.")
+    p.add_argument("runs", nargs="+", metavar="[LABEL=]RUN_DIR",
+                   help="training run folders (of one game, table size and rules), each optionally labelled")
+    p.add_argument("--out", required=True, help="the PNG to write")
+    p.add_argument("--samples", type=int, default=256, help="opponent deals per decision of the best response "
+                   "(default 256)")
+    p.add_argument("--hands", type=int, default=200, help="duplicate deals per checkpoint (default 200)")
+    p.add_argument("--points", type=int, default=5, help="checkpoints per run, evenly spread, the first and last "
+                   "among them (default 5)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals and of the best response (default 0)")
+    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--json", action="store_true", help="print the points as one JSON document")
+    p.set_defaults(run=_convergence)
 
 
 def _benchmark(args: argparse.Namespace) -> int:

@@ -291,6 +291,9 @@ def test_a_run_stopped_in_its_second_round_resumes_to_the_same_weights(tmp_path,
     assert stopped.checkpoint.name == "step_000000016.zip"
     resumed = resume_run(stopped.run_dir, [], "splitpoker train --resume", emit=lambda line: None)
     assert resumed.steps == 32 and not resumed.interrupted
+    # the CPU seconds continue from the checkpoint resumed from
+    assert (read_meta(stopped.run_dir / "checkpoints" / "step_000000032.zip")["cpu_seconds"]
+            > read_meta(stopped.run_dir / "checkpoints" / "step_000000016.zip")["cpu_seconds"] > 0)
     same_run(stopped.run_dir, reference.run_dir)
     kept = sorted(p.name for p in (stopped.run_dir / "labels").glob("*.npz")) if hands_fitted == "all" else []
     assert kept == sorted(p.name for p in (reference.run_dir / "labels").glob("*.npz"))
@@ -316,6 +319,13 @@ def test_cli_runs_fictitious_play_and_its_checkpoint_plays(tmp_path, capsys):
     assert result["steps"] == 16 and result["eval"]["random"]["deals"] == 2
     agent = load_agent(f"checkpoint:{result['checkpoint']}", make_game("biji"), 4)
     assert agent.act_batch(deal(make_game("biji"), 4, np.random.default_rng(1), batch=2).views()).shape == (8,)
+    # each checkpoint records the CPU seconds spent to reach it, rising round by round
+    from splitpoker.agents.checkpoint import read_meta
+
+    folder = Path(result["checkpoint"]).parent
+    spent = [read_meta(folder / name)["cpu_seconds"] for name in
+             ("step_000000000.zip", "step_000000008.zip", "step_000000016.zip", "final.zip")]
+    assert 0 <= spent[0] < spent[1] < spent[2] <= spent[3], spent
 
 
 # --------------------------------------------------------------------------- labels on Ray

@@ -5,8 +5,11 @@ the config), implements the learner; this base owns the rest of the run:
 
 * the files of ``checkpoints/``: atomic checkpoints with their pool file, then
   ``state.json`` (:func:`write_state`, :func:`read_state`), the latest checkpoint as the
-  resume point (:meth:`Trainer.save`), and on resume the learner, pool and counters loaded
-  and checked before anything in the folder changes;
+  resume point (:meth:`Trainer.save`), each checkpoint's ``splitpoker.json`` with the
+  ``cpu_seconds`` the run has spent to reach it (this process and its labelling and
+  evaluation workers, summed over resumes; the compute axis of method comparisons), and on
+  resume the learner, pool and counters loaded and checked before anything in the folder
+  changes;
 * the schedules (:func:`next_multiple`: periodic evaluations and checkpoints);
 * the signals: Ctrl-C or SIGTERM stops at once while the learner plays or labels hands, and
   waits for the next boundary while it updates or saves (:meth:`Trainer.boundary`), then
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 import signal
 import time
@@ -42,6 +46,7 @@ import torch as th
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.logger import HParam
 
+from ..agents.checkpoint import read_meta
 from ..agents.policy import PolicyAgent
 from ..envs.games import make_game
 from ..runtime.files import atomic_write_bytes
@@ -110,6 +115,13 @@ def read_state(folder: Path) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- schedules
+def cpu_seconds() -> float:
+    """The CPU seconds of this process and of its child processes that have ended (the labelling
+    and evaluation workers; not Ray's)."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
 def next_multiple(step: int, every: int) -> int | None:
     """The next multiple of ``every`` after ``step`` (None when ``every`` is 0: never)."""
     return (step // every + 1) * every if every > 0 else None
@@ -149,6 +161,9 @@ class Trainer:
         self.logger = tensorboard.run_logger(run_dir)
         self.attach(self.logger)
         self.latest_checkpoint: Path | None = (self.checkpoints / self.state["checkpoint"]) if resume else None
+        #: the CPU seconds spent up to the latest checkpoint (its ``cpu_seconds``), and the clock's reading then
+        self.cpu_before = float(read_meta(self.latest_checkpoint).get("cpu_seconds", 0.0)) if resume else 0.0
+        self.cpu_from = cpu_seconds()
         self.resumed = resume
         #: what the run is doing: a signal stops "collect", "imitation", "round" (of fictitious play), "final"
         #: and "setup" at once (the latest checkpoint, or the boundary the rollout began at, is the resume
@@ -365,7 +380,9 @@ class Trainer:
             step = self.step
             pool_name = f"{Path(name).stem}.{POOL_FILE}"
             try:
-                path = self.save_learner(self.checkpoints / name, run_meta(self.config, self.game, step))
+                spent = round(self.cpu_before + cpu_seconds() - self.cpu_from, 3)
+                path = self.save_learner(self.checkpoints / name,
+                                         {**run_meta(self.config, self.game, step), "cpu_seconds": spent})
                 save_pool(self.pool.state(), self.checkpoints / pool_name)
                 write_state(self.checkpoints, {**self.state, "checkpoint": name, "pool": pool_name, "step": step})
             except OSError as error:
