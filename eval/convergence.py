@@ -8,7 +8,7 @@ So runs of different methods (PPO self-play, fictitious play, mirror descent) co
 equal compute, and their differences are paired by the deals.
 
 Each measurement is kept beside the checkpoint's run
-(``eval/br_gain/<checkpoint>__samples<K>_hands<N>_seed<S>.json``), so a command run again,
+(``eval/br_gain/<checkpoint>__samples<K>_hands<N>_seed<S>[_paired].json``), so a command run again,
 or stopped and run again, measures only what it has not measured, and a figure can be
 redrawn with more runs. Every run must be of the same game, table size and rules.
 """
@@ -94,7 +94,8 @@ def _table(meta: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def measure(runs: Sequence[Run], *, samples: int, hands: int, points: int, seed: int = 0, workers: int = 1,
-            emit: Callable[[str], None] = print, progress: bool = False) -> tuple[list[Point], str | None]:
+            emit: Callable[[str], None] = print, progress: bool = False,
+            estimator: str = "play") -> tuple[list[Point], str | None]:
     """The best-response gain of ``points`` checkpoints of each run (evenly spread over its
     checkpoints, its first and last among them), measured or read from what was measured
     before with the same ``samples``, ``hands`` and ``seed``; and the signal that stopped
@@ -112,14 +113,16 @@ def measure(runs: Sequence[Run], *, samples: int, hands: int, points: int, seed:
         chosen += [(run, *found[i]) for i in spread(len(found), points)]
     out: list[Point] = []
     for n, (run, path, meta) in enumerate(chosen, 1):
-        kept = run.path / "eval" / "br_gain" / f"{path.stem}__samples{samples}_hands{hands}_seed{seed}.json"
+        how = "" if estimator == "play" else f"_{estimator}"
+        kept = run.path / "eval" / "br_gain" / f"{path.stem}__samples{samples}_hands{hands}_seed{seed}{how}.json"
         if kept.is_file():
             result = json.loads(kept.read_text())
         else:
             emit(f"[{n}/{len(chosen)}] {run.label}: {path.name} ({float(meta['cpu_seconds']):.0f} CPU s)")
             measured = best_response_gain(meta["game"], f"checkpoint:{path.resolve()}", samples=samples, hands=hands,
                                           players=int(meta["num_players"]), preset=meta.get("preset", "classic"),
-                                          switches=meta["rules"], seed=seed, workers=workers, progress=progress)
+                                          switches=meta["rules"], seed=seed, workers=workers, progress=progress,
+                                          estimator=estimator)
             if measured.partial:  # what was measured before is kept; the command continues from there
                 return out, measured.interrupted_by
             result = measured.to_dict()
