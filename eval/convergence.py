@@ -66,7 +66,9 @@ def parse_run(text: str) -> Run:
 
 def checkpoints(run: Run) -> list[tuple[Path, dict[str, Any]]]:
     """The run's checkpoints with their ``splitpoker.json``, by the CPU seconds spent to reach
-    them (``final.zip``, the last step's weights again, left out); ValueError for a
+    them, from the policy its learner starts from: of the checkpoints of step 0 only the last
+    (after an imitation warm start, the imitated policy; the untrained weights before it are
+    left out), and ``final.zip``, the last step's weights again, left out. ValueError for a
     checkpoint made before checkpoints recorded their CPU seconds."""
     found = []
     for path in sorted((run.path / "checkpoints").glob("step_*.zip")):
@@ -77,7 +79,9 @@ def checkpoints(run: Run) -> list[tuple[Path, dict[str, Any]]]:
         found.append((path, meta))
     if not found:
         raise ValueError(f"{run.path / 'checkpoints'} holds no step_*.zip checkpoint")
-    return sorted(found, key=lambda item: float(item[1]["cpu_seconds"]))
+    found.sort(key=lambda item: float(item[1]["cpu_seconds"]))
+    start = max(i for i, (_, meta) in enumerate(found) if int(meta["step"]) == found[0][1]["step"])
+    return found[start:]
 
 
 def spread(count: int, points: int) -> list[int]:

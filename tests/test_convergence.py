@@ -38,12 +38,34 @@ def test_spread_keeps_the_first_and_last():
         spread(5, 0)
 
 
-def test_checkpoints_come_in_the_order_of_their_cpu_seconds(run_dir):
+def rewrite(source: Path, target: Path, change: Any) -> None:
+    """A copy of the checkpoint ``source`` at ``target`` with ``change(meta)`` applied to its splitpoker.json."""
+    import zipfile
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(source) as archive, zipfile.ZipFile(target, "w") as copy:
+        for name in archive.namelist():
+            data = archive.read(name)
+            if name == "splitpoker.json":
+                meta = json.loads(data)
+                change(meta)
+                data = json.dumps(meta).encode()
+            copy.writestr(name, data)
+
+
+def test_checkpoints_come_in_the_order_of_their_cpu_seconds(run_dir, tmp_path):
     found = convergence.checkpoints(parse_run(str(run_dir)))
     assert [path.name for path, _ in found] == ["step_000000000.zip", "step_000000016.zip", "step_000000032.zip"]
     seconds = [meta["cpu_seconds"] for _, meta in found]
     assert seconds == sorted(seconds) and seconds[-1] > 0
     assert parse_run(f"mirror steps={run_dir}") == Run("mirror steps", run_dir)
+    # after a warm start the run starts from the imitated policy: the untrained weights are left out
+    warm = tmp_path / "warm"
+    shutil.copytree(run_dir, warm)
+    rewrite(warm / "checkpoints" / "step_000000000.zip", warm / "checkpoints" / "step_000000000_imitated.zip",
+            lambda meta: meta.update(cpu_seconds=meta["cpu_seconds"] + 0.001))
+    names = [path.name for path, _ in convergence.checkpoints(parse_run(str(warm)))]
+    assert names == ["step_000000000_imitated.zip", "step_000000016.zip", "step_000000032.zip"]
     assert parse_run(str(run_dir)).label == run_dir.name
 
 
@@ -84,21 +106,10 @@ def test_cli_draws_the_figure(run_dir, tmp_path, capsys):
     (["convergence", "{run}", "--out", "x.png", "--points", "0"], "--points 0 must be at least 1"),
 ])
 def test_bad_input_is_one_clear_line(argv, needle, run_dir, tmp_path, capsys):
-    import zipfile
-
     old, biji3 = tmp_path / "old", tmp_path / "biji3"
-    for folder, change in ((old, lambda meta: meta.pop("cpu_seconds")), (biji3, lambda meta: meta.update(
-            num_players=3))):
-        (folder / "checkpoints").mkdir(parents=True)
-        source = run_dir / "checkpoints" / "step_000000032.zip"
-        with zipfile.ZipFile(source) as archive, zipfile.ZipFile(folder / "checkpoints" / source.name, "w") as copy:
-            for name in archive.namelist():
-                data = archive.read(name)
-                if name.endswith("splitpoker.json"):
-                    meta = json.loads(data)
-                    change(meta)
-                    data = json.dumps(meta).encode()
-                copy.writestr(name, data)
+    for folder, change in ((old, lambda meta: meta.pop("cpu_seconds")),
+                           (biji3, lambda meta: meta.update(num_players=3))):
+        rewrite(run_dir / "checkpoints" / "step_000000032.zip", folder / "checkpoints" / "step_000000032.zip", change)
     filled = [a.format(tmp=tmp_path, old=old, biji3=biji3, run=run_dir) for a in argv]
     assert main(filled) == 2
     err = capsys.readouterr().err.strip()
