@@ -232,7 +232,7 @@ def _convergence(args: argparse.Namespace) -> int:
         from ..agents.checkpoint import read_meta
 
         meta = read_meta(first.checkpoint)
-        title = (f"{meta['game']}, {meta['num_players']} players, {meta.get('preset', 'classic')}: best response "
+        title = (f"{meta['game']}, {meta['num_players']} players, {meta.get('preset', 'classic')}\nbest response "
                  f"solver:samples={args.samples} on {first.hands} "
                  f"{'deals, paired' if args.paired else 'duplicate deals'} (seed {args.seed})")
         figure = plot(points, Path(args.out), title)
