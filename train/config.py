@@ -251,13 +251,15 @@ class FictitiousPlayPhase(_Section):
 #: the fictitious-play settings each fitting target reads, besides the labels
 TARGET_SETTINGS: dict[str, set[str]] = {"split": set(), "values": {"temperature", "top_k"},
                                          "mirror": {"temperature", "top_k", "step_size"}}
+#: every setting some target reads
+TARGET_KEYS: set[str] = set().union(*TARGET_SETTINGS.values())
 
 
 def _check_target(key: str, settings: FictitiousPlayConfig, given: set[str], what: str) -> None:
     """ValueError for a setting ``given`` at ``key`` that the target of ``settings`` does not
     read, or for the mirror target fitting every round's hands (its steps are from the policy
     each round starts from, so only the round's own hands have them)."""
-    stray = sorted((TARGET_SETTINGS["mirror"] & given) - TARGET_SETTINGS[settings.target])
+    stray = sorted((TARGET_KEYS & given) - TARGET_SETTINGS[settings.target])
     if stray:
         readers = " and ".join(t for t, used in TARGET_SETTINGS.items() if stray[0] in used)
         raise ValueError(f"{key}.{stray[0]} applies to target {readers} only ({what} is {settings.target})")
@@ -329,7 +331,7 @@ class FictitiousPlayConfig(_Labelling):
                 raise ValueError(f"{key}.fit: all fits the labels of every round so far, but an earlier phase fits "
                                  "round and keeps none; set fit: all for the earlier phases too")
             kept = kept and settings.fit == "all"
-        stray = sorted((TARGET_SETTINGS["mirror"] & self.model_fields_set) - self.target_settings())
+        stray = sorted((TARGET_KEYS & self.model_fields_set) - self.target_settings())
         if stray:
             targets = ", ".join(sorted({phase.settings.target for phase in self.schedule()}))
             raise ValueError(f"fictitious_play.{stray[0]} is read by no phase's target (the phases' targets: "
@@ -524,7 +526,7 @@ class TrainConfig(_Section):
         if self.algorithm == "fictitious_play":
             del data["total_timesteps"]  # rounds * hands
             section = data["fictitious_play"]
-            for key in TARGET_SETTINGS["mirror"] - self.fictitious_play.target_settings():
+            for key in TARGET_KEYS - self.fictitious_play.target_settings():
                 del section[key]  # read by no round's target
             if self.fictitious_play.phases is None:
                 del section["phases"]

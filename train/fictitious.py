@@ -31,8 +31,9 @@ Each round ``r`` of :class:`FictitiousPlayTrainer`:
 The rounds may come in phases (``fictitious_play.phases``), run in order, each with its
 own rounds and any of the per-round settings above (population, hands, solver, target,
 temperature, top_k, step_size, fit, epochs, batch_size, learning_rate; the rest are the
-section's): round ``r`` counts over every phase, its seed stays ``(seed, r)``, and its phase follows
-from ``r`` (:meth:`~splitpoker.train.config.FictitiousPlayConfig.phase_of`). So a run of
+section's): round ``r`` counts over every phase, its seed stays ``(seed, r)``, and its
+phase follows from ``r``
+(:meth:`~splitpoker.train.config.FictitiousPlayConfig.phase_of`). So a run of
 two phases trains the weights of the first phase's run resumed with ``--set`` of the
 second's settings and rounds, bit for bit, and a resumed run continues in its phase.
 
@@ -203,10 +204,11 @@ class FictitiousPlayTrainer(Trainer):
         self.emit(f"  labelled in {seconds:.1f} s ({self.hands_per_s:.1f} hands/s); the solver's mean payoff "
                   f"against it: {solver_ev:+.3f}")
 
-        targets = None
+        targets = packed = None
         if fp.target == "mirror":  # the step from the policy the round starts from, on the round's hands
-            targets = mirror_targets(data.top_evs, policy_log_probs(self.policy, data, self.game), fp.temperature,
-                                     fp.step_size)
+            packed = data.packed_masks(self.game)  # the fit reads the same masks (mirror fits the round only)
+            targets = mirror_targets(data.top_evs, policy_log_probs(self.policy, data, self.game, packed=packed),
+                                     fp.temperature, fp.step_size)
         data = self.fitted_hands(round_index, data, earlier)
 
         def log_epoch(stats: Any) -> None:
@@ -215,7 +217,8 @@ class FictitiousPlayTrainer(Trainer):
         start = time.perf_counter()
         history = behaviour_clone(self.policy, data, self.game, fp.epochs, fp.batch_size, fp.learning_rate,
                                   seed=seed, on_epoch=log_epoch,
-                                  temperature=fp.temperature if fp.target == "values" else None, targets=targets)
+                                  temperature=fp.temperature if fp.target == "values" else None, targets=targets,
+                                  packed=packed)
         self.emit(f"  fitted in {time.perf_counter() - start:.1f} s")
         self.check_finite(self.step + fp.hands, f"round {round_index + 1}'s fit")
         with self._during("save"):  # the round's points, its evaluation when due, then its checkpoint

@@ -238,11 +238,23 @@ def soft_targets(top_evs: np.ndarray, temperature: float) -> np.ndarray:
     temperature goes to 0 it puts all the mass on the best split (shared among equals)."""
     if not temperature > 0:
         raise ValueError(f"temperature must be positive, got {temperature}")
+    evs, present = _payoffs(top_evs)
+    return _padded_softmax(evs / temperature, present)
+
+
+def _payoffs(top_evs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The top-k payoffs as float64 and where they are present (not the NaN padding);
+    ValueError for a hand without its best split's payoff."""
     evs = np.asarray(top_evs, dtype=np.float64)
     present = ~np.isnan(evs)
     if not present[:, 0].all():
         raise ValueError("a hand without a best split's payoff")
-    scaled = np.where(present, evs / temperature, -np.inf)
+    return evs, present
+
+
+def _padded_softmax(scores: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """Each row's softmax of ``scores`` over its present entries (the padding gets 0)."""
+    scaled = np.where(present, scores, -np.inf)
     weights = np.exp(scaled - scaled.max(axis=1, keepdims=True))
     return weights / weights.sum(axis=1, keepdims=True)
 
@@ -262,36 +274,38 @@ def mirror_targets(top_evs: np.ndarray, prior_log_probs: np.ndarray, temperature
         raise ValueError(f"temperature must be positive, got {temperature}")
     if not step_size > 0:
         raise ValueError(f"step_size must be positive, got {step_size}")
-    evs = np.asarray(top_evs, dtype=np.float64)
     prior = np.asarray(prior_log_probs, dtype=np.float64)
-    if prior.shape != evs.shape:
-        raise ValueError(f"log probabilities of shape {prior.shape} for payoffs of shape {evs.shape}")
-    present = ~np.isnan(evs)
-    if not present[:, 0].all():
-        raise ValueError("a hand without a best split's payoff")
+    if prior.shape != np.shape(top_evs):
+        raise ValueError(f"log probabilities of shape {prior.shape} for payoffs of shape {np.shape(top_evs)}")
+    evs, present = _payoffs(top_evs)
     if not np.isfinite(prior[present]).all():
         raise ValueError("the policy gives one of the kept splits no probability")
-    scaled = np.where(present, (prior + step_size * np.where(present, evs, 0.0)) / (1.0 + step_size * temperature),
-                      -np.inf)
-    weights = np.exp(scaled - scaled.max(axis=1, keepdims=True))
-    return weights / weights.sum(axis=1, keepdims=True)
+    scores = (prior + step_size * np.where(present, evs, 0.0)) / (1.0 + step_size * temperature)
+    return _padded_softmax(scores, present)
+
+
+def _inputs(policy: MaskableActorCriticPolicy, data: LabelledHands, packed: np.ndarray, rows: Any,
+            game: Game) -> tuple[th.Tensor, np.ndarray]:
+    """The observations (on the policy's device) and valid masks of the hands at ``rows``."""
+    obs = th.as_tensor(data.observations[rows], device=policy.device)
+    return obs, np.unpackbits(packed[rows], axis=1, count=game.n_actions).astype(bool)
 
 
 def policy_log_probs(policy: MaskableActorCriticPolicy, data: LabelledHands, game: Game,
-                     batch_size: int = 256) -> np.ndarray:
+                     batch_size: int = 256, packed: np.ndarray | None = None) -> np.ndarray:
     """``log pi(a)`` of each hand's top-k splits under the policy's distribution over the hand's
     valid splits (no gradient; the policy is left in evaluation mode): the ``pi`` that
-    :func:`mirror_targets` steps from."""
+    :func:`mirror_targets` steps from. ``packed``: the hands' valid masks as
+    :meth:`LabelledHands.packed_masks` gives them, computed when left out."""
     if data.top_actions is None:
         raise ValueError("the policy's log probabilities need labels with their top-k splits (top_k > 0)")
-    packed = data.packed_masks(game)
+    packed = data.packed_masks(game) if packed is None else packed
     out = np.empty(data.top_actions.shape, dtype=np.float64)
     policy.set_training_mode(False)
     with th.no_grad():
         for start in range(0, len(data), batch_size):
             rows = slice(start, start + batch_size)
-            obs = th.as_tensor(data.observations[rows], device=policy.device)
-            mask = np.unpackbits(packed[rows], axis=1, count=game.n_actions).astype(bool)
+            obs, mask = _inputs(policy, data, packed, rows, game)
             actions = th.as_tensor(data.top_actions[rows].astype(np.int64), device=policy.device)
             out[rows] = log_probs(policy.get_distribution(obs, mask), actions).cpu().numpy()
     return out
@@ -300,14 +314,16 @@ def policy_log_probs(policy: MaskableActorCriticPolicy, data: LabelledHands, gam
 def behaviour_clone(policy: MaskableActorCriticPolicy, data: LabelledHands, game: Game, epochs: int,
                     batch_size: int, learning_rate: float, seed: int, max_grad_norm: float = 1.0,
                     on_epoch: Callable[[Mapping[str, float]], None] | None = None,
-                    temperature: float | None = None, targets: np.ndarray | None = None) -> list[dict[str, float]]:
+                    temperature: float | None = None, targets: np.ndarray | None = None,
+                    packed: np.ndarray | None = None) -> list[dict[str, float]]:
     """Fit the policy's masked distribution to the labels; returns per-epoch loss and accuracy
     (the share of hands whose most likely split is the label). The loss is the cross-entropy
     against the label, or, with a ``temperature``, against :func:`soft_targets` of the top-k
     splits (``data`` must hold them), or against ``targets`` (one row per hand, one column per
     top-k split, each row summing to 1): ``-sum_k p_k log pi(a_k)``, whose log probabilities
     :func:`~splitpoker.agents.distribution.log_probs` computes together (for a split scorer, one
-    pass over the valid splits a hand however large k)."""
+    pass over the valid splits a hand however large k). ``packed``: the hands' valid masks as
+    :meth:`LabelledHands.packed_masks` gives them, computed when left out."""
     if len(data) == 0:
         raise ValueError("no labelled hands to imitate")
     if temperature is not None and targets is not None:
@@ -322,7 +338,7 @@ def behaviour_clone(policy: MaskableActorCriticPolicy, data: LabelledHands, game
         if targets.shape != data.top_actions.shape:
             raise ValueError(f"targets of shape {targets.shape} for top-k splits of shape {data.top_actions.shape}")
         targets = np.asarray(targets, dtype=np.float32)
-    packed = data.packed_masks(game)
+    packed = data.packed_masks(game) if packed is None else packed
     optimizer = th.optim.Adam(policy.parameters(), lr=learning_rate)
     rng = np.random.default_rng([seed, 11])
     device = policy.device
@@ -334,8 +350,7 @@ def behaviour_clone(policy: MaskableActorCriticPolicy, data: LabelledHands, game
             total_loss, correct = 0.0, 0
             for start in range(0, len(order), batch_size):
                 idx = order[start:start + batch_size]
-                obs = th.as_tensor(data.observations[idx], device=device)
-                mask = np.unpackbits(packed[idx], axis=1, count=game.n_actions).astype(bool)
+                obs, mask = _inputs(policy, data, packed, idx, game)
                 labels = th.as_tensor(data.labels[idx].astype(np.int64), device=device)
                 distribution = policy.get_distribution(obs, mask)  # the cross-entropy over the valid splits
                 if targets is None:
