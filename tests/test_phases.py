@@ -224,7 +224,7 @@ def test_set_reaches_into_the_phases(tmp_path):
 #: learning rate) per phase
 RECIPES = {
     "biji_classic_4p": [(8, "mixture", 0.001), (44, "latest", 0.0003)],
-    "thirteen_classic_4p": [(8, "mixture", 0.001), (20, "latest", 0.0003)],
+    "thirteen_classic_4p": [(8, "mixture", 0.001), (44, "latest", 0.0003)],
     "thirteen_western_2p": [(6, "mixture", 0.001), (10, "latest", 0.0003)],
     "thirteen_shisanshui_4p": [(8, "mixture", 0.001), (20, "latest", 0.0003)],
 }
