@@ -207,8 +207,15 @@ def test_runs_and_checkpoints_are_stamped_and_old_checkpoints_still_load(tmp_pat
     (first.run_dir / "splitpoker.json").unlink()
     resume_run(first.run_dir, ["total_timesteps=192"], "again", emit=lambda line: None)
     assert json.loads((first.run_dir / "splitpoker.json").read_text()) == {"resumes": [stamp()]}
-    # the shipped policies predate the stamp: they still load and play
-    old = sorted(PRETRAINED_DIR.glob("*.zip"))[0]
+    # a policy file from before the stamp (a shipped one with its stamp taken out) still loads
+    shipped = sorted(PRETRAINED_DIR.glob("*.zip"))[0]
+    old = tmp_path / "unstamped.zip"
+    with zipfile.ZipFile(shipped) as source, zipfile.ZipFile(old, "w") as target:
+        for item in source.infolist():
+            data = source.read(item)
+            if item.filename == "splitpoker.json":
+                data = json.dumps({k: v for k, v in json.loads(data).items() if k != STAMP_KEY}).encode()
+            target.writestr(item, data)
     meta = read_meta(old)
-    assert STAMP_KEY not in meta
-    load_agent(f"pretrained:{old.stem}", game=meta["game"], num_players=meta["num_players"])
+    assert STAMP_KEY not in meta and STAMP_KEY in read_meta(shipped)
+    load_agent(f"checkpoint:{old}", game=meta["game"], num_players=meta["num_players"])
