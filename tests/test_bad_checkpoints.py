@@ -59,17 +59,24 @@ CASES: list[tuple[str, Callable[[Meta], None], str, str]] = [
 SOURCES = {"biji_classic_4p": ("biji", 4), "thirteen_western_2p": ("thirteen", 2)}
 
 
+def rewrite(source: Path, target: Path, edit: Callable[[Meta], None]) -> None:
+    """A copy of the policy file or checkpoint ``source`` at ``target`` with ``edit(meta)``
+    applied to its description."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(source) as archive, zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as copy:
+        for name in archive.namelist():
+            data = archive.read(name)
+            if name == META_MEMBER:
+                meta = json.loads(data)
+                edit(meta)
+                data = json.dumps(meta).encode()
+            copy.writestr(name, data)
+
+
 def crafted(tmp_path: Path, source: str, edit: Callable[[Meta], None]) -> Path:
     """A copy of the shipped policy ``source`` with its description edited."""
-    with zipfile.ZipFile(PRETRAINED_DIR / f"{source}.zip") as archive:
-        members = {name: archive.read(name) for name in archive.namelist()}
-    meta = json.loads(members[META_MEMBER])
-    edit(meta)
-    members[META_MEMBER] = json.dumps(meta).encode()
     path = tmp_path / f"{source}_crafted.zip"
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for name, data in members.items():
-            archive.writestr(name, data)
+    rewrite(PRETRAINED_DIR / f"{source}.zip", path, edit)
     return path
 
 

@@ -15,6 +15,7 @@ from splitpoker.agents.checkpoint import read_meta
 from splitpoker.eval import convergence
 from splitpoker.eval.convergence import Run, measure, parse_run, spread
 from splitpoker.train.cli import main
+from tests.test_bad_checkpoints import rewrite
 
 TINY = Path(__file__).parent / "data" / "biji_fp_tiny.yaml"
 
@@ -36,21 +37,6 @@ def test_spread_keeps_the_first_and_last():
     assert spread(3, 10) == [0, 1, 2] and spread(1, 4) == [0]
     with pytest.raises(ValueError, match="--points 0 must be at least 1"):
         spread(5, 0)
-
-
-def rewrite(source: Path, target: Path, change: Any) -> None:
-    """A copy of the checkpoint ``source`` at ``target`` with ``change(meta)`` applied to its splitpoker.json."""
-    import zipfile
-
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(source) as archive, zipfile.ZipFile(target, "w") as copy:
-        for name in archive.namelist():
-            data = archive.read(name)
-            if name == "splitpoker.json":
-                meta = json.loads(data)
-                change(meta)
-                data = json.dumps(meta).encode()
-            copy.writestr(name, data)
 
 
 def test_checkpoints_come_in_the_order_of_their_cpu_seconds(run_dir, tmp_path):

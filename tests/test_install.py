@@ -193,6 +193,7 @@ def test_runs_and_checkpoints_are_stamped_and_old_checkpoints_still_load(tmp_pat
     from splitpoker.agents.checkpoint import PRETRAINED_DIR, STAMP_KEY, read_meta
     from splitpoker.agents.version import stamp
     from splitpoker.train.launch import resume_run
+    from tests.test_bad_checkpoints import rewrite
     from tests.test_train import run, tiny
 
     first = run(tmp_path, tiny(tmp_path, total_timesteps=64))
@@ -210,12 +211,7 @@ def test_runs_and_checkpoints_are_stamped_and_old_checkpoints_still_load(tmp_pat
     # a policy file from before the stamp (a shipped one with its stamp taken out) still loads
     shipped = sorted(PRETRAINED_DIR.glob("*.zip"))[0]
     old = tmp_path / "unstamped.zip"
-    with zipfile.ZipFile(shipped) as source, zipfile.ZipFile(old, "w") as target:
-        for item in source.infolist():
-            data = source.read(item)
-            if item.filename == "splitpoker.json":
-                data = json.dumps({k: v for k, v in json.loads(data).items() if k != STAMP_KEY}).encode()
-            target.writestr(item, data)
+    rewrite(shipped, old, lambda meta: meta.pop(STAMP_KEY))
     meta = read_meta(old)
     assert STAMP_KEY not in meta and STAMP_KEY in read_meta(shipped)
     load_agent(f"checkpoint:{old}", game=meta["game"], num_players=meta["num_players"])
