@@ -36,7 +36,7 @@ from .checkpoint import (
 from .distribution import SplitDistribution
 from .networks import SplitScorerPolicy, action_logits, build_policy
 from .specs import AgentSpec
-from .split_inference import choices
+from .split_inference import SPARSE_ACTIONS, choices
 
 
 def masked_choice(logits: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None) -> int:
@@ -141,11 +141,39 @@ class PolicyAgent(Agent):
                         rows[others[j]] = row
         return _stacked(rows)  # type: ignore[arg-type]
 
+    def listed_candidates(self, views: Sequence[SeatView]) -> list[np.ndarray | None] | None:
+        """Per view, its candidates as split indices, read from the table core that lists them
+        (views of tables that give every valid split, in a game of more than
+        :data:`~.split_inference.SPARSE_ACTIONS` splits, where a decision over few splits
+        reads them as indices; computed together), else None; None for no such view."""
+        if self.over != "candidates" or self.n_actions <= SPARSE_ACTIONS:
+            return None
+        of_tables: dict[int, list[int]] = {}
+        for i, view in enumerate(views):
+            if view.mask_kind == "valid" and view.tables is not None and view.tables.game.n_actions == self.n_actions:
+                of_tables.setdefault(id(view.tables), []).append(i)
+        if not of_tables:
+            return None
+        listed: list[np.ndarray | None] = [None] * len(views)
+        for indices in of_tables.values():
+            tables = views[indices[0]].tables
+            assert tables is not None
+            group = [(views[i].table, views[i].seat) for i in indices]
+            for i, pair in zip(indices, group):
+                listed[i] = tables.candidate_indices(*pair, group)
+        return listed
+
     def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:
         """One decision per view, in a single forward pass."""
         if not views:
             return np.empty(0, dtype=np.int64)
-        masks = self.decision_masks(views)
+        scorer = isinstance(self.policy, SplitScorerPolicy) and self._parameter.is_cpu
+        listed = self.listed_candidates(views) if scorer else None
+        if listed is None:
+            masks = self.decision_masks(views)
+        else:
+            rest = [view for view, splits in zip(views, listed) if splits is None]
+            masks = self.decision_masks(rest) if rest else np.zeros((0, self.n_actions), dtype=bool)
         if masks.shape[1] != self.n_actions:
             raise ValueError(f"{self.name}: action masks of {masks.shape[1]} splits, expected {self.n_actions}")
         if len(views) == 1:  # one view (an environment's agent): its array as it is
@@ -154,9 +182,9 @@ class PolicyAgent(Agent):
             observations = np.stack([v.observation for v in views])
         if isinstance(self.policy, SplitScorerPolicy):
             uniforms = None if self.rng is None else self.rng.random(len(views))
-            if self._parameter.is_cpu:
+            if scorer:
                 with torch_threads(self.threads):
-                    return choices(self.policy, observations, masks, uniforms)
+                    return choices(self.policy, observations, masks, uniforms, listed)
             with th.inference_mode():
                 distribution = self.policy.get_distribution(th.as_tensor(observations, device=self.policy.device),
                                                             masks)

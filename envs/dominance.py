@@ -91,6 +91,46 @@ def split_classes(rows: DominanceRows, index: SplitIndex, valid: bool = True) ->
     :data:`INVALID`, :data:`DOMINATED` or :data:`CANDIDATE`. ``valid=False`` tells only the
     candidates apart (:data:`CANDIDATE`; every other split :data:`INVALID` or
     :data:`DOMINATED`, not telling which), which the sweep finds faster."""
+    out = np.empty((len(rows.keys[0]), index.n_actions), dtype=np.int8)
+    _sweep(rows, index, out, valid, np.empty((0, 0), dtype=np.int32), np.empty(0, dtype=np.int64))
+    return out
+
+
+#: the candidates :func:`candidate_lists` lists per hand from the sweep itself; a hand of more
+#: (a few in ten thousand random Thirteen hands; every valid split where no key is monotone)
+#: is classified in full instead
+LISTED = 1024
+
+
+def candidate_lists(rows: DominanceRows, index: SplitIndex) -> list[np.ndarray]:
+    """The candidates of every hand of a batch as split indices (int64, ascending), as
+    :func:`split_classes` marks them, listed by the sweep without the ``(H, n_actions)``
+    array: what a decision over the candidates reads."""
+    n = len(rows.keys[0])
+    found = np.empty((n, LISTED), dtype=np.int32)
+    counts = np.empty(n, dtype=np.int64)
+    _sweep(rows, index, np.empty((n, 0), dtype=np.int8), False, found, counts)
+    lists = [found[h, :c].astype(np.int64) for h, c in enumerate(counts.tolist())]
+    over = np.flatnonzero(counts < 0)
+    if len(over):
+        part = dataclasses.replace(rows, keys=_taken(rows.keys, over), checks=_taken(rows.checks, over),
+                                   flags=None if rows.flags is None else _taken(rows.flags, over))
+        for h, classes in zip(over.tolist(), split_classes(part, index, valid=False)):
+            lists[h] = np.flatnonzero(classes == CANDIDATE)
+    return lists
+
+
+def _taken(arrays: tuple[np.ndarray, np.ndarray, np.ndarray], hands: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows of ``hands`` of each array; arrays shared between row positions stay shared."""
+    first, middle = arrays[0][hands], arrays[1][hands]
+    return first, middle, middle if arrays[2] is arrays[1] else arrays[2][hands]
+
+
+def _sweep(rows: DominanceRows, index: SplitIndex, out: np.ndarray, valid: bool, found: np.ndarray,
+           counts: np.ndarray) -> None:
+    """:func:`.frontier.sweep` of ``rows``: into ``out``, or when it has no columns into
+    ``found`` and ``counts``."""
     split_of, first_of, middle_of, _ = _tables(index)
     keys = [np.ascontiguousarray(k, dtype=np.int64) for k in rows.keys]
     checks = [np.ascontiguousarray(c, dtype=np.int64) for c in rows.checks]
@@ -102,10 +142,8 @@ def split_classes(rows: DominanceRows, index: SplitIndex, valid: bool = True) ->
     from . import frontier  # compiled with numba: loaded on first use, so this module stays pure
 
     sweep: Any = frontier.sweep
-    out = np.empty((n, index.n_actions), dtype=np.int8)
     sweep(*keys, *checks, rows.strict, *flags, np.int64(1 << rows.n_flags), rows.reduce,
-          split_of, first_of, middle_of, rows.keys[1] is rows.keys[2], out, valid, *_bits(index))
-    return out
+          split_of, first_of, middle_of, rows.keys[1] is rows.keys[2], out, valid, *_bits(index), found, counts)
 
 
 def valid_splits(rows: DominanceRows, index: SplitIndex) -> np.ndarray:

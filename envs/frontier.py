@@ -22,9 +22,12 @@ from numba import njit
 def sweep(k1: np.ndarray, k2: np.ndarray, k3: np.ndarray, c1: np.ndarray, c2: np.ndarray, c3: np.ndarray,
           strict: bool, f1: np.ndarray, f2: np.ndarray, f3: np.ndarray, n_patterns: np.int64, reduce: bool,
           split_of: np.ndarray, first_of: np.ndarray, middle_of: np.ndarray, shared: bool,
-          out: np.ndarray, valid: bool, bits1: np.ndarray, bits2: np.ndarray) -> None:  # pragma: no cover - compiled
+          out: np.ndarray, valid: bool, bits1: np.ndarray, bits2: np.ndarray, found: np.ndarray,
+          counts: np.ndarray) -> None:  # pragma: no cover - compiled
     """Classify every split of every hand into ``out`` (hands, n_actions): 0 invalid, 1
-    valid and beaten, 2 a candidate. ``k*``, ``c*``, ``f*``: per hand and subset of the
+    valid and beaten, 2 a candidate; or, when ``out`` has no columns (``valid`` False), list
+    each hand's candidates instead, ascending, in ``found[h, :counts[h]]`` (``counts[h]``
+    -1 when they are more than ``found`` has columns). ``k*``, ``c*``, ``f*``: per hand and subset of the
     first, middle and last row, the key, the validity value and the flag bits.
     ``split_of``, ``first_of``, ``middle_of`` (last-row subsets, splits per last row): the
     split index and its first and middle rows' subsets, grouped by the last row; ``shared``:
@@ -52,9 +55,12 @@ def sweep(k1: np.ndarray, k2: np.ndarray, k3: np.ndarray, c1: np.ndarray, c2: np
     remaining = np.empty(n_last, np.int64)
     first_values = np.empty(n_first, np.int64)  # the first rows' validity values, by key
     stop_early = reduce and n_patterns == 1 and not valid
+    listed = out.shape[1] == 0
+    capacity = found.shape[1]
     for h in range(n_hands):
         k1h, k2h, c1h, c2h, f1h, f2h, outh = k1[h], k2[h], c1[h], c2[h], f1[h], f2[h], out[h]
         outh[:] = 0
+        count = 0
         middle_order = _descending(k2h)
         r = -1
         previous = lowest
@@ -137,7 +143,12 @@ def sweep(k1: np.ndarray, k2: np.ndarray, k3: np.ndarray, c1: np.ndarray, c2: np
                         continue
                     a = split_of[last, j]
                     if not reduce:
-                        outh[a] = 2
+                        if listed:
+                            if count < capacity:
+                                found[h, count] = a
+                            count += 1
+                        else:
+                            outh[a] = 2
                         continue
                     if valid:
                         outh[a] = 1
@@ -174,13 +185,24 @@ def sweep(k1: np.ndarray, k2: np.ndarray, k3: np.ndarray, c1: np.ndarray, c2: np
             for x in range(size):
                 if not g_out[x]:
                     continue
-                out[h, g_split[x]] = 2
+                if listed:
+                    if count < capacity:
+                        found[h, count] = g_split[x]
+                    count += 1
+                else:
+                    out[h, g_split[x]] = 2
                 q, value = g_flag[x], g_k1[x]
                 i = g_rank[x]
                 while i < n_middle and best[q, i] < value:
                     best[q, i] = value
                     i += 1
             start = stop
+        if listed:
+            if count > capacity:
+                counts[h] = -1
+            else:
+                found[h, :count].sort()
+                counts[h] = count
 
 
 @njit(cache=True)

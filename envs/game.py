@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .cards import deck, format_cards
-from .dominance import CANDIDATE, DominanceRows, split_classes
+from .dominance import CANDIDATE, DominanceRows, candidate_lists, split_classes
 from .splits import SplitIndex
 from .strength import gather_rows, split_values, subset_strengths
 from .switches import RuleSwitches
@@ -192,6 +192,14 @@ class Game(abc.ABC):
         """The candidates (undominated valid splits) of hands ``(N, hand size)``: bool
         ``(N, n_actions)``."""
         return self.split_classes(slots, valid=False) == CANDIDATE
+
+    def candidate_lists(self, slots: np.ndarray) -> list[np.ndarray]:
+        """The candidates of hands ``(N, hand size)`` as split indices (int64, ascending), one
+        array per hand: :meth:`candidate_masks` without the ``(N, n_actions)`` array."""
+        slots = np.asarray(slots, dtype=np.intp)
+        if len(slots) == 0:
+            return []
+        return candidate_lists(self.dominance_rows(slots), self.split_index)
 
     def candidate_mask(self, slots: np.ndarray) -> np.ndarray:
         """The candidates of one hand (slot order): bool ``(n_actions,)``."""

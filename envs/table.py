@@ -387,6 +387,8 @@ class Tables:
         #: the mask the seats are given (:data:`MASKS`)
         self.mask_kind = check_mask(mask)
         self._masks: dict[tuple[int, int], np.ndarray] = {}
+        #: the candidates of each seat as split indices, and as masks (made from those when read)
+        self._listed: dict[tuple[int, int], np.ndarray] = {}
         self._candidates: dict[tuple[int, int], np.ndarray] = {}
         self._observations: dict[tuple[int, int], np.ndarray] = {}
         #: seconds spent computing masks and observations (:meth:`prepare`), so that a timed
@@ -418,14 +420,16 @@ class Tables:
 
     def _prepare(self, pairs: list[tuple[int, int]], masks: bool, observations: bool, candidates: bool) -> None:
         if candidates:
-            todo = [p for p in pairs if p not in self._candidates]
+            todo = [p for p in pairs if p not in self._listed]
             if todo:
                 index = np.array(todo).T
-                valid = masks and any(p not in self._masks for p in todo)  # told apart in the same pass
-                for pair, classes in zip(todo, self.game.split_classes(self.slots[index[0], index[1]], valid)):
-                    self._candidates[pair] = classes == CANDIDATE
-                    if valid:
+                slots = self.slots[index[0], index[1]]
+                if masks and any(p not in self._masks for p in todo):  # told apart in the same pass
+                    for pair, classes in zip(todo, self.game.split_classes(slots)):
+                        self._listed[pair] = np.flatnonzero(classes == CANDIDATE)
                         self._masks.setdefault(pair, classes != INVALID)
+                else:
+                    self._listed.update(zip(todo, self.game.candidate_lists(slots)))
         if masks:
             todo = [p for p in pairs if p not in self._masks]
             if todo:
@@ -456,13 +460,18 @@ class Tables:
     def candidates(self, table: int, seat: int, group: Sequence[tuple[int, int]] = ()) -> np.ndarray:
         """The candidates (bool): the valid splits of a seat's hand that no other valid split
         dominates (:mod:`splitpoker.envs.dominance`; computed with those of ``group`` when unknown)."""
-        if (table, seat) not in self._candidates:
-            self.prepare([(table, seat), *group], masks=False, observations=False, candidates=True)
-        return self._candidates[(table, seat)]
+        mask = self._candidates.get((table, seat))
+        if mask is None:
+            mask = self._candidates[(table, seat)] = np.zeros(self.game.n_actions, dtype=bool)
+            mask[self.candidate_indices(table, seat, group)] = True
+        return mask
 
-    def candidate_indices(self, table: int, seat: int) -> np.ndarray:
-        """The candidates of a seat's hand as split indices, ascending."""
-        return np.flatnonzero(self.candidates(table, seat))
+    def candidate_indices(self, table: int, seat: int, group: Sequence[tuple[int, int]] = ()) -> np.ndarray:
+        """The candidates of a seat's hand as split indices (int64, ascending; computed with
+        those of ``group`` when unknown, listed by the sweep without a mask)."""
+        if (table, seat) not in self._listed:
+            self.prepare([(table, seat), *group], masks=False, observations=False, candidates=True)
+        return self._listed[(table, seat)]
 
     def observation(self, table: int, seat: int, group: Sequence[tuple[int, int]] = ()) -> np.ndarray:
         """The observation (float32) of a seat (computed with those of ``group`` when unknown)."""

@@ -15,7 +15,17 @@ from hypothesis import strategies as st
 import splitpoker.envs as envs
 from splitpoker.agents.solver import split_evs
 from splitpoker.envs.biji.rules import BijiRules, GroupType
-from splitpoker.envs.dominance import CANDIDATE, INVALID, DominanceRows, beats, dominance_keys, promote, split_classes
+from splitpoker.envs.dominance import (
+    CANDIDATE,
+    INVALID,
+    LISTED,
+    DominanceRows,
+    beats,
+    candidate_lists,
+    dominance_keys,
+    promote,
+    split_classes,
+)
 from splitpoker.envs.games import GAMES, game_names, make_game
 from splitpoker.envs.registration import env_name
 from splitpoker.envs.table import Tables, deal, deal_around, from_hands
@@ -114,12 +124,16 @@ def test_sweep_matches_the_definition(game_name: str, preset: str, switches: dic
 @pytest.mark.parametrize("game_name,preset,switches", RULES, ids=IDS)
 def test_early_stopping_sweep_and_compiled_masks_agree(game_name: str, preset: str, switches: dict) -> None:
     """The sweep that only looks for the candidates (and stops early) finds the same
-    candidates as the full classification, and the batched valid masks equal the rules'
-    own mask hand by hand, on 40 random hands of every preset and switch."""
+    candidates as the full classification, also when it lists them as indices, and the
+    batched valid masks equal the rules' own mask hand by hand, on 40 random hands of every
+    preset and switch."""
     game = make_game(game_name, preset, **switches)
     hands = deal(game, 4, np.random.default_rng(17), batch=10).slots.reshape(-1, game.hand_size)
     classes = game.split_classes(hands)
     assert np.array_equal(game.candidate_masks(hands), classes == CANDIDATE)
+    listed = game.candidate_lists(hands)
+    assert [row.tolist() for row in listed] == [np.flatnonzero(row == CANDIDATE).tolist() for row in classes]
+    assert all(row.dtype == np.int64 for row in listed)
     masks = game.valid_masks(hands)
     assert np.array_equal(masks, classes != INVALID)
     for hand, mask in zip(hands, masks):
@@ -232,6 +246,19 @@ def test_a_rule_without_a_monotone_key_keeps_every_valid_split() -> None:
     rows = dataclasses.replace(game.dominance_rows(hand[None]), reduce=False)
     classes = split_classes(rows, game.split_index)[0]
     assert np.array_equal(classes == 2, game.valid_mask(hand))
+    # more than the sweep lists (LISTED): classified in full instead, the same splits
+    assert np.array_equal(candidate_lists(rows, game.split_index)[0], np.flatnonzero(game.valid_mask(hand)))
+
+
+def test_listed_candidates_beyond_the_lists_capacity() -> None:
+    """Hands of more candidates than the sweep lists (LISTED) beside hands of fewer, in one
+    batch: each hand's list is its candidates, in order."""
+    game = make_game("thirteen")
+    hands = deal(game, 4, np.random.default_rng(2), batch=50).slots.reshape(-1, game.hand_size)
+    masks = game.candidate_masks(hands)
+    sizes = masks.sum(axis=1)
+    assert (sizes > LISTED).any() and (sizes <= LISTED).any()
+    assert [row.tolist() for row in game.candidate_lists(hands)] == [np.flatnonzero(m).tolist() for m in masks]
 
 
 def test_flags_are_bounded() -> None:

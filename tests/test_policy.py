@@ -575,6 +575,30 @@ def test_policy_decides_among_the_candidates_of_a_valid_mask(game_name, policy):
     assert all(candidates[i][a] for i, a in enumerate(decided[0][0]))
 
 
+def test_listed_candidates_decide_as_their_masks():
+    """A batch of table views, whose candidates the table core lists as indices, decides as
+    the same hands given their candidates as masks: also where a hand has more candidates
+    than a sparse decision takes (decided densely from its list), and in a batch that mixes
+    table views with views of an environment's mask."""
+    game = make_game("thirteen")
+    agent, seed = _pinned_agent(game, "thirteen", 32)
+    valid = deal(game, 4, np.random.default_rng(4), batch=50).views()
+    undominated = deal(game, 4, np.random.default_rng(4), batch=50, mask="undominated").views()
+    assert max(len(v.tables.candidate_indices(v.table, v.seat)) for v in valid) > game.n_actions // 64
+    listed = agent.listed_candidates(valid)
+    assert listed is not None and all(row is not None for row in listed)
+    assert agent.listed_candidates(undominated) is None
+    decided = {}
+    for rng in (None, seed):
+        for views in (valid, undominated):
+            agent.rng = None if rng is None else np.random.default_rng(rng)
+            decided.setdefault(rng, []).append(agent.act_batch(views).tolist())
+        assert decided[rng][0] == decided[rng][1]
+    agent.rng = None
+    mixed = [*valid[:3], *(P.SeatView.from_env(v.observation, v.action_mask, v.info()) for v in valid[3:6])]
+    assert agent.act_batch(mixed).tolist() == decided[None][0][:6]
+
+
 def test_numpy_decisions_follow_parameter_updates(rng):
     """The NumPy decisions read the parameters through views made once per policy: an
     in-place update, ``load_state_dict`` (also with ``assign=True``, which replaces the
