@@ -142,26 +142,35 @@ class PolicyAgent(Agent):
         return _stacked(rows)  # type: ignore[arg-type]
 
     def listed_candidates(self, views: Sequence[SeatView]) -> list[np.ndarray | None] | None:
-        """Per view, its candidates as split indices, read from the table core that lists them
-        (views of tables that give every valid split, in a game of more than
-        :data:`~.split_inference.SPARSE_ACTIONS` splits, where a decision over few splits
-        reads them as indices; computed together), else None; None for no such view."""
+        """Per view, its candidates as split indices where a decision reads them so (in a game
+        of more than :data:`~.split_inference.SPARSE_ACTIONS` splits, under :attr:`over`
+        ``"candidates"``), else None; None for no such view. Views of tables that give
+        every valid split read them from the table core; an environment's mask wider than
+        :data:`NARROWED_SHARE` is narrowed to the candidates it holds, listed without a
+        mask (each kind computed together), unless it holds none. Every other view is
+        decided over :meth:`decision_masks`."""
         if self.over != "candidates" or self.n_actions <= SPARSE_ACTIONS:
             return None
+        listed: list[np.ndarray | None] = [None] * len(views)
         of_tables: dict[int, list[int]] = {}
+        wide: list[int] = []
         for i, view in enumerate(views):
             if view.mask_kind == "valid" and view.tables is not None and view.tables.game.n_actions == self.n_actions:
                 of_tables.setdefault(id(view.tables), []).append(i)
-        if not of_tables:
-            return None
-        listed: list[np.ndarray | None] = [None] * len(views)
+            elif (view.mask_kind is None and view.mask.shape == (self.n_actions,)
+                  and np.count_nonzero(view.mask) > self.n_actions * NARROWED_SHARE):
+                wide.append(i)
         for indices in of_tables.values():
             tables = views[indices[0]].tables
             assert tables is not None
             group = [(views[i].table, views[i].seat) for i in indices]
             for i, pair in zip(indices, group):
                 listed[i] = tables.candidate_indices(*pair, group)
-        return listed
+        if wide:
+            for i, splits in zip(wide, self.game.candidate_lists(np.stack([views[i].slots for i in wide]))):
+                held = splits[views[i].mask[splits]]
+                listed[i] = held if len(held) else None
+        return listed if any(row is not None for row in listed) else None
 
     def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:
         """One decision per view, in a single forward pass."""
