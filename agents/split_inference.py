@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch as th
@@ -26,7 +26,7 @@ from torch import nn
 
 from ..envs.observation import SLOT_FEATURES
 from .split_kernels import choose_interacting, choose_splits, sparse_pick, split_interactions
-from .subset_kernels import slot_ids, sparse_row_scores, subset_layer
+from .subset_kernels import first_layer_tables, slot_ids, sparse_row_scores, subset_layer
 
 if TYPE_CHECKING:
     from .networks import SplitScorerPolicy
@@ -76,9 +76,10 @@ class _Views:
         self.parameters = list(policy.parameters())
         self.pointers = [p.data_ptr() for p in self.parameters]
         self.n_slots = scorer.n_slots
-        self.sizes = [(layer.size, layer.subsets, _array(layer.card_weight), _array(layer.card_bias),
-                       _array(layer.context_weight), layer.embed_weight.detach(), layer.embed_bias.detach())
-                      for layer in scorer.subset_layers]
+        self.subset_layers = scorer.subset_layers
+        #: the first layers' parameters, whose in-place changes :meth:`first_layers` watches
+        self.first_parameters = [p for layer in scorer.subset_layers
+                                 for p in (layer.card_weight, layer.card_bias, layer.context_weight)]
         rows = scorer.row_layers
         self.row_sizes = tuple(row.size for row in rows)
         self.scalars = [(_array(row.score_weight), _array(row.score_bias)) for row in rows]
@@ -96,13 +97,27 @@ class _Views:
             positions = [r for r in range(3) if self.row_sizes[r] == layer.size]
             self.sparse_columns.append((np.array(positions, dtype=np.int64),
                                         np.ascontiguousarray(np.stack([self.tables[r] for r in positions]))))
-        #: per subset size, everything :func:`_sparse_decision` reads of its layers
-        self.sparse_layers = tuple((subsets, weight, bias, context_weight, columns, positions, *self.embeds[k])
-                                   for (k, subsets, weight, bias, context_weight, _, _), (positions, columns)
-                                   in zip(self.sizes, self.sparse_columns))
         #: the head's parameters, whose in-place changes :meth:`heads` watches
         self.head_parameters = [*(p for row in rows for p in (row.score_weight, row.score_bias)),
                                 *(p for row in rows for p in (row.vector_weight, row.vector_bias) if p is not None)]
+
+    def first_layers(self) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        """Per subset size: what :func:`.subset_kernels.subset_layer` reads of its first layer
+        (:func:`.subset_kernels.first_layer_tables`) with the size, the subsets and the
+        embedding layer's tensors; and everything :func:`_sparse_decision` reads of its
+        layers. Laid out again whenever a first layer's parameter changed in place (an
+        optimiser step)."""
+        versions = [p._version for p in self.first_parameters]
+        if getattr(self, "_first_versions", None) != versions:
+            sizes, sparse = [], []
+            for layer, (positions, columns) in zip(self.subset_layers, self.sparse_columns):
+                tables = first_layer_tables(_array(layer.card_weight), _array(layer.card_bias),
+                                            _array(layer.context_weight), layer.size)
+                sizes.append((layer.size, layer.subsets, tables, layer.embed_weight.detach(),
+                              layer.embed_bias.detach()))
+                sparse.append((layer.subsets, *tables, columns, positions, *self.embeds[layer.size]))
+            self._first_layers, self._first_versions = (tuple(sizes), tuple(sparse)), versions
+        return self._first_layers
 
     def heads(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The three row heads stacked: score weights ``(3, e)`` and biases ``(3,)``, the
@@ -158,8 +173,8 @@ def _embeddings(views: _Views, observations: np.ndarray) -> dict[int, np.ndarray
     context = observations[:, n * SLOT_FEATURES:]
     ranks, suits = slot_ids(slots)
     out = {}
-    for k, subsets, weight, bias, context_weight, embed_weight, embed_bias in views.sizes:
-        hidden = subset_layer(slots, context, weight, bias, context_weight, subsets, ranks, suits)
+    for k, subsets, tables, embed_weight, embed_bias in views.first_layers()[0]:
+        hidden = subset_layer(slots, context, *tables, subsets, ranks, suits)  # type: ignore[call-arg]  # a numba kernel
         out[k] = _linear(hidden.reshape(-1, hidden.shape[-1]), embed_weight, embed_bias, relu=True).reshape(
             len(observations), len(subsets), -1)
     return out
@@ -210,7 +225,7 @@ def _sparse_decision(observation: np.ndarray, n: int, splits: np.ndarray, unifor
                      scalar_weight: np.ndarray, scalar_bias: np.ndarray, vector_weight: np.ndarray,
                      vector_bias: np.ndarray, out: np.ndarray) -> int:  # pragma: no cover - compiled
     """:func:`_sparse_choice` in one compiled call: the slots and context of a float32
-    ``observation``, each subset size's row scores (``layers``: :attr:`_Views.sparse_layers`)
+    ``observation``, each subset size's row scores (``layers``: :meth:`_Views.first_layers`)
     and the pick."""
     slots = observation[: n * SLOT_FEATURES].reshape(1, n, SLOT_FEATURES)
     context = observation[n * SLOT_FEATURES:].reshape(1, -1)
@@ -218,10 +233,10 @@ def _sparse_decision(observation: np.ndarray, n: int, splits: np.ndarray, unifor
     scores = np.empty((3, splits.shape[0]), dtype=np.float32)
     vectors = np.empty((3, splits.shape[0], vector_weight.shape[1]), dtype=np.float32)
     for layer in literal_unroll(layers):
-        subsets, weight, bias, context_weight, columns, rows, embed_weight, embed_bias = layer
-        sparse_row_scores(slots, context, weight, bias, context_weight, subsets, ranks, suits, columns, splits, rows,
-                          embed_weight, embed_bias, scalar_weight, scalar_bias, vector_weight, vector_bias, scores,
-                          vectors)
+        subsets, slot_weight, shape_weight, bias, context_weight, columns, rows, embed_weight, embed_bias = layer
+        sparse_row_scores(slots, context, slot_weight, shape_weight, bias, context_weight, subsets, ranks, suits,
+                          columns, splits, rows, embed_weight, embed_bias, scalar_weight, scalar_bias, vector_weight,
+                          vector_bias, scores, vectors)
     return splits[sparse_pick(scores, vectors, out, uniform)]
 
 
@@ -247,7 +262,7 @@ def _sparse_batch(views: _Views, observations: np.ndarray, allowed: Sequence[np.
     np.cumsum([len(a) for a in allowed], out=starts[1:])
     draws = np.full(len(allowed), -1.0) if uniforms is None else np.asarray(uniforms, dtype=np.float64)
     return _sparse_decisions(np.ascontiguousarray(observations, dtype=np.float32), views.n_slots,
-                             np.concatenate(allowed), starts, draws, views.sparse_layers, *views.heads(),
+                             np.concatenate(allowed), starts, draws, views.first_layers()[1], *views.heads(),
                              NO_OUT if views.out is None else views.out)
 
 
@@ -258,7 +273,7 @@ def _sparse_choice(views: _Views, observation: np.ndarray, splits: np.ndarray, u
     and draw over those splits alone (:func:`.split_kernels.sparse_pick`): the first of the
     highest, or the inverse CDF of ``uniform`` over the splits in index order."""
     return int(_sparse_decision(np.ascontiguousarray(observation, dtype=np.float32), views.n_slots, splits,
-                                -1.0 if uniform is None else uniform, views.sparse_layers, *views.heads(),
+                                -1.0 if uniform is None else uniform, views.first_layers()[1], *views.heads(),
                                 NO_OUT if views.out is None else views.out))
 
 

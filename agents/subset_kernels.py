@@ -12,8 +12,8 @@ computes the shape features on the way and writes each hidden vector once, and
 so most share all but their last slot with the one before: both the projections' sums and
 the shape features' ingredients (bit masks of the slots, ranks and suits taken, the count
 of equal-rank pairs) are kept per prefix and recomputed only from the first slot that
-differs. :func:`subset_layer` is the same layer
-from the parameters themselves, for decisions without torch.
+differs. :func:`subset_layer` is the same layer from the parameters themselves (laid out
+by :func:`first_layer_tables`), for decisions without torch.
 """
 
 from __future__ import annotations
@@ -260,18 +260,31 @@ def subset_hidden_into(out: np.ndarray, projected: np.ndarray, subsets: np.ndarr
                 out[b, i, c] = max(row[c], np.float32(0.0))
 
 
-@njit(cache=True)
-def subset_layer(slots: np.ndarray, context: np.ndarray, weight: np.ndarray, bias: np.ndarray,
-                 context_weight: np.ndarray, subsets: np.ndarray, ranks: np.ndarray,
-                 suits: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
-    """:func:`subset_hidden` from the layer's parameters: the hands' slots ``(hands, n, 19)``
-    and context ``(hands, c)``, the layer's weight ``(h, k*19 + 19 + f)`` (read as
-    :func:`first_layer_weights` splits it) and bias ``(h,)``, and the context layer's weight
-    ``(h, c)``. The projections and the per-hand bias are sums over the few nonzero inputs."""
-    hands, n, features = slots.shape
-    h = weight.shape[0]
-    k = subsets.shape[1]
+def first_layer_tables(weight: np.ndarray, bias: np.ndarray, context_weight: np.ndarray,
+                       k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The first layer's parameters as :func:`subset_layer` reads them, each contiguous along
+    the hidden units: from the layer's weight ``(h, k*19 + 19 + f)`` (read as
+    :func:`first_layer_weights` splits it) and bias ``(h,)`` and the context layer's weight
+    ``(h, c)``, the projection of each slot feature at each subset position ``(k, 19, h)``
+    (its own weight plus the shared one), the shape weights ``(f, h)``, the bias and the
+    context weights ``(c, h)``. Made once per parameter update, not per decision."""
+    features = SLOT_FEATURES
     counts = k * features
+    per_position = np.stack([weight[:, p * features:(p + 1) * features].T for p in range(k)])
+    slot_weight = np.ascontiguousarray(per_position + weight[:, counts:counts + features].T[None], dtype=np.float32)
+    return (slot_weight, np.ascontiguousarray(weight[:, counts + features:].T), bias,
+            np.ascontiguousarray(context_weight.T))
+
+
+@njit(cache=True)
+def subset_layer(slots: np.ndarray, context: np.ndarray, slot_weight: np.ndarray, shape_weight: np.ndarray,
+                 bias: np.ndarray, context_weight: np.ndarray, subsets: np.ndarray, ranks: np.ndarray,
+                 suits: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """:func:`subset_hidden` from the layer's parameters as :func:`first_layer_tables` lays
+    them out: the hands' slots ``(hands, n, 19)`` and context ``(hands, c)``. The
+    projections and the per-hand bias are sums over the few nonzero inputs."""
+    hands, n, features = slots.shape
+    k, _, h = slot_weight.shape
     projected = np.zeros((k, n, hands, h), dtype=np.float32)
     base = np.empty((hands, h), dtype=np.float32)
     for b in range(hands):
@@ -281,16 +294,15 @@ def subset_layer(slots: np.ndarray, context: np.ndarray, weight: np.ndarray, bia
                 if value != 0.0:
                     for p in range(k):
                         for c in range(h):
-                            projected[p, s, b, c] += value * (weight[c, p * features + q] + weight[c, counts + q])
+                            projected[p, s, b, c] += value * slot_weight[p, q, c]
         for c in range(h):
             base[b, c] = bias[c]
         for q in range(context.shape[1]):
             value = context[b, q]
             if value != 0.0:
                 for c in range(h):
-                    base[b, c] += value * context_weight[c, q]
-    return subset_hidden(projected, subsets, ranks, suits, np.ascontiguousarray(weight[:, counts + features:].T),
-                         base)
+                    base[b, c] += value * context_weight[q, c]
+    return subset_hidden(projected, subsets, ranks, suits, shape_weight, base)
 
 
 @njit(cache=True)
@@ -372,8 +384,9 @@ def embedded_heads(hidden: np.ndarray, embed_weight: np.ndarray, embed_bias: np.
 
 
 @njit(cache=True)
-def sparse_row_scores(slots: np.ndarray, context: np.ndarray, weight: np.ndarray, bias: np.ndarray,
-                      context_weight: np.ndarray, subsets: np.ndarray, ranks: np.ndarray, suits: np.ndarray,
+def sparse_row_scores(slots: np.ndarray, context: np.ndarray, slot_weight: np.ndarray, shape_weight: np.ndarray,
+                      bias: np.ndarray, context_weight: np.ndarray, subsets: np.ndarray, ranks: np.ndarray,
+                      suits: np.ndarray,
                       columns: np.ndarray, splits: np.ndarray, rows: np.ndarray, embed_weight: np.ndarray,
                       embed_bias: np.ndarray, scalar_weight: np.ndarray, scalar_bias: np.ndarray,
                       vector_weight: np.ndarray, vector_bias: np.ndarray, scores: np.ndarray,
@@ -398,7 +411,7 @@ def sparse_row_scores(slots: np.ndarray, context: np.ndarray, weight: np.ndarray
     for u in range(n_subsets):
         if place[u] >= 0:
             table[place[u]] = subsets[u]
-    hidden = subset_layer(slots, context, weight, bias, context_weight, table, ranks, suits)[0]
+    hidden = subset_layer(slots, context, slot_weight, shape_weight, bias, context_weight, table, ranks, suits)[0]
     got, vec = embedded_heads(hidden, embed_weight, embed_bias, rows, scalar_weight, scalar_bias, vector_weight,
                               vector_bias)
     for p in range(rows.shape[0]):

@@ -625,6 +625,10 @@ def test_numpy_decisions_follow_parameter_updates(rng):
     with th.no_grad():
         policy.mlp_extractor.embed_layers["5"].bias.add_(1.0)  # in place, as an optimiser step
     assert same_as_torch(policy)
+    for layers in (policy.mlp_extractor.card_layers, policy.mlp_extractor.context_layers):
+        with th.no_grad():  # the first layers, which the decisions read laid out anew
+            layers["3"].weight.add_(0.5 * th.randn_like(layers["3"].weight))
+        assert same_as_torch(policy)
     policy.load_state_dict(other.state_dict())
     assert same_as_torch(policy)
     policy.load_state_dict(copy.deepcopy(_policy("thirteen")[2].state_dict()), assign=True)
