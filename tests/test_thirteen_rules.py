@@ -807,3 +807,28 @@ def test_rules_from_strings() -> None:
     assert engine_rules("banker").to_dict() == ref.rules("banker")
     for preset in ("classic", "shisanshui", "western"):
         assert engine_rules(preset).to_dict() == ref.rules(preset)
+
+
+@pytest.mark.parametrize("preset,switches", [
+    ("classic", {}), ("western", {}), ("shisanshui", {}), ("classic", {"suit_tiebreak": False}),
+    ("classic", {"flush_compare": "suit_first"}), ("classic", {"wheel": "lowest"}), ("western", {"wheel": "none"}),
+    ("classic", {"rank_compare": "top"})])
+def test_subset_strengths_are_the_rules_row_strengths(preset: str, switches: dict) -> None:
+    """The compiled strengths of every 3- and 5-card subset of a hand (the 5-card ones by
+    nested loops over the slots) are the rules' own row strengths, and the rank-only values
+    the rules' rank tables give, on 20 random hands of each rule set."""
+    from splitpoker.envs.cards import SUIT
+    from splitpoker.envs.table import deal
+    from splitpoker.envs.thirteen.kernels import subset_strengths
+
+    game = make_game("thirteen", preset, **switches)
+    hands = deal(game, 4, np.random.default_rng(11), batch=5).slots.reshape(-1, 13)
+    tables = T.rank_tables(game.rules.wheel, game.rules.rank_compare)
+    s3, r3, s5, r5 = subset_strengths(hands, game.rules)
+    for size, strengths, rank_only in ((3, s3, r3), (5, s5, r5)):
+        rows = hands[:, np.array(list(itertools.combinations(range(13), size)))].reshape(-1, size)
+        assert np.array_equal(strengths.ravel(), T.row_strengths(rows, game.rules))
+        key = RANK[rows].astype(np.int64) @ 13 ** np.arange(size - 1, -1, -1, dtype=np.int64)
+        flush = (SUIT[rows] == SUIT[rows][:, :1]).all(axis=1) & (size == 5)
+        expected = np.where(flush, tables["flush5"][key], tables["plain5"][key]) if size == 5 else tables["plain3"][key]
+        assert np.array_equal(rank_only.ravel(), expected)

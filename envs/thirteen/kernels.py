@@ -176,6 +176,43 @@ def strongest_rows(hands: np.ndarray, rules: ThirteenRules) -> tuple[np.ndarray,
 
 
 @njit(cache=True)
+def _strengths5(r: np.ndarray, s: np.ndarray, plain: np.ndarray, flush: np.ndarray, top: np.ndarray,
+                suit_values: np.ndarray, suit_first: bool, tiebreak: bool, k5: np.int64, strengths: np.ndarray,
+                rank_only: np.ndarray) -> None:  # pragma: no cover - compiled
+    """:func:`_row_strengths` of the 1,287 five-card subsets of one 13-card hand, visited in
+    id order (:func:`itertools.combinations` order) by five nested loops that carry each
+    prefix's rank key and whether its suits agree, so that a subset costs one step of each."""
+    u = 0
+    for a in range(9):
+        ka = r[a]
+        for b in range(a + 1, 10):
+            kb = ka * 13 + r[b]
+            fb = s[b] == s[a]
+            for c in range(b + 1, 11):
+                kc = kb * 13 + r[c]
+                fc = fb and s[c] == s[a]
+                for d in range(c + 1, 12):
+                    kd = kc * 13 + r[d]
+                    fd = fc and s[d] == s[a]
+                    for e in range(d + 1, 13):
+                        key = kd * 13 + r[e]
+                        is_flush = fd and s[e] == s[a]
+                        value = flush[key] if is_flush else plain[key]
+                        kind = value // k5
+                        flush_suit = suit_values[s[a]] if (suit_first and is_flush) else 0
+                        top_suit = 0
+                        if tiebreak:
+                            high = top[key]
+                            top_suit = -1
+                            for slot in (a, b, c, d, e):
+                                if r[slot] == high and suit_values[s[slot]] > top_suit:
+                                    top_suit = suit_values[s[slot]]
+                        strengths[u] = _pack(kind, flush_suit, value - kind * k5, top_suit)
+                        rank_only[u] = value
+                        u += 1
+
+
+@njit(cache=True)
 def _subset_strengths(hands: np.ndarray, ranks_of: np.ndarray, suits_of: np.ndarray, subsets3: np.ndarray,
                       subsets5: np.ndarray, plain3: np.ndarray, top3: np.ndarray, plain5: np.ndarray,
                       flush5: np.ndarray, top5: np.ndarray, suit_values: np.ndarray, suit_first: bool,
@@ -186,7 +223,11 @@ def _subset_strengths(hands: np.ndarray, ranks_of: np.ndarray, suits_of: np.ndar
         r = ranks_of[hands[h]]
         s = suits_of[hands[h]]
         _row_strengths(r, s, subsets3, plain3, plain3, top3, suit_values, suit_first, tiebreak, k5, s3[h], r3[h])
-        _row_strengths(r, s, subsets5, plain5, flush5, top5, suit_values, suit_first, tiebreak, k5, s5[h], r5[h])
+        if subsets5.shape[0] == 1287:  # a 13-card hand: its subsets in id order, loops that share prefixes
+            _strengths5(r, s, plain5, flush5, top5, suit_values, suit_first, tiebreak, k5, s5[h], r5[h])
+        else:
+            _row_strengths(r, s, subsets5, plain5, flush5, top5, suit_values, suit_first, tiebreak, k5, s5[h],
+                           r5[h])
 
 
 def subset_strengths(hands: np.ndarray, rules: ThirteenRules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
