@@ -222,11 +222,12 @@ def test_set_reaches_into_the_phases(tmp_path):
 # --------------------------------------------------------------------------- the packaged configs
 #: the recipes of the shipped policies, each made by fictitious play: (rounds, population,
 #: learning rate) per phase
+#: each shipped policy's phases: rounds, population, learning rate and the solver's samples
 RECIPES = {
-    "biji_classic_4p": [(8, "mixture", 0.001), (44, "latest", 0.0003)],
-    "thirteen_classic_4p": [(8, "mixture", 0.001), (44, "latest", 0.0003)],
-    "thirteen_western_2p": [(6, "mixture", 0.001), (10, "latest", 0.0003)],
-    "thirteen_shisanshui_4p": [(8, "mixture", 0.001), (20, "latest", 0.0003)],
+    "biji_classic_4p": [(8, "mixture", 0.001, 64), (44, "latest", 0.0003, 64)],
+    "thirteen_classic_4p": [(8, "mixture", 0.001, 64), (44, "latest", 0.0003, 64)],
+    "thirteen_western_2p": [(6, "mixture", 0.001, 64), (10, "latest", 0.0003, 64), (30, "latest", 0.0003, 256)],
+    "thirteen_shisanshui_4p": [(8, "mixture", 0.001, 64), (20, "latest", 0.0003, 64)],
 }
 
 
@@ -242,13 +243,14 @@ def test_every_packaged_config_loads():
 
 
 @pytest.mark.parametrize("name", sorted(RECIPES))
-def test_the_configs_of_the_shipped_policies_make_them_in_two_phases(name):
+def test_the_configs_of_the_shipped_policies_make_them_in_phases(name):
     config = load_config(PACKAGED_CONFIGS / f"{name}.yaml")
     fp = config.fictitious_play
-    assert [(p.settings.rounds, p.settings.population, p.settings.learning_rate) for p in fp.schedule()] == \
-        RECIPES[name]
-    assert fp.total_rounds == sum(r for r, _, _ in RECIPES[name]) and config.total_timesteps == fp.total_rounds * 1024
-    assert all(p.settings.hands == 1024 and p.settings.solver == "solver:samples=64" for p in fp.schedule())
+    assert [(p.settings.rounds, p.settings.population, p.settings.learning_rate, p.settings.solver)
+            for p in fp.schedule()] == [(*phase[:3], f"solver:samples={phase[3]}") for phase in RECIPES[name]]
+    assert fp.total_rounds == sum(phase[0] for phase in RECIPES[name])
+    assert config.total_timesteps == fp.total_rounds * 1024
+    assert all(p.settings.hands == 1024 for p in fp.schedule())
     ppo = load_config(PACKAGED_CONFIGS / f"{name.replace('_4p', '_ppo_4p').replace('_2p', '_ppo_2p')}.yaml")
     assert (ppo.algorithm, ppo.game, ppo.preset, ppo.num_players) == ("ppo", config.game, config.preset,
                                                                       config.num_players)
