@@ -119,12 +119,8 @@ class PolicyAgent(Agent):
                 rows[i] = view.mask
             elif view.mask_kind == "valid":
                 of_tables.setdefault(id(view.tables), []).append(i)
-        for indices in of_tables.values():
-            tables = views[indices[0]].tables
-            assert tables is not None
-            group = [(views[i].table, views[i].seat) for i in indices]
-            for i, pair in zip(indices, group):
-                rows[i] = tables.candidates(*pair, group)
+        for i, row in _of_tables(views, of_tables, "candidates"):
+            rows[i] = row
         others = [i for i, row in enumerate(rows) if row is None]
         if others:
             given = _stacked([views[i].mask for i in others])
@@ -160,12 +156,8 @@ class PolicyAgent(Agent):
             elif (view.mask_kind is None and view.mask.shape == (self.n_actions,)
                   and np.count_nonzero(view.mask) > self.n_actions * NARROWED_SHARE):
                 wide.append(i)
-        for indices in of_tables.values():
-            tables = views[indices[0]].tables
-            assert tables is not None
-            group = [(views[i].table, views[i].seat) for i in indices]
-            for i, pair in zip(indices, group):
-                listed[i] = tables.candidate_indices(*pair, group)
+        for i, row in _of_tables(views, of_tables, "candidate_indices"):
+            listed[i] = row
         if wide:
             for i, splits in zip(wide, self.game.candidate_lists(np.stack([views[i].slots for i in wide]))):
                 held = splits[views[i].mask[splits]]
@@ -202,6 +194,19 @@ class PolicyAgent(Agent):
         with torch_threads(self.threads if self._parameter.is_cpu else None):
             logits = self.logits(observations)
         return np.array([masked_choice(row, mask, self.rng) for row, mask in zip(logits, masks)], dtype=np.int64)
+
+
+def _of_tables(views: Sequence[SeatView], of_tables: Mapping[int, list[int]],
+               read: str) -> Iterator[tuple[int, np.ndarray]]:
+    """The candidates of the views at ``of_tables`` (their positions, grouped by their
+    tables), as ``Tables.candidates`` or ``Tables.candidate_indices`` (``read``) gives them:
+    each group's computed together, in one batched call."""
+    for indices in of_tables.values():
+        tables = views[indices[0]].tables
+        assert tables is not None
+        group = [(views[i].table, views[i].seat) for i in indices]
+        for i, pair in zip(indices, group):
+            yield i, getattr(tables, read)(*pair, group)
 
 
 def _stacked(rows: Sequence[np.ndarray]) -> np.ndarray:
