@@ -36,7 +36,7 @@ from .checkpoint import (
 from .distribution import SplitDistribution
 from .networks import SplitScorerPolicy, action_logits, build_policy
 from .specs import AgentSpec
-from .split_inference import SPARSE_ACTIONS, choices
+from .split_inference import choices
 
 
 def masked_choice(logits: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None) -> int:
@@ -138,14 +138,13 @@ class PolicyAgent(Agent):
         return _stacked(rows)  # type: ignore[arg-type]
 
     def listed_candidates(self, views: Sequence[SeatView]) -> list[np.ndarray | None] | None:
-        """Per view, its candidates as split indices where a decision reads them so (in a game
-        of more than :data:`~.split_inference.SPARSE_ACTIONS` splits, under :attr:`over`
-        ``"candidates"``), else None; None for no such view. Views of tables that give
+        """Per view, its candidates as split indices where a decision reads them so (under
+        :attr:`over` ``"candidates"``), else None; None for no such view. Views of tables that give
         every valid split read them from the table core; an environment's mask wider than
         :data:`NARROWED_SHARE` is narrowed to the candidates it holds, listed without a
         mask (each kind computed together), unless it holds none. Every other view is
         decided over :meth:`decision_masks`."""
-        if self.over != "candidates" or self.n_actions <= SPARSE_ACTIONS:
+        if self.over != "candidates":
             return None
         listed: list[np.ndarray | None] = [None] * len(views)
         of_tables: dict[int, list[int]] = {}

@@ -213,11 +213,8 @@ NONE = np.zeros(0, dtype=np.int64)
 
 #: a mask is decided sparsely (:func:`_sparse_choice`) when it holds at most this share of
 #: the splits: a mask of candidates (``mask="undominated"``: about 100 of Thirteen's 72,072
-#: splits), never a mask of every valid split (about 22,000)
+#: splits, a few of Biji's 1,680), never a mask of every valid split (about 22,000 and 280)
 SPARSE_SHARE = 1 / 64
-#: and only in a game of more splits than this: Biji's 1,680 splits and 84 subsets cost the
-#: dense kernels less than the sparse path's own calls
-SPARSE_ACTIONS = 8192
 
 
 @njit(cache=True)
@@ -326,7 +323,7 @@ def choices(policy: SplitScorerPolicy, observations: np.ndarray, masks: np.ndarr
     hands only, in order."""
     views = _views(policy)
     n_actions = masks.shape[1]
-    limit = int(n_actions * SPARSE_SHARE) if n_actions > SPARSE_ACTIONS else 0
+    limit = int(n_actions * SPARSE_SHARE)
     if listed is None:
         allowed = [_sparse_splits(row, limit) for row in masks] if limit else []
         dense_masks = masks

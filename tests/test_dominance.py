@@ -347,7 +347,8 @@ def test_solver_splits_option_is_checked() -> None:
 # ---------------------------------------------------------------------- learned policies over the candidates
 
 @pytest.mark.parametrize("name,preset,players", [("thirteen_classic_4p", "classic", 4),
-                                                 ("thirteen_western_2p", "western", 2)])
+                                                 ("thirteen_western_2p", "western", 2),
+                                                 ("biji_classic_4p", "classic", 4)])
 def test_policy_decides_sparse_masks_as_the_dense_kernels(name: str, preset: str, players: int) -> None:
     """A shipped policy given the candidates as its mask: the sparse path (the subsets the
     candidates use, nothing else) chooses what the dense kernels choose over the same mask,
@@ -355,7 +356,7 @@ def test_policy_decides_sparse_masks_as_the_dense_kernels(name: str, preset: str
     import splitpoker.agents.split_inference as inference
     from splitpoker.agents import load_agent
 
-    game = make_game("thirteen", preset)
+    game = make_game(name.split("_")[0], preset)
     agent = load_agent(f"pretrained:{name}", game, num_players=players, seed=0)
     tables = deal(game, players, np.random.default_rng(5), batch=24, mask="undominated")
     views = tables.views(seats=[0])
