@@ -71,7 +71,7 @@ class PolicyAgent(Agent):
     valid splits no other split dominates (:mod:`splitpoker.envs.dominance`), which a best
     response never needs to leave. Given a mask of every valid split, the agent computes
     the hands' candidates (one batched call); given the candidates (``mask="undominated"``)
-    it uses them as they are (see :meth:`decision_masks` for masks an environment gives). A
+    it uses them as they are (see :meth:`listed_candidates` for masks an environment gives). A
     mask that holds no candidate (one a caller narrowed by hand) is used as it is.
     ``over = "mask"`` chooses among every split the mask marks."""
 
@@ -102,48 +102,15 @@ class PolicyAgent(Agent):
         """The game and rules the policy was trained for (from its metadata)."""
         return game_of(game_class(self.meta["game"]).rules_class.from_mapping(self.meta["rules"]))
 
-    def decision_masks(self, views: Sequence[SeatView]) -> np.ndarray:
-        """What each view's decision chooses among (bool, one row per view): its mask, or under
-        :attr:`over` ``"candidates"`` the candidates it holds. Views of tables that give every
-        valid split read their candidates from the table core (computed together, without
-        the valid masks); an environment's mask that marks more than :data:`NARROWED_SHARE`
-        of the splits (every valid split does) is narrowed to the hand's candidates (in one
-        batched call), unless it holds none; a narrower one (the candidates an environment
-        with ``mask="undominated"`` gives, or a mask narrowed by hand) is used as it is."""
-        if self.over != "candidates":
-            return _stacked([v.mask for v in views])
-        rows: list[np.ndarray | None] = [None] * len(views)
-        of_tables: dict[int, list[int]] = {}
-        for i, view in enumerate(views):
-            if view.mask_kind == "undominated":
-                rows[i] = view.mask
-            elif view.mask_kind == "valid":
-                of_tables.setdefault(id(view.tables), []).append(i)
-        for i, row in _of_tables(views, of_tables, "candidates"):
-            rows[i] = row
-        others = [i for i, row in enumerate(rows) if row is None]
-        if others:
-            given = _stacked([views[i].mask for i in others])
-            if given.shape[1] != self.n_actions:
-                return given  # refused by the caller, naming the sizes
-            wide = np.array([np.count_nonzero(row) for row in given]) > self.n_actions * NARROWED_SHARE
-            for j, i in enumerate(others):
-                rows[i] = given[j]
-            if wide.any():
-                chosen = np.flatnonzero(wide)
-                narrowed = given[chosen] & self.game.candidate_masks(np.stack([views[others[j]].slots for j in chosen]))
-                for row, j in zip(narrowed, chosen.tolist()):
-                    if row.any():
-                        rows[others[j]] = row
-        return _stacked(rows)  # type: ignore[arg-type]
-
     def listed_candidates(self, views: Sequence[SeatView]) -> list[np.ndarray | None] | None:
-        """Per view, its candidates as split indices where a decision reads them so (under
-        :attr:`over` ``"candidates"``), else None; None for no such view. Views of tables that give
-        every valid split read them from the table core; an environment's mask wider than
-        :data:`NARROWED_SHARE` is narrowed to the candidates it holds, listed without a
-        mask (each kind computed together), unless it holds none. Every other view is
-        decided over :meth:`decision_masks`."""
+        """Per view, the candidates its decision chooses among, as split indices (ascending),
+        or None where it chooses among its mask as it is; None for no view listed (and under
+        :attr:`over` ``"mask"``). Views of tables that give every valid split read their
+        candidates from the table core; an environment's mask that marks more than
+        :data:`NARROWED_SHARE` of the splits (every valid split does) is narrowed to the
+        hand's candidates it holds, unless it holds none: each kind computed together, in
+        one batched call, without a mask. A narrower mask (the candidates an environment
+        with ``mask="undominated"`` gives, or a mask narrowed by hand) is used as it is."""
         if self.over != "candidates":
             return None
         listed: list[np.ndarray | None] = [None] * len(views)
@@ -155,25 +122,46 @@ class PolicyAgent(Agent):
             elif (view.mask_kind is None and view.mask.shape == (self.n_actions,)
                   and np.count_nonzero(view.mask) > self.n_actions * NARROWED_SHARE):
                 wide.append(i)
-        for i, row in _of_tables(views, of_tables, "candidate_indices"):
-            listed[i] = row
+        for indices in of_tables.values():
+            tables = views[indices[0]].tables
+            assert tables is not None
+            group = [(views[i].table, views[i].seat) for i in indices]
+            for i, pair in zip(indices, group):
+                listed[i] = tables.candidate_indices(*pair, group)
         if wide:
             for i, splits in zip(wide, self.game.candidate_lists(np.stack([views[i].slots for i in wide]))):
                 held = splits[views[i].mask[splits]]
                 listed[i] = held if len(held) else None
         return listed if any(row is not None for row in listed) else None
 
+    def decision_masks(self, views: Sequence[SeatView],
+                       listed: Sequence[np.ndarray | None] | None = None) -> np.ndarray:
+        """What each view's decision chooses among (bool, one row per view): the candidates
+        of :meth:`listed_candidates` (``listed``, given as it returned them) as a mask, else
+        the view's mask."""
+        if listed is None:
+            return _stacked([v.mask for v in views])
+        rows = []
+        for view, splits in zip(views, listed):
+            if splits is None:
+                rows.append(view.mask)
+            else:
+                row = np.zeros(self.n_actions, dtype=bool)
+                row[splits] = True
+                rows.append(row)
+        return _stacked(rows)
+
     def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:
         """One decision per view, in a single forward pass."""
         if not views:
             return np.empty(0, dtype=np.int64)
         scorer = isinstance(self.policy, SplitScorerPolicy) and self._parameter.is_cpu
-        listed = self.listed_candidates(views) if scorer else None
-        if listed is None:
-            masks = self.decision_masks(views)
+        listed = self.listed_candidates(views)
+        if scorer and listed is not None:  # it reads the lists: the masks of the views not listed only
+            rest = [view.mask for view, splits in zip(views, listed) if splits is None]
+            masks = _stacked(rest) if rest else np.zeros((0, self.n_actions), dtype=bool)
         else:
-            rest = [view for view, splits in zip(views, listed) if splits is None]
-            masks = self.decision_masks(rest) if rest else np.zeros((0, self.n_actions), dtype=bool)
+            masks = self.decision_masks(views, listed)
         if masks.shape[1] != self.n_actions:
             raise ValueError(f"{self.name}: action masks of {masks.shape[1]} splits, expected {self.n_actions}")
         if len(views) == 1:  # one view (an environment's agent): its array as it is
@@ -193,19 +181,6 @@ class PolicyAgent(Agent):
         with torch_threads(self.threads if self._parameter.is_cpu else None):
             logits = self.logits(observations)
         return np.array([masked_choice(row, mask, self.rng) for row, mask in zip(logits, masks)], dtype=np.int64)
-
-
-def _of_tables(views: Sequence[SeatView], of_tables: Mapping[int, list[int]],
-               read: str) -> Iterator[tuple[int, np.ndarray]]:
-    """The candidates of the views at ``of_tables`` (their positions, grouped by their
-    tables), as ``Tables.candidates`` or ``Tables.candidate_indices`` (``read``) gives them:
-    each group's computed together, in one batched call."""
-    for indices in of_tables.values():
-        tables = views[indices[0]].tables
-        assert tables is not None
-        group = [(views[i].table, views[i].seat) for i in indices]
-        for i, pair in zip(indices, group):
-            yield i, getattr(tables, read)(*pair, group)
 
 
 def _stacked(rows: Sequence[np.ndarray]) -> np.ndarray:
