@@ -214,7 +214,7 @@ def _strengths5(r: np.ndarray, s: np.ndarray, plain: np.ndarray, flush: np.ndarr
 
 @njit(cache=True)
 def _subset_strengths(hands: np.ndarray, ranks_of: np.ndarray, suits_of: np.ndarray, subsets3: np.ndarray,
-                      subsets5: np.ndarray, plain3: np.ndarray, top3: np.ndarray, plain5: np.ndarray,
+                      plain3: np.ndarray, top3: np.ndarray, plain5: np.ndarray,
                       flush5: np.ndarray, top5: np.ndarray, suit_values: np.ndarray, suit_first: bool,
                       tiebreak: bool, k5: np.int64, s3: np.ndarray, r3: np.ndarray, s5: np.ndarray,
                       r5: np.ndarray) -> None:  # pragma: no cover - compiled
@@ -223,11 +223,7 @@ def _subset_strengths(hands: np.ndarray, ranks_of: np.ndarray, suits_of: np.ndar
         r = ranks_of[hands[h]]
         s = suits_of[hands[h]]
         _row_strengths(r, s, subsets3, plain3, plain3, top3, suit_values, suit_first, tiebreak, k5, s3[h], r3[h])
-        if subsets5.shape[0] == 1287:  # a 13-card hand: its subsets in id order, loops that share prefixes
-            _strengths5(r, s, plain5, flush5, top5, suit_values, suit_first, tiebreak, k5, s5[h], r5[h])
-        else:
-            _row_strengths(r, s, subsets5, plain5, flush5, top5, suit_values, suit_first, tiebreak, k5, s5[h],
-                           r5[h])
+        _strengths5(r, s, plain5, flush5, top5, suit_values, suit_first, tiebreak, k5, s5[h], r5[h])
 
 
 def subset_strengths(hands: np.ndarray, rules: ThirteenRules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -239,7 +235,7 @@ def subset_strengths(hands: np.ndarray, rules: ThirteenRules) -> tuple[np.ndarra
     n = len(hands)
     s3, r3 = np.empty((n, len(_SUBSETS3)), np.int64), np.empty((n, len(_SUBSETS3)), np.int64)
     s5, r5 = np.empty((n, len(_SUBSETS5)), np.int64), np.empty((n, len(_SUBSETS5)), np.int64)
-    _subset_strengths(hands, _RANK64, _SUIT64, _SUBSETS3, _SUBSETS5, tables["plain3"], tables["top3"],
+    _subset_strengths(hands, _RANK64, _SUIT64, _SUBSETS3, tables["plain3"], tables["top3"],
                       tables["plain5"], tables["flush5"], tables["top5"], rules.suit_values.astype(np.int64),
                       rules.flush_compare == "suit_first", bool(rules.suit_tiebreak), np.int64(K5), s3, r3, s5, r5)
     return s3, r3, s5, r5
@@ -451,7 +447,7 @@ def _heuristic_values(hands: np.ndarray, ranks_of: np.ndarray, suits_of: np.ndar
         r = ranks_of[hands[h]]
         s = suits_of[hands[h]]
         _row_strengths(r, s, subsets3, plain3, plain3, top3, suit_values, suit_first, tiebreak, k5, s3, ro3)
-        _row_strengths(r, s, subsets5, plain5, flush5, top5, suit_values, suit_first, tiebreak, k5, s5, ro5)
+        _strengths5(r, s, plain5, flush5, top5, suit_values, suit_first, tiebreak, k5, s5, ro5)
         kinds3 = ro3 // k5
         kinds5 = ro5 // k5
         _odds(s3, kinds3, values[0], weaker[0], first[0], distinct[0], shift, tails[0], royalties[0], front)
