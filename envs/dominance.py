@@ -97,7 +97,7 @@ def split_classes(rows: DominanceRows, index: SplitIndex, valid: bool = True) ->
 
 
 #: the candidates :func:`candidate_lists` lists per hand from the sweep itself; a hand of more
-#: (a few in ten thousand random Thirteen hands; every valid split where no key is monotone)
+#: (about one random Thirteen hand in a hundred; every valid split where no key is monotone)
 #: is classified in full instead
 LISTED = 1024
 
