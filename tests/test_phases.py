@@ -220,9 +220,8 @@ def test_set_reaches_into_the_phases(tmp_path):
 
 
 # --------------------------------------------------------------------------- the packaged configs
-#: the recipes of the shipped policies, each made by fictitious play: (rounds, population,
-#: learning rate) per phase
-#: each shipped policy's phases: rounds, population, learning rate and the solver's samples
+#: the recipes of the shipped policies, each made by fictitious play: per phase its rounds,
+#: population, learning rate and the solver's samples
 RECIPES = {
     "biji_classic_4p": [(8, "mixture", 0.001, 64), (44, "latest", 0.0003, 64)],
     "thirteen_classic_4p": [(8, "mixture", 0.001, 64), (44, "latest", 0.0003, 64)],
