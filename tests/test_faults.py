@@ -116,7 +116,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def long_final_reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("long_final_reference")
-    return train(tmp, config(tmp, eval={"final_hands": 300})).run_dir
+    return train(tmp, config(tmp, eval={"final_hands": LONG_FINAL})).run_dir
 
 
 @pytest.fixture(scope="module")
@@ -335,6 +335,10 @@ def _resume_cli(run: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     return done
 
 
+#: deals of a final evaluation long enough for a signal to land in it (a Biji policy decides
+#: over its candidates in about greedy's time: 300 deals could end before the signal)
+LONG_FINAL = 1000
+
 FAULT_POINTS = {
     "after the first periodic checkpoint": lambda run: (run / "checkpoints" / "step_000000032.zip").exists(),
     "after the evaluation at step 64": lambda run: (run / "eval" / "step_000000064.json").exists(),
@@ -346,7 +350,7 @@ FAULT_POINTS = {
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGINT, signal.SIGTERM], ids=["kill-9", "SIGINT", "SIGTERM"])
 @pytest.mark.parametrize("point", list(FAULT_POINTS))
 def test_stopped_process_resumes_exactly(tmp_path, long_final_reference, point, signum):
-    path = write(tmp_path, config(tmp_path, eval={"final_hands": 300}))  # a final evaluation long enough to stop
+    path = write(tmp_path, config(tmp_path, eval={"final_hands": LONG_FINAL}))
     status, out, err = _stop(_command("train", str(path)), lambda process: (run := _run_dir(tmp_path)) is not None
                              and FAULT_POINTS[point](run), signum, tmp_path)
     run = _run_dir(tmp_path)
