@@ -254,7 +254,9 @@ def cards_in(driver: Any, selector: str) -> list[str]:
 
 
 def wait_valid(driver: Any) -> None:
-    wait_for(driver, lambda d: status(d).startswith("valid") and d.find_element("id", "submit").is_enabled())
+    """The rows are checked valid and Submit is on, with no request under way that could change them."""
+    wait_for(driver, lambda d: d.execute_script("return inflight.size") == 0 and status(d).startswith("valid")
+             and d.find_element("id", "submit").is_enabled())
 
 
 def test_a_whole_match_on_a_phone_and_on_a_desktop(browser: Any) -> None:
@@ -484,7 +486,7 @@ def test_pickers_swaps_keys_and_the_language(browser: Any) -> None:
         # quick Auto-arrange then Submit: no stale answer shows an error
         browser.find_element("id", "auto").click()
         browser.find_element("id", "auto").click()
-        wait_valid(browser)
+        wait_valid(browser)  # after both answers: the second re-checks the rows, Submit off meanwhile
         browser.find_element("id", "submit").click()
         wait_for(browser, lambda d: d.find_element("id", "reveal").is_displayed())
         browser.find_element("id", "next").click()
