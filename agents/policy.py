@@ -10,9 +10,8 @@ importable from here (see below the imports).
 
 from __future__ import annotations
 
-import contextlib
 import functools
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +35,7 @@ from .checkpoint import (
 from .distribution import SplitDistribution
 from .networks import SplitScorerPolicy, action_logits, build_policy
 from .specs import AgentSpec
-from .split_inference import choices
+from .split_inference import choices, few_allowed, torch_threads
 
 
 def masked_choice(logits: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None) -> int:
@@ -103,25 +102,30 @@ class PolicyAgent(Agent):
         return game_of(game_class(self.meta["game"]).rules_class.from_mapping(self.meta["rules"]))
 
     def listed_candidates(self, views: Sequence[SeatView]) -> list[np.ndarray | None] | None:
-        """Per view, the candidates its decision chooses among, as split indices (ascending),
-        or None where it chooses among its mask as it is; None for no view listed (and under
-        :attr:`over` ``"mask"``). Views of tables that give every valid split read their
-        candidates from the table core; an environment's mask that marks more than
-        :data:`NARROWED_SHARE` of the splits (every valid split does) is narrowed to the
-        hand's candidates it holds, unless it holds none: each kind computed together, in
-        one batched call, without a mask. A narrower mask (the candidates an environment
-        with ``mask="undominated"`` gives, or a mask narrowed by hand) is used as it is."""
+        """Per view, the splits its decision chooses among, as split indices (ascending), or
+        None where it chooses among its mask as it is; None for no view listed (and under
+        :attr:`over` ``"mask"``). Views of tables read their candidates from the table core
+        (their mask, under ``mask="undominated"``). An environment's mask that marks few
+        splits (the candidates an environment with ``mask="undominated"`` gives, or a mask
+        narrowed by hand: :func:`.split_inference.few_allowed`) is listed as it is; one that
+        marks more than :data:`NARROWED_SHARE` of them (every valid split does) is narrowed
+        to the hand's candidates it holds, unless it holds none: each kind computed together,
+        in one batched call, without a mask."""
         if self.over != "candidates":
             return None
         listed: list[np.ndarray | None] = [None] * len(views)
         of_tables: dict[int, list[int]] = {}
         wide: list[int] = []
         for i, view in enumerate(views):
-            if view.mask_kind == "valid" and view.tables is not None and view.tables.game.n_actions == self.n_actions:
-                of_tables.setdefault(id(view.tables), []).append(i)
-            elif (view.mask_kind is None and view.mask.shape == (self.n_actions,)
-                  and np.count_nonzero(view.mask) > self.n_actions * NARROWED_SHARE):
-                wide.append(i)
+            if view.mask_kind is not None:
+                if view.tables is not None and view.tables.game.n_actions == self.n_actions:
+                    of_tables.setdefault(id(view.tables), []).append(i)
+            elif view.mask.shape == (self.n_actions,):
+                few = few_allowed(view.mask)
+                if len(few):
+                    listed[i] = few
+                elif np.count_nonzero(view.mask) > self.n_actions * NARROWED_SHARE:
+                    wide.append(i)
         for indices in of_tables.values():
             tables = views[indices[0]].tables
             assert tables is not None
@@ -171,8 +175,7 @@ class PolicyAgent(Agent):
         if isinstance(self.policy, SplitScorerPolicy):
             uniforms = None if self.rng is None else self.rng.random(len(views))
             if scorer:
-                with torch_threads(self.threads):
-                    return choices(self.policy, observations, masks, uniforms, listed)
+                return choices(self.policy, observations, masks, uniforms, listed, self.threads)
             with th.inference_mode():
                 distribution = self.policy.get_distribution(th.as_tensor(observations, device=self.policy.device),
                                                             masks)
@@ -188,20 +191,6 @@ def _stacked(rows: Sequence[np.ndarray]) -> np.ndarray:
     if len(rows) == 1:
         return rows[0].astype(bool, copy=False)[None]
     return np.stack(rows).astype(bool, copy=False)
-
-
-@contextlib.contextmanager
-def torch_threads(threads: int | None) -> Iterator[None]:
-    """The block on ``threads`` torch threads (None: as set), the setting restored after."""
-    before = th.get_num_threads()
-    if threads is None or threads == before:
-        yield
-        return
-    th.set_num_threads(threads)
-    try:
-        yield
-    finally:
-        th.set_num_threads(before)
 
 
 def load_policy(path: str | Path) -> tuple[MaskableActorCriticPolicy, dict[str, Any]]:

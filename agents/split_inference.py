@@ -15,8 +15,9 @@ decisions.
 
 from __future__ import annotations
 
+import contextlib
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -165,6 +166,20 @@ def _views(policy: SplitScorerPolicy) -> _Views:
     return views
 
 
+@contextlib.contextmanager
+def torch_threads(threads: int | None) -> Iterator[None]:
+    """The block on ``threads`` torch threads (None: as set), the setting restored after."""
+    before = th.get_num_threads()
+    if threads is None or threads == before:
+        yield
+        return
+    th.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        th.set_num_threads(before)
+
+
 def _embeddings(views: _Views, observations: np.ndarray) -> dict[int, np.ndarray]:
     """``{k: (B, C(n, k), embed_dim)}`` of float32 ``observations``:
     :meth:`.networks.SplitScorerExtractor.embeddings`."""
@@ -278,24 +293,30 @@ def _sparse_choice(views: _Views, observation: np.ndarray, splits: np.ndarray, u
 def _few_allowed(words: np.ndarray, mask: np.ndarray, limit: int) -> np.ndarray:  # pragma: no cover - compiled
     """The allowed splits of a bool ``mask`` (ascending), when there are at most ``limit``
     of them; otherwise an empty array. ``words`` is the mask's whole 8-byte words (its first
-    ``8 * len(words)`` entries), skipped eight entries at a time where all are zero."""
+    ``8 * len(words)`` entries), skipped 64 entries at a time where all are zero."""
     found = np.empty(limit, dtype=np.int64)
     count = 0
-    for w in range(words.shape[0]):
-        if words[w] != 0:
-            for i in range(8 * w, 8 * w + 8):
-                if mask[i]:
-                    if count == limit:
-                        return found[:0]
-                    found[count] = i
-                    count += 1
-    for i in range(8 * words.shape[0], mask.shape[0]):
-        if mask[i]:
-            if count == limit:
-                return found[:0]
-            found[count] = i
-            count += 1
+    blocks = words.shape[0] // 8
+    for b in range(blocks + 1):
+        if b < blocks:
+            w = 8 * b
+            if (words[w] | words[w + 1] | words[w + 2] | words[w + 3] | words[w + 4] | words[w + 5]
+                    | words[w + 6] | words[w + 7]) == 0:
+                continue
+        for i in range(64 * b, min(64 * b + 64, mask.shape[0])):
+            if mask[i]:
+                if count == limit:
+                    return found[:0]
+                found[count] = i
+                count += 1
     return found[:count]
+
+
+def few_allowed(mask: np.ndarray) -> np.ndarray:
+    """The splits one hand's bool ``mask`` allows (ascending), when they are at most
+    :data:`SPARSE_SHARE` of its splits (as a mask of candidates is); otherwise an empty
+    array: such a mask is decided over these splits alone."""
+    return _sparse_splits(mask, int(len(mask) * SPARSE_SHARE))
 
 
 def _sparse_splits(mask: np.ndarray, limit: int) -> np.ndarray:
@@ -311,7 +332,8 @@ CHUNK = 4
 
 
 def choices(policy: SplitScorerPolicy, observations: np.ndarray, masks: np.ndarray,
-            uniforms: np.ndarray | None, listed: Sequence[np.ndarray | None] | None = None) -> np.ndarray:
+            uniforms: np.ndarray | None, listed: Sequence[np.ndarray | None] | None = None,
+            threads: int | None = None) -> np.ndarray:
     """One valid split per hand: as :meth:`.distribution.SplitDistribution.choices` of the policy's
     distribution (the inverse CDF of ``uniforms``, or the most likely split without them),
     :data:`CHUNK` hands at a time. The argmax of a scorer with an interaction term computes
@@ -320,7 +342,8 @@ def choices(policy: SplitScorerPolicy, observations: np.ndarray, masks: np.ndarr
     candidates, :data:`SPARSE_SHARE`) is decided alone, over its allowed splits only.
     ``listed``: per hand, its allowed splits as indices (ascending) where they are known
     so (a table core's candidates), else None; ``masks`` then holds the rows of the other
-    hands only, in order."""
+    hands only, in order. ``threads``: the torch threads of the dense hands' products (None:
+    as set; :func:`torch_threads`), which the sparse ones do not use."""
     views = _views(policy)
     n_actions = masks.shape[1]
     limit = int(n_actions * SPARSE_SHARE)
@@ -359,8 +382,16 @@ def choices(policy: SplitScorerPolicy, observations: np.ndarray, masks: np.ndarr
             dense_masks = dense_masks[dense]
         observations = observations[dense]
         uniforms = None if uniforms is None else uniforms[dense]
-    masks = dense_masks
-    out = np.empty(len(dense), dtype=np.int64)
+    with torch_threads(threads):
+        chosen[dense] = _dense_choices(views, observations, dense_masks, uniforms)
+    return chosen
+
+
+def _dense_choices(views: _Views, observations: np.ndarray, masks: np.ndarray,
+                   uniforms: np.ndarray | None) -> np.ndarray:
+    """One split per hand by the dense kernels over every split its mask allows, :data:`CHUNK`
+    hands at a time."""
+    out = np.empty(len(observations), dtype=np.int64)
     for start in range(0, len(observations), CHUNK):
         part = slice(start, start + CHUNK)
         if uniforms is None and views.out is not None:
@@ -371,5 +402,4 @@ def choices(policy: SplitScorerPolicy, observations: np.ndarray, masks: np.ndarr
             s0, s1, s2, extra = _row_scores(views, observations[part])
             out[part] = choose_splits(s0, s1, s2, views.tables, extra, masks[part],
                                       None if uniforms is None else uniforms[part], views.row_masks)[0]
-    chosen[dense] = out
-    return chosen
+    return out

@@ -576,10 +576,10 @@ def test_policy_decides_among_the_candidates_of_a_valid_mask(game_name, policy):
 
 
 def test_listed_candidates_decide_as_their_masks():
-    """A batch of table views, whose candidates the table core lists as indices, decides as
-    the same hands given their candidates as masks: also where a hand has more candidates
-    than a sparse decision takes (decided densely from its list), and in a batch that mixes
-    table views with views of an environment's mask."""
+    """A batch of table views, whose candidates the table core lists as indices (under either
+    mask), decides as the same hands given their candidates as masks (``over="mask"``): also
+    where a hand has more candidates than a sparse decision takes (decided densely from its
+    list), and in a batch that mixes table views with views of an environment's mask."""
     game = make_game("thirteen")
     agent, seed = _pinned_agent(game, "thirteen", 32)
     valid = deal(game, 4, np.random.default_rng(4), batch=50).views()
@@ -587,14 +587,15 @@ def test_listed_candidates_decide_as_their_masks():
     assert max(len(v.tables.candidate_indices(v.table, v.seat)) for v in valid) > game.n_actions // 64
     listed = agent.listed_candidates(valid)
     assert listed is not None and all(row is not None for row in listed)
-    assert agent.listed_candidates(undominated) is None
+    assert [row.tolist() for row in agent.listed_candidates(undominated)] == [row.tolist() for row in listed]
     decided = {}
     for rng in (None, seed):
-        for views in (valid, undominated):
+        for views, over in ((valid, "candidates"), (undominated, "mask")):
             agent.rng = None if rng is None else np.random.default_rng(rng)
+            agent.over = over
             decided.setdefault(rng, []).append(agent.act_batch(views).tolist())
         assert decided[rng][0] == decided[rng][1]
-    agent.rng = None
+    agent.rng, agent.over = None, "candidates"
     mixed = [*valid[:3], *(P.SeatView.from_env(v.observation, v.action_mask, v.info()) for v in valid[3:6])]
     assert agent.act_batch(mixed).tolist() == decided[None][0][:6]
 
@@ -636,10 +637,10 @@ def test_numpy_decisions_follow_parameter_updates(rng):
     assert same_as_torch(copy.deepcopy(policy))
 
 
-@pytest.mark.parametrize("length", [1, 7, 8, 9, 72072, 72075])
+@pytest.mark.parametrize("length", [1, 7, 8, 9, 63, 64, 65, 1680, 72072, 72075])
 def test_few_allowed_splits_are_the_mask_s_nonzero_entries_up_to_the_limit(length, rng):
     """The sparse path's scan of a mask: every allowed split, ascending, when there are at
-    most ``limit`` of them (the last entries past the whole 8-byte words included), else none."""
+    most ``limit`` of them (the entries past the last whole 64-entry block included), else none."""
     import splitpoker.agents.split_inference as inference
 
     for density in (0.0, 0.001, 0.05, 1.0):
@@ -693,16 +694,19 @@ def test_sparse_decisions_equal_the_dense_kernels_over_the_candidates(split_hidd
 
 
 def test_decisions_run_on_the_agent_s_threads_and_restore_the_setting(rng):
-    """A CPU decision runs on ``PolicyAgent.threads`` torch threads whatever the global
-    setting, which it leaves as it was; ``threads = None`` keeps the global one."""
+    """A CPU decision's torch products (the dense path's: a decision over every valid split)
+    run on ``PolicyAgent.threads`` torch threads whatever the global setting, which it
+    leaves as it was; ``threads = None`` keeps the global one."""
+    from splitpoker.agents import split_inference
     from splitpoker.agents.policy import torch_threads
 
     game = make_game("thirteen")
     agent = load_agent("pretrained:thirteen_classic_4p", game, num_players=4)
+    agent.over = "mask"
     tables = deal(game, 4, rng, batch=3)
     views = [tables.view(b, 0) for b in range(3)]
     seen = []
-    original = P.choices
+    original = split_inference._dense_choices
 
     def spy(*args):
         seen.append(th.get_num_threads())
@@ -710,12 +714,12 @@ def test_decisions_run_on_the_agent_s_threads_and_restore_the_setting(rng):
 
     before = th.get_num_threads()
     try:
-        P.choices = spy
+        split_inference._dense_choices = spy
         with torch_threads(3):
             first = agent.act_batch(views)
             assert th.get_num_threads() == 3
             agent.threads = None
             assert np.array_equal(agent.act_batch(views), first)
     finally:
-        P.choices = original
+        split_inference._dense_choices = original
     assert seen == [1, 3] and th.get_num_threads() == before
