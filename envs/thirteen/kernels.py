@@ -35,34 +35,27 @@ _SHIFT = 9
 
 
 @njit(cache=True)
-def _row_strengths(r: np.ndarray, s: np.ndarray, subsets: np.ndarray, plain: np.ndarray, flush: np.ndarray,
-                   top: np.ndarray, suit_values: np.ndarray, suit_first: bool, tiebreak: bool, k5: np.int64,
-                   strengths: np.ndarray, rank_only: np.ndarray) -> None:  # pragma: no cover - compiled
-    """Strengths (as ``rules.row_strengths``) and rank-only strengths of the rows ``subsets``
-    (slots) of one hand whose slots have ranks ``r`` and suits ``s``. Rows of 3 cards are
-    never flushes (``flush`` is not read)."""
-    size = subsets.shape[1]
+def _strengths3(r: np.ndarray, s: np.ndarray, subsets: np.ndarray, plain: np.ndarray, top: np.ndarray,
+                suit_values: np.ndarray, tiebreak: bool, k5: np.int64, strengths: np.ndarray,
+                rank_only: np.ndarray) -> None:  # pragma: no cover - compiled
+    """Strengths (as ``rules.row_strengths``) and rank-only strengths of the 3-card rows
+    ``subsets`` (slots) of one hand whose slots have ranks ``r`` and suits ``s`` (a 3-card
+    row is never a flush)."""
     for u in range(subsets.shape[0]):
         key = np.int64(0)
-        is_flush = size == 5
-        s0 = s[subsets[u, 0]]
-        for c in range(size):
-            slot = subsets[u, c]
-            key = key * 13 + r[slot]
-            if s[slot] != s0:
-                is_flush = False
-        value = flush[key] if is_flush else plain[key]
+        for c in range(3):
+            key = key * 13 + r[subsets[u, c]]
+        value = plain[key]
         kind = value // k5
-        flush_suit = suit_values[s0] if (suit_first and is_flush) else 0
         top_suit = 0
         if tiebreak:
             high = top[key]
             top_suit = -1
-            for c in range(size):
+            for c in range(3):
                 slot = subsets[u, c]
                 if r[slot] == high and suit_values[s[slot]] > top_suit:
                     top_suit = suit_values[s[slot]]
-        strengths[u] = _pack(kind, flush_suit, value - kind * k5, top_suit)
+        strengths[u] = _pack(kind, 0, value - kind * k5, top_suit)
         rank_only[u] = value
 
 
@@ -144,7 +137,7 @@ def _strongest5(hands: np.ndarray, ranks_of: np.ndarray, suits_of: np.ndarray, s
                 if s[slot] != s0:
                     is_flush = False
             value = flush5[key] if is_flush else plain5[key]
-            if suit_first or value >= mid_value:  # its strength, as _row_strengths computes it
+            if suit_first or value >= mid_value:  # its strength, as _strengths5 computes it
                 kind = value // k5
                 flush_suit = suit_values[s0] if (suit_first and is_flush) else 0
                 top_suit = 0
@@ -179,9 +172,10 @@ def strongest_rows(hands: np.ndarray, rules: ThirteenRules) -> tuple[np.ndarray,
 def _strengths5(r: np.ndarray, s: np.ndarray, plain: np.ndarray, flush: np.ndarray, top: np.ndarray,
                 suit_values: np.ndarray, suit_first: bool, tiebreak: bool, k5: np.int64, strengths: np.ndarray,
                 rank_only: np.ndarray) -> None:  # pragma: no cover - compiled
-    """:func:`_row_strengths` of the 1,287 five-card subsets of one 13-card hand, visited in
-    id order (:func:`itertools.combinations` order) by five nested loops that carry each
-    prefix's rank key and whether its suits agree, so that a subset costs one step of each."""
+    """Strengths (as ``rules.row_strengths``) and rank-only strengths of the 1,287 five-card
+    subsets of one 13-card hand (ranks ``r``, suits ``s`` by slot), visited in id order
+    (:func:`itertools.combinations` order) by five nested loops that carry each prefix's rank
+    key and whether its suits agree, so that a subset costs one step of each."""
     u = 0
     for a in range(9):
         ka = r[a]
@@ -222,7 +216,7 @@ def _subset_strengths(hands: np.ndarray, ranks_of: np.ndarray, suits_of: np.ndar
     for h in range(hands.shape[0]):
         r = ranks_of[hands[h]]
         s = suits_of[hands[h]]
-        _row_strengths(r, s, subsets3, plain3, plain3, top3, suit_values, suit_first, tiebreak, k5, s3[h], r3[h])
+        _strengths3(r, s, subsets3, plain3, top3, suit_values, tiebreak, k5, s3[h], r3[h])
         _strengths5(r, s, plain5, flush5, top5, suit_values, suit_first, tiebreak, k5, s5[h], r5[h])
 
 
@@ -446,7 +440,7 @@ def _heuristic_values(hands: np.ndarray, ranks_of: np.ndarray, suits_of: np.ndar
     for h in range(hands.shape[0]):
         r = ranks_of[hands[h]]
         s = suits_of[hands[h]]
-        _row_strengths(r, s, subsets3, plain3, plain3, top3, suit_values, suit_first, tiebreak, k5, s3, ro3)
+        _strengths3(r, s, subsets3, plain3, top3, suit_values, tiebreak, k5, s3, ro3)
         _strengths5(r, s, plain5, flush5, top5, suit_values, suit_first, tiebreak, k5, s5, ro5)
         kinds3 = ro3 // k5
         kinds5 = ro5 // k5
