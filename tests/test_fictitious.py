@@ -22,10 +22,12 @@ from splitpoker.envs.table import deal
 from splitpoker.train.config import load_config_dict
 from splitpoker.train.imitation import (
     behaviour_clone,
+    hand_regrets,
     label_hands,
     mirror_targets,
     policy_log_probs,
     read_labels,
+    regret_weights,
     soft_targets,
 )
 from tests.test_faults import points, same_run
@@ -165,6 +167,47 @@ def test_a_fit_to_a_mirror_step_moves_the_policy_towards_the_solver(labelled):
         behaviour_clone(policy, labelled, game, 1, 8, 1e-3, seed=0, targets=targets[:, :3])
 
 
+def test_regrets_weigh_the_hands_the_policy_plays_worst():
+    evs = np.array([[3.0, 2.0, 0.0], [1.0, 1.0, np.nan], [5.0, -4.0, -5.0]])
+    on_best = np.log([[1.0, 1e-300, 1e-300], [0.5, 0.5, 1.0], [1.0, 1e-300, 1e-300]])
+    assert np.allclose(hand_regrets(evs, on_best), 0.0)  # no regret where all the mass is on a best split
+    spread = np.log([[0.5, 0.25, 0.25], [0.25, 0.25, 1.0], [0.1, 0.1, 0.3]])
+    # hand 1: 0.25 * 1 + 0.25 * 3; hand 2: the half outside its two kept splits at their worst, 1.0, so 0;
+    # hand 3: 0.1 * 9 + 0.3 * 10, and the 0.5 outside its top 3 at its worst kept payoff, -5: 0.5 * 10
+    assert np.allclose(hand_regrets(evs, spread), [1.0, 0.0, 8.9])
+    weights = regret_weights(hand_regrets(evs, spread))
+    assert weights.dtype == np.float32 and np.isclose(weights.mean(), 1.0)
+    assert np.allclose(weights, (1 + np.array([1.0, 0.0, 8.9]) / (9.9 / 3)) / 2)  # none under a half
+    assert np.array_equal(regret_weights(np.zeros(4)), np.ones(4, dtype=np.float32))
+    with pytest.raises(ValueError, match="log probabilities of shape"):
+        hand_regrets(evs, spread[:, :2])
+
+
+def test_a_weighted_fit_weighs_each_hand_by_its_weight(labelled):
+    import torch as th
+
+    game = make_game("biji")
+    fitted = []
+    for weights in (None, np.ones(len(labelled)), np.r_[np.full(4, 6.0), np.zeros(len(labelled) - 4)]):
+        th.manual_seed(0)
+        policy = build_policy(policy_meta(game, 4, "split_scorer", ARCH))
+        behaviour_clone(policy, labelled, game, epochs=12, batch_size=8, learning_rate=1e-2, seed=0, temperature=0.5,
+                        weights=weights)
+        fitted.append(policy)
+    states = [policy.state_dict() for policy in fitted]
+    assert all(th.equal(states[0][k], states[1][k]) for k in states[0])  # weights of 1: the plain fit, bit for bit
+    # all the weight on the first four hands: the policy fits them closer than the plain fit does
+    targets = soft_targets(labelled.top_evs, 0.5)
+    def loss(policy: Any, rows: slice) -> float:  # the cross-entropy to the targets, as fitted
+        return float(-np.sum(targets[rows] * policy_log_probs(policy, labelled, game)[rows], axis=1).mean())
+
+    assert loss(fitted[2], slice(0, 4)) < loss(fitted[0], slice(0, 4)) - 0.5  # and the others, unweighted, worse
+    assert loss(fitted[2], slice(4, None)) > loss(fitted[0], slice(4, None)) + 0.5
+    for bad in (np.ones(3), np.full(len(labelled), -1.0), np.full(len(labelled), np.nan)):
+        with pytest.raises(ValueError, match=f"weights must be {len(labelled)} finite non-negative numbers"):
+            behaviour_clone(fitted[0], labelled, game, 1, 8, 1e-3, seed=0, temperature=0.5, weights=bad)
+
+
 # --------------------------------------------------------------------------- the mixture agent
 def test_a_mixture_plays_each_seat_as_one_member_drawn_from_its_seed():
     game = make_game("biji")
@@ -199,14 +242,14 @@ def test_the_tiny_config_and_total_timesteps():
     assert "total_timesteps" not in config.resolved() and "ppo" not in config.resolved()
     assert load_config_dict(yaml.safe_load(config.to_yaml())) == config
     # a run folder's config.yaml keeps the target settings its target reads, and loads again alike
-    for target, read in [("split", set()), ("values", {"temperature", "top_k"}),
-                         ("mirror", {"temperature", "top_k", "step_size"})]:
+    for target, read in [("split", set()), ("values", {"temperature", "top_k", "weighting"}),
+                         ("mirror", {"temperature", "top_k", "step_size", "weighting"})]:
         data = base(fictitious_play={"target": target})
         data["fictitious_play"] = {k: v for k, v in data["fictitious_play"].items()
                                    if target != "split" or k not in ("temperature", "top_k")}
         chosen = load_config_dict(data)
         section = chosen.resolved()["fictitious_play"]
-        assert {"temperature", "top_k", "step_size"} & set(section) == read
+        assert {"temperature", "top_k", "step_size", "weighting"} & set(section) == read
         assert load_config_dict(yaml.safe_load(chosen.to_yaml())) == chosen
     assert load_config_dict({"game": "biji", "total_timesteps": 10}).algorithm == "ppo"
     assert "fictitious_play" not in load_config_dict({"game": "biji", "total_timesteps": 10}).resolved()
@@ -227,6 +270,7 @@ def test_the_tiny_config_and_total_timesteps():
                                                               "but target mirror steps from the policy"),
     ({"fictitious_play": {"target": "mirror", "step_size": 0}}, "fictitious_play.step_size: Input should be greater"),
     ({"fictitious_play": {"target": "split"}}, "fictitious_play.temperature applies to target values and mirror only"),
+    ({"fictitious_play": {"weighting": "loss"}}, "fictitious_play.weighting: Input should be 'uniform' or 'regret'"),
     ({"fictitious_play": {"solver": "solver:opponent=greedy"}}, "names an opponent; fictitious play sets it"),
     ({"fictitious_play": {"solver": "greedy"}}, "'greedy' is not a solver spec"),
     ({"fictitious_play": {"backend": "spark"}}, "fictitious_play.backend: Input should be 'local' or 'ray'"),
@@ -260,13 +304,15 @@ def train(tmp: Path, data: dict[str, Any]) -> Any:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("hands_fitted", "target"), [("round", "values"), ("all", "values"), ("round", "mirror")])
-def test_a_run_stopped_in_its_second_round_resumes_to_the_same_weights(tmp_path, monkeypatch, hands_fitted, target):
+@pytest.mark.parametrize(("hands_fitted", "target", "weighting"),
+                         [("round", "values", "uniform"), ("all", "values", "regret"), ("round", "mirror", "regret")])
+def test_a_run_stopped_in_its_second_round_resumes_to_the_same_weights(tmp_path, monkeypatch, hands_fitted, target,
+                                                                       weighting):
     from splitpoker.agents.checkpoint import read_meta
     from splitpoker.train import fictitious
     from splitpoker.train.launch import resume_run
 
-    config = base(fictitious_play={"fit": hands_fitted, "target": target})
+    config = base(fictitious_play={"fit": hands_fitted, "target": target, "weighting": weighting})
     reference = train(tmp_path / "straight", config)
     state = json.loads((reference.run_dir / "checkpoints" / "state.json").read_text())
     assert state["fp_rounds_done"] == 2 and state["step"] == 32 and reference.steps == 32
@@ -275,6 +321,7 @@ def test_a_run_stopped_in_its_second_round_resumes_to_the_same_weights(tmp_path,
     tags = points(reference.run_dir)
     assert {("fictitious_play/loss", 16), ("fictitious_play/loss", 32), ("eval/random_mean", 16),
             ("final/random_mean", 32)} <= set(tags)
+    assert (("fictitious_play/policy_regret", 32) in tags) == (weighting == "regret")
 
     calls = []
 

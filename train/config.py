@@ -229,13 +229,15 @@ class FictitiousPlayPhase(_Section):
     temperature: float | None = Field(None, gt=0, description="targets values and mirror: the softmax temperature")
     top_k: int | None = Field(None, gt=0, description="targets values and mirror: the best splits kept per hand")
     step_size: float | None = Field(None, gt=0, description="target mirror: the step, per payoff point")
+    weighting: Literal["uniform", "regret"] | None = Field(
+        None, description="targets values and mirror: how much each hand weighs in the fit")
     fit: Literal["round", "all"] | None = Field(None, description="what each round fits")
     epochs: int | None = Field(None, gt=0, description="passes over each round's hands")
     batch_size: int | None = Field(None, gt=0, description="minibatch size of the fit")
     learning_rate: float | None = Field(None, gt=0, description="Adam learning rate of the fit")
 
-    @field_validator("hands", "solver", "population", "target", "temperature", "top_k", "step_size", "fit",
-                     "epochs", "batch_size", "learning_rate", mode="before")
+    @field_validator("hands", "solver", "population", "target", "temperature", "top_k", "step_size", "weighting",
+                     "fit", "epochs", "batch_size", "learning_rate", mode="before")
     @classmethod
     def _no_null(cls, value: Any) -> Any:
         if value is None:
@@ -249,8 +251,8 @@ class FictitiousPlayPhase(_Section):
 
 
 #: the fictitious-play settings each fitting target reads, besides the labels
-TARGET_SETTINGS: dict[str, set[str]] = {"split": set(), "values": {"temperature", "top_k"},
-                                         "mirror": {"temperature", "top_k", "step_size"}}
+TARGET_SETTINGS: dict[str, set[str]] = {"split": set(), "values": {"temperature", "top_k", "weighting"},
+                                         "mirror": {"temperature", "top_k", "step_size", "weighting"}}
 #: every setting some target reads
 TARGET_KEYS: set[str] = set().union(*TARGET_SETTINGS.values())
 
@@ -290,6 +292,10 @@ class FictitiousPlayConfig(_Labelling):
     top_k: int = Field(32, gt=0, description="targets values and mirror: the best splits kept per hand")
     step_size: float = Field(1.0, gt=0, description="target mirror: the step, per payoff point (the larger, the "
                              "closer to the values target)")
+    weighting: Literal["uniform", "regret"] = Field(
+        "uniform", description="targets values and mirror: how much each hand weighs in the fit: uniform, or regret: "
+        "by how much the policy loses on it against its best split before the fit (1 + its regret / the mean "
+        "regret, halved), so that the rare hands it gets badly wrong count most")
     fit: Literal["round", "all"] = Field(
         "round", description="what each round fits: its own hands (the policy follows the best response), or "
         "every round's hands so far, kept in the run folder (the policy learns the average of the best "
@@ -297,7 +303,8 @@ class FictitiousPlayConfig(_Labelling):
 
     phases: list[FictitiousPlayPhase] | None = Field(
         None, description="the rounds in phases, run in order: each a mapping with its rounds and the settings "
-        "it changes (hands, solver, population, target, temperature, top_k, step_size, fit, epochs, batch_size, "
+        "it changes (hands, solver, population, target, temperature, top_k, step_size, weighting, fit, epochs, "
+        "batch_size, "
         "learning_rate; the others are the section's); the run's rounds are their sum, and rounds is then "
         "left out. Left out: one phase of the section's own values")
 
@@ -339,7 +346,7 @@ class FictitiousPlayConfig(_Labelling):
         return self
 
     def target_settings(self) -> set[str]:
-        """The target settings (temperature, top_k, step_size) some round's target reads."""
+        """The target settings (temperature, top_k, step_size, weighting) some round's target reads."""
         return set().union(*(TARGET_SETTINGS[phase.settings.target] for phase in self.schedule()))
 
     @property

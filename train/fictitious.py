@@ -65,10 +65,12 @@ from .imitation import (
     LabelledHands,
     behaviour_clone,
     concatenate,
+    hand_regrets,
     label_hands,
     mirror_targets,
     policy_log_probs,
     read_labels,
+    regret_weights,
     write_labels,
 )
 from .learner import build_policy, load_policy_checkpoint, save_policy_checkpoint
@@ -204,12 +206,23 @@ class FictitiousPlayTrainer(Trainer):
         self.emit(f"  labelled in {seconds:.1f} s ({self.hands_per_s:.1f} hands/s); the solver's mean payoff "
                   f"against it: {solver_ev:+.3f}")
 
-        targets = packed = None
+        targets = packed = prior = weights = None
         if fp.target == "mirror":  # the step from the policy the round starts from, on the round's hands
             packed = data.packed_masks(self.game)  # the fit reads the same masks (mirror fits the round only)
-            targets = mirror_targets(data.top_evs, policy_log_probs(self.policy, data, self.game, packed=packed),
-                                     fp.temperature, fp.step_size)
-        data = self.fitted_hands(round_index, data, earlier)
+            prior = policy_log_probs(self.policy, data, self.game, packed=packed)
+            targets = mirror_targets(data.top_evs, prior, fp.temperature, fp.step_size)
+        fitted = self.fitted_hands(round_index, data, earlier)
+        if fp.target != "split" and fp.weighting == "regret":  # the policy's regret before the fit
+            if prior is None or fitted is not data:
+                packed = fitted.packed_masks(self.game)
+                prior = policy_log_probs(self.policy, fitted, self.game, packed=packed)
+            assert fitted.top_evs is not None
+            regrets = hand_regrets(fitted.top_evs, prior)
+            weights = regret_weights(regrets)
+            self.emit(f"  weighted by regret: the policy loses {regrets.mean():.3f} a hand against the labels; "
+                      f"the heaviest hand weighs {weights.max():.1f}")
+            self.logger.record("fictitious_play/policy_regret", float(regrets.mean()))
+        data = fitted
 
         def log_epoch(stats: Any) -> None:
             self.emit(f"  epoch {int(stats['epoch'])}: loss {stats['loss']:.3f}, accuracy {stats['accuracy']:.1%}")
@@ -218,7 +231,7 @@ class FictitiousPlayTrainer(Trainer):
         history = behaviour_clone(self.policy, data, self.game, fp.epochs, fp.batch_size, fp.learning_rate,
                                   seed=seed, on_epoch=log_epoch,
                                   temperature=fp.temperature if fp.target == "values" else None, targets=targets,
-                                  packed=packed)
+                                  packed=packed, weights=weights)
         self.emit(f"  fitted in {time.perf_counter() - start:.1f} s")
         self.check_finite(self.step + fp.hands, f"round {round_index + 1}'s fit")
         with self._during("save"):  # the round's points, its evaluation when due, then its checkpoint

@@ -284,6 +284,37 @@ def mirror_targets(top_evs: np.ndarray, prior_log_probs: np.ndarray, temperature
     return _padded_softmax(scores, present)
 
 
+def hand_regrets(top_evs: np.ndarray, prior_log_probs: np.ndarray) -> np.ndarray:
+    """How much a policy loses on each hand against its best split, in expectation:
+    ``sum_a pi(a) * (EV(best) - EV(a))`` (float64, one per hand), from ``prior_log_probs``
+    (``log pi`` of each hand's top-k splits; the NaN padding of ``top_evs`` aside), the
+    probability the policy puts outside the top k counted at the worst kept split's payoff.
+    Against labels of the best response to the policy itself, its mean is an in-sample
+    reading of the policy's best-response gain."""
+    evs, present = _payoffs(top_evs)
+    prior = np.asarray(prior_log_probs, dtype=np.float64)
+    if prior.shape != evs.shape:
+        raise ValueError(f"log probabilities of shape {prior.shape} for payoffs of shape {evs.shape}")
+    p = np.where(present, np.exp(np.where(present, prior, -np.inf)), 0.0)
+    best = evs[:, 0]
+    short = np.where(present, best[:, None] - np.where(present, evs, 0.0), 0.0)
+    worst = np.where(present, evs, np.inf).min(axis=1)
+    outside = np.clip(1.0 - p.sum(axis=1), 0.0, 1.0)
+    return np.maximum((p * short).sum(axis=1) + outside * (best - worst), 0.0)
+
+
+def regret_weights(regrets: np.ndarray) -> np.ndarray:
+    """Each hand's weight in a fit from the policy's regret on it (:func:`hand_regrets`):
+    ``(1 + regret / mean regret) / 2`` (float32, averaging 1; all 1 when no hand has any). A
+    hand the policy plays far below its best split, a rare strong hand it has not learned,
+    then weighs many times a hand it plays well, and none weighs less than half."""
+    regrets = np.asarray(regrets, dtype=np.float64)
+    mean = regrets.mean() if len(regrets) else 0.0
+    if not mean > 0:
+        return np.ones(len(regrets), dtype=np.float32)
+    return ((1.0 + regrets / mean) / 2.0).astype(np.float32)
+
+
 def _inputs(policy: MaskableActorCriticPolicy, data: LabelledHands, packed: np.ndarray, rows: Any,
             game: Game) -> tuple[th.Tensor, np.ndarray]:
     """The observations (on the policy's device) and valid masks of the hands at ``rows``."""
@@ -315,7 +346,7 @@ def behaviour_clone(policy: MaskableActorCriticPolicy, data: LabelledHands, game
                     batch_size: int, learning_rate: float, seed: int, max_grad_norm: float = 1.0,
                     on_epoch: Callable[[Mapping[str, float]], None] | None = None,
                     temperature: float | None = None, targets: np.ndarray | None = None,
-                    packed: np.ndarray | None = None) -> list[dict[str, float]]:
+                    packed: np.ndarray | None = None, weights: np.ndarray | None = None) -> list[dict[str, float]]:
     """Fit the policy's masked distribution to the labels; returns per-epoch loss and accuracy
     (the share of hands whose most likely split is the label). The loss is the cross-entropy
     against the label, or, with a ``temperature``, against :func:`soft_targets` of the top-k
@@ -323,9 +354,16 @@ def behaviour_clone(policy: MaskableActorCriticPolicy, data: LabelledHands, game
     top-k split, each row summing to 1): ``-sum_k p_k log pi(a_k)``, whose log probabilities
     :func:`~splitpoker.agents.distribution.log_probs` computes together (for a split scorer, one
     pass over the valid splits a hand however large k). ``packed``: the hands' valid masks as
-    :meth:`LabelledHands.packed_masks` gives them, computed when left out."""
+    :meth:`LabelledHands.packed_masks` gives them, computed when left out; ``weights``: one
+    per hand, each hand's loss multiplied by its weight (:func:`regret_weights`), else every
+    hand alike."""
     if len(data) == 0:
         raise ValueError("no labelled hands to imitate")
+    if weights is not None:
+        weights = np.asarray(weights, dtype=np.float32)
+        if weights.shape != (len(data),) or not (np.isfinite(weights).all() and (weights >= 0).all()):
+            raise ValueError(f"weights must be {len(data)} finite non-negative numbers, one per hand, got shape "
+                             f"{weights.shape}")
     if temperature is not None and targets is not None:
         raise ValueError("give a temperature or targets, not both")
     if (temperature is not None or targets is not None) and (data.top_actions is None or data.top_evs is None):
@@ -354,14 +392,18 @@ def behaviour_clone(policy: MaskableActorCriticPolicy, data: LabelledHands, game
                 labels = th.as_tensor(data.labels[idx].astype(np.int64), device=device)
                 distribution = policy.get_distribution(obs, mask)  # the cross-entropy over the valid splits
                 if targets is None:
-                    loss = -distribution.log_prob(labels).mean()
+                    losses = -distribution.log_prob(labels)
                 else:
                     assert data.top_actions is not None
                     batch_targets = targets[idx]
                     columns = np.flatnonzero((batch_targets > 0).any(axis=0))  # those with some mass
                     actions = th.as_tensor(data.top_actions[idx][:, columns].astype(np.int64), device=device)
-                    weights = th.as_tensor(batch_targets[:, columns], device=device)
-                    loss = -(weights * log_probs(distribution, actions)).sum(1).mean()
+                    mass = th.as_tensor(batch_targets[:, columns], device=device)
+                    losses = -(mass * log_probs(distribution, actions)).sum(1)
+                if weights is None:
+                    loss = losses.mean()
+                else:
+                    loss = (th.as_tensor(weights[idx], device=device) * losses).mean()
                 optimizer.zero_grad()
                 loss.backward()
                 th.nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)
