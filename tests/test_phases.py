@@ -221,12 +221,14 @@ def test_set_reaches_into_the_phases(tmp_path):
 
 # --------------------------------------------------------------------------- the packaged configs
 #: the recipes of the shipped policies, each made by fictitious play: per phase its rounds,
-#: population, learning rate and the solver's samples
+#: population, learning rate, the solver's samples and the weighting of its hands
 RECIPES = {
-    "biji_classic_4p": [(8, "mixture", 0.001, 64), (44, "latest", 0.0003, 64)],
-    "thirteen_classic_4p": [(8, "mixture", 0.001, 64), (44, "latest", 0.0003, 64)],
-    "thirteen_western_2p": [(6, "mixture", 0.001, 64), (10, "latest", 0.0003, 64), (30, "latest", 0.0003, 256)],
-    "thirteen_shisanshui_4p": [(8, "mixture", 0.001, 64), (20, "latest", 0.0003, 64)],
+    "biji_classic_4p": [(8, "mixture", 0.001, 64, "uniform"), (44, "latest", 0.0003, 64, "uniform")],
+    "thirteen_classic_4p": [(8, "mixture", 0.001, 64, "uniform"), (44, "latest", 0.0003, 64, "uniform"),
+                            (16, "latest", 0.0003, 64, "regret")],
+    "thirteen_western_2p": [(6, "mixture", 0.001, 64, "uniform"), (10, "latest", 0.0003, 64, "uniform"),
+                            (30, "latest", 0.0003, 256, "uniform")],
+    "thirteen_shisanshui_4p": [(8, "mixture", 0.001, 64, "uniform"), (20, "latest", 0.0003, 64, "uniform")],
 }
 
 
@@ -245,8 +247,9 @@ def test_every_packaged_config_loads():
 def test_the_configs_of_the_shipped_policies_make_them_in_phases(name):
     config = load_config(PACKAGED_CONFIGS / f"{name}.yaml")
     fp = config.fictitious_play
-    assert [(p.settings.rounds, p.settings.population, p.settings.learning_rate, p.settings.solver)
-            for p in fp.schedule()] == [(*phase[:3], f"solver:samples={phase[3]}") for phase in RECIPES[name]]
+    assert [(p.settings.rounds, p.settings.population, p.settings.learning_rate, p.settings.solver,
+             p.settings.weighting) for p in fp.schedule()] == [(*phase[:3], f"solver:samples={phase[3]}", phase[4])
+                                                              for phase in RECIPES[name]]
     assert fp.total_rounds == sum(phase[0] for phase in RECIPES[name])
     assert config.total_timesteps == fp.total_rounds * 1024
     assert all(p.settings.hands == 1024 for p in fp.schedule())
