@@ -304,9 +304,8 @@ class FictitiousPlayConfig(_Labelling):
     phases: list[FictitiousPlayPhase] | None = Field(
         None, description="the rounds in phases, run in order: each a mapping with its rounds and the settings "
         "it changes (hands, solver, population, target, temperature, top_k, step_size, weighting, fit, epochs, "
-        "batch_size, "
-        "learning_rate; the others are the section's); the run's rounds are their sum, and rounds is then "
-        "left out. Left out: one phase of the section's own values")
+        "batch_size, learning_rate; the others are the section's); the run's rounds are their sum, and rounds is "
+        "then left out. Left out: one phase of the section's own values")
 
     @field_validator("solver")
     @classmethod

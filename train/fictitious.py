@@ -22,15 +22,19 @@ Each round ``r`` of :class:`FictitiousPlayTrainer`:
    best response, or with ``mirror`` steps towards it) or over every
    round's hands so far (``fit: all``: the policy learns the average of the best responses,
    the strategy fictitious play converges with; each round's labels are kept as
-   ``labels/round_NNN.npz`` in the run folder);
+   ``labels/round_NNN.npz`` in the run folder), every hand alike (``weighting: uniform``)
+   or each by the policy's regret on it before the fit (``weighting: regret``:
+   :func:`~splitpoker.train.imitation.regret_weights`, so that the rare hands it plays far
+   below its best split count most);
 4. its step (hands labelled so far) advances by ``hands``; TensorBoard gets the round's
-   loss, accuracy, the solver's mean payoff against the population, the labelling rate,
+   loss, accuracy, the solver's mean payoff against the population (with ``weighting:
+   regret``, the policy's mean regret against the labels), the labelling rate,
    the round and its phase, the periodic evaluation runs when due, and a checkpoint is
    written, then ``state.json`` with the round done and the population.
 
 The rounds may come in phases (``fictitious_play.phases``), run in order, each with its
 own rounds and any of the per-round settings above (population, hands, solver, target,
-temperature, top_k, step_size, fit, epochs, batch_size, learning_rate; the rest are the
+temperature, top_k, step_size, weighting, fit, epochs, batch_size, learning_rate; the rest are the
 section's): round ``r`` counts over every phase, its seed stays ``(seed, r)``, and its
 phase follows from ``r``
 (:meth:`~splitpoker.train.config.FictitiousPlayConfig.phase_of`). So a run of
