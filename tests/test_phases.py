@@ -208,6 +208,9 @@ def test_set_reaches_into_the_phases(tmp_path):
     del one["fictitious_play"]["rounds"]
     added = apply_overrides(one, ["fictitious_play.phases.0.rounds=2"])
     assert added["fictitious_play"]["phases"] == [{"rounds": 2}]
+    with pytest.raises(ValueError, match=r"fictitious_play.phases is not set; a new list starts at position 0 "
+                                         r"\(fictitious_play.phases.0\)"):
+        apply_overrides(one, ["fictitious_play.phases.1.rounds=2"])
     for bad, match in (("fictitious_play.phases.5.rounds=1", "fictitious_play.phases is a list of 2; its positions "
                                                              r"are 0 to 1 \(2 adds one\)"),
                        ("fictitious_play.phases.first.rounds=1", "fictitious_play.phases is a list of 2"),

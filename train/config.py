@@ -655,6 +655,10 @@ def apply_overrides(data: Mapping[str, Any], overrides: Iterable[str]) -> dict[s
                 node[key] = value
                 break
             child = node[key] if isinstance(node, list) else node.get(key)
+            if child is None and parts[i + 1].isdigit() and parts[i + 1] != "0":
+                section = _shown(".".join(parts[: i + 1]), quote=False)
+                raise ValueError(f"--set {_shown(text)}: {section} is not set; a new list starts at position 0 "
+                                 f"({section}.0)")
             if child is None:  # a missing section; a list when the next part is a position
                 child = node[key] = [] if parts[i + 1] == "0" else {}
             elif not isinstance(child, (dict, list)):
