@@ -252,6 +252,15 @@ def _payoffs(top_evs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return evs, present
 
 
+def _payoffs_and_prior(top_evs: np.ndarray, prior_log_probs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_payoffs`, and the policy's log probabilities of the same splits as float64;
+    ValueError when the two shapes differ."""
+    prior = np.asarray(prior_log_probs, dtype=np.float64)
+    if prior.shape != np.shape(top_evs):
+        raise ValueError(f"log probabilities of shape {prior.shape} for payoffs of shape {np.shape(top_evs)}")
+    return (*_payoffs(top_evs), prior)
+
+
 def _padded_softmax(scores: np.ndarray, present: np.ndarray) -> np.ndarray:
     """Each row's softmax of ``scores`` over its present entries (the padding gets 0)."""
     scaled = np.where(present, scores, -np.inf)
@@ -274,10 +283,7 @@ def mirror_targets(top_evs: np.ndarray, prior_log_probs: np.ndarray, temperature
         raise ValueError(f"temperature must be positive, got {temperature}")
     if not step_size > 0:
         raise ValueError(f"step_size must be positive, got {step_size}")
-    prior = np.asarray(prior_log_probs, dtype=np.float64)
-    if prior.shape != np.shape(top_evs):
-        raise ValueError(f"log probabilities of shape {prior.shape} for payoffs of shape {np.shape(top_evs)}")
-    evs, present = _payoffs(top_evs)
+    evs, present, prior = _payoffs_and_prior(top_evs, prior_log_probs)
     if not np.isfinite(prior[present]).all():
         raise ValueError("the policy gives one of the kept splits no probability")
     scores = (prior + step_size * np.where(present, evs, 0.0)) / (1.0 + step_size * temperature)
@@ -291,13 +297,10 @@ def hand_regrets(top_evs: np.ndarray, prior_log_probs: np.ndarray) -> np.ndarray
     probability the policy puts outside the top k counted at the worst kept split's payoff.
     Against labels of the best response to the policy itself, its mean is an in-sample
     reading of the policy's best-response gain."""
-    evs, present = _payoffs(top_evs)
-    prior = np.asarray(prior_log_probs, dtype=np.float64)
-    if prior.shape != evs.shape:
-        raise ValueError(f"log probabilities of shape {prior.shape} for payoffs of shape {evs.shape}")
-    p = np.where(present, np.exp(np.where(present, prior, -np.inf)), 0.0)
+    evs, present, prior = _payoffs_and_prior(top_evs, prior_log_probs)
+    p = np.exp(np.where(present, prior, -np.inf))  # the padding: no probability
     best = evs[:, 0]
-    short = np.where(present, best[:, None] - np.where(present, evs, 0.0), 0.0)
+    short = np.where(present, best[:, None] - evs, 0.0)
     worst = np.where(present, evs, np.inf).min(axis=1)
     outside = np.clip(1.0 - p.sum(axis=1), 0.0, 1.0)
     return np.maximum((p * short).sum(axis=1) + outside * (best - worst), 0.0)
