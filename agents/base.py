@@ -98,16 +98,11 @@ def within_masks(game: Game, views: Sequence[SeatView], actions: np.ndarray) -> 
     if isinstance(views, SeatViews) and views.mask_kind == "valid":
         return actions
     outside = [i for i, (view, a) in enumerate(zip(views, actions.tolist()))
-               if view.mask_kind != "valid" and _leaves_out(view.mask, a)]
+               if view.mask_kind != "valid" and view.leaves_out(a)]
     if not outside:
         return actions
     actions = actions.copy()
     rows = game.dominance_rows(np.stack([views[i].slots for i in outside]))
     for j, i in enumerate(outside):
-        actions[i] = promote(rows, game.split_index, j, int(actions[i]), np.flatnonzero(views[i].mask))
+        actions[i] = promote(rows, game.split_index, j, int(actions[i]), views[i].allowed)
     return actions
-
-
-def _leaves_out(mask: np.ndarray, action: int) -> bool:
-    """Whether a given mask leaves the split out (an agent called without a mask has none)."""
-    return mask.ndim == 1 and 0 <= action < len(mask) and not mask[action]

@@ -30,7 +30,7 @@ class RandomAgent(Agent):
     def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:
         out = np.empty(len(views), dtype=np.int64)
         for i, view in enumerate(views):
-            valid = np.flatnonzero(view.mask)
+            valid = view.allowed
             if len(valid) == 0:
                 raise ValueError("the action mask has no valid split")
             out[i] = valid[self.rng.integers(len(valid))]

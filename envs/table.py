@@ -277,6 +277,23 @@ class SeatView:
         return self._mask
 
     @property
+    def allowed(self) -> np.ndarray:
+        """The splits the seat may play as indices (int64, ascending): :attr:`mask`'s marked
+        entries; under ``mask="undominated"`` the table core's list of the candidates, read
+        without making the mask."""
+        if self._mask is None and self._tables is not None and self._tables.mask_kind == "undominated":
+            return self._tables.candidate_indices(self._table, self.seat, self._group)
+        return np.flatnonzero(self.mask)
+
+    def leaves_out(self, split: int) -> bool:
+        """Whether the seat's mask leaves out ``split``, a split index of its game; False for
+        a view without a mask (one made from an environment's data without it)."""
+        if self._mask is None and self._tables is not None and self._tables.mask_kind == "undominated":
+            return 0 <= split < self._tables.game.n_actions and not _listed(self.allowed, split)
+        mask = self.mask
+        return mask.ndim == 1 and 0 <= split < len(mask) and not mask[split]
+
+    @property
     def action_mask(self) -> np.ndarray:
         """The mask as the environments give it (int8)."""
         return self.mask.view(np.int8)
@@ -362,6 +379,12 @@ class SeatViews(Sequence[SeatView]):
     def mask_kind(self) -> str:
         """What every view's mask holds (:data:`MASKS`)."""
         return self.tables.mask_kind
+
+
+def _listed(splits: np.ndarray, split: int) -> bool:
+    """Whether ``split`` is among the ascending ``splits``."""
+    at = int(np.searchsorted(splits, split))
+    return at < len(splits) and int(splits[at]) == split
 
 
 def stacked_slots(views: Sequence[SeatView]) -> np.ndarray:
@@ -510,7 +533,8 @@ class Tables:
         if self.mask_kind == "undominated":
             pairs = list(zip(np.asarray(tables).tolist(), np.asarray(seats).tolist()))
             chosen = np.where(inside, actions, 0).tolist()
-            ok &= np.array([self.candidates(t, s, pairs)[a] for (t, s), a in zip(pairs, chosen)], dtype=bool)
+            ok &= np.array([_listed(self.candidate_indices(t, s, pairs), a) for (t, s), a in zip(pairs, chosen)],
+                           dtype=bool)
         return ok
 
     def decide(self, seated: Iterable[tuple[int, int, Any]], actions: np.ndarray | None = None,

@@ -95,3 +95,25 @@ def test_decided_choices_are_not_checked_again_when_scored(monkeypatch: pytest.M
     with pytest.raises(ValueError, match="seat 2 \\(table 1\\) is not a valid split"):
         tables.score(changed)
     assert checked == [1]
+
+
+@pytest.mark.parametrize("name", ["thirteen", "biji"])
+def test_baselines_read_the_candidate_lists_without_making_masks(name: str) -> None:
+    """Under ``mask="undominated"``, random and greedy decide (and the table checks their
+    choices) from the table core's candidate lists: no seat's mask is made, and the choices
+    equal those made over the masks (views made from an environment's data)."""
+    game = make_game(name)
+    tables = deal(game, 4, np.random.default_rng(11), batch=6, mask="undominated")
+    pairs = [(b, s) for b in range(6) for s in range(4)]
+    agents = {spec: load_agent(spec, game, num_players=4, seed=2) for spec in ("random", "greedy")}
+    actions = tables.decide([(b, s, agents["random" if s % 2 else "greedy"]) for b, s in pairs])
+    assert tables._candidates == {}  # no mask made
+    for b, s in pairs:
+        view = tables.view(b, s)
+        assert view.mask.sum() == len(view.allowed) and view.allowed.tolist() == np.flatnonzero(view.mask).tolist()
+        assert not view.leaves_out(int(actions[b, s])) and view.leaves_out(int(np.flatnonzero(~view.mask)[0]))
+    fresh = {spec: load_agent(spec, game, num_players=4, seed=2) for spec in ("random", "greedy")}
+    for spec, seats in (("greedy", (0, 2)), ("random", (1, 3))):
+        views = [tables.view(b, s) for b, s in pairs if s in seats]
+        env_views = [SeatView.from_env(v.observation, v.action_mask, v.info()) for v in views]
+        assert fresh[spec].act_batch(env_views).tolist() == [int(actions[v.table, v.seat]) for v in views]
