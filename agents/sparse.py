@@ -98,44 +98,70 @@ def few(counts: np.ndarray, n_actions: int) -> bool:
     return len(counts) > 0 and int(counts.min()) > 0 and int(counts.max()) <= n_actions * SPARSE_SHARE
 
 
+#: de Bruijn multiplication: the place of a 64-bit word's lowest set bit
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_LOWEST = np.zeros(64, dtype=np.int64)
+for _bit in range(64):
+    _LOWEST[(((1 << _bit) * 0x03F79D71B4CB0A89) & (2**64 - 1)) >> 58] = _bit
+
+
 @njit(cache=True)
-def _counts(masks: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
-    """How many splits each hand of bool masks ``(B, n)`` marks."""
+def _marked_ids(masks: np.ndarray, words: np.ndarray, limit: int, lowest: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """Each hand's marked splits of bool masks ``(B, n)``, ascending, padded after the
+    hand's ``counts[b]`` by repeating its first: ``(ids, counts)`` as :class:`MarkedSplits`
+    holds them; ``counts[b]`` -1 where the hand marks more than ``limit`` (the scan of the
+    batch stops there, the ids are then of no use). ``words`` is the masks' whole 8-byte
+    words ``(B, n // 8)``: 64 entries at a time are skipped where all are zero, and in the
+    others each marked entry is found from its word's set bits, so that a mask of few
+    marked splits is read in a fraction of one pass over its entries."""
     hands, n = masks.shape
+    whole = words.shape[1]
+    blocks = whole // 8
+    found = np.empty((hands, max(limit, 1)), dtype=np.int64)
     counts = np.zeros(hands, dtype=np.int64)
     for b in range(hands):
-        total = 0
-        for j in range(n):
-            total += masks[b, j]
-        counts[b] = total
-    return counts
-
-
-@njit(cache=True)
-def _ids(masks: np.ndarray, counts: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
-    """Each hand's marked splits ``(B, max(counts))``, ascending, padded by repeating the first."""
-    hands, n = masks.shape
-    width = counts.max()
-    ids = np.empty((hands, width), dtype=np.int64)
-    row = np.empty(width + 1, dtype=np.int64)
-    for b in range(hands):
         count = 0
-        for j in range(n):
-            row[count] = j  # advanced by the mask bit, without a branch on it
-            count += masks[b, j]
-        ids[b, :count] = row[:count]
-        ids[b, count:] = row[0]
-    return ids
+        for k in range(blocks):
+            w = 8 * k
+            if (words[b, w] | words[b, w + 1] | words[b, w + 2] | words[b, w + 3] | words[b, w + 4]
+                    | words[b, w + 5] | words[b, w + 6] | words[b, w + 7]) == 0:
+                continue
+            for v in range(w, w + 8):
+                word = words[b, v]
+                while word != 0:
+                    low = word & (~word + np.uint64(1))
+                    if count == limit:
+                        counts[b] = -1
+                        return found[:, :0], counts
+                    # entries are 0 or 1: a set bit is the lowest of its byte, one byte an entry
+                    found[b, count] = 8 * v + (lowest[(low * _DEBRUIJN) >> np.uint64(58)] >> 3)
+                    count += 1
+                    word ^= low
+        for i in range(64 * blocks, n):
+            if masks[b, i]:
+                if count == limit:
+                    counts[b] = -1
+                    return found[:, :0], counts
+                found[b, count] = i
+                count += 1
+        counts[b] = count
+    width = max(1, counts.max())
+    ids = np.empty((hands, width), dtype=np.int64)
+    for b in range(hands):
+        for t in range(width):
+            ids[b, t] = found[b, t] if t < counts[b] else found[b, 0]
+    return ids, counts
 
 
 def marked_splits(masks: np.ndarray) -> MarkedSplits | None:
     """The marked splits of bool masks ``(B, n_actions)`` when they are few (:func:`few`),
     else None."""
     masks = np.ascontiguousarray(masks, dtype=bool)
-    counts = _counts(masks)
-    if not few(counts, masks.shape[1]):
-        return None
-    return MarkedSplits(_ids(masks, counts), counts, masks.shape[1])
+    n = masks.shape[1]
+    words = masks[:, : n - n % 8].view(np.uint64)
+    ids, counts = _marked_ids(masks, words, int(n * SPARSE_SHARE), _LOWEST)
+    return MarkedSplits(ids, counts, n) if few(counts, n) else None
 
 
 def _gather_rows(values: th.Tensor, index: th.Tensor) -> th.Tensor:

@@ -135,24 +135,49 @@ def test_marked_splits_read_as_dense_masks(rng):
     assert sparse.marked_splits(np.zeros((2, 300), dtype=bool)) is None  # a hand without a marked split
 
 
+@pytest.mark.parametrize("width", [1, 7, 8, 63, 64, 65, 127, 128, 200, 1001, 1680])
+def test_marked_splits_equal_a_plain_scan(width, rng):
+    """The compiled scan (64 entries skipped at a time, marked entries found from a word's set
+    bits) lists what ``np.flatnonzero`` finds, hand by hand, at widths around its 8- and
+    64-entry blocks; a hand at the limit of few is read as a list, one past it is not."""
+    limit = int(width * sparse.SPARSE_SHARE)
+    for density in (0.01, 0.05, 0.3):
+        masks = rng.random((6, width)) < density
+        masks[:, rng.integers(width)] = True
+        got, lists = sparse.marked_splits(masks), [np.flatnonzero(m) for m in masks]
+        if max(map(len, lists)) > limit:
+            assert got is None
+            continue
+        assert got is not None
+        expected = sparse.from_lists(lists, width)
+        assert np.array_equal(got.ids, expected.ids) and np.array_equal(got.counts, expected.counts)
+    if limit:
+        masks = np.zeros((3, width), dtype=bool)
+        masks[:, -limit:] = True  # at the limit, in the last entries (the tail after the whole blocks)
+        assert sparse.marked_splits(masks) is not None
+        masks[1, -limit - 1] = True
+        assert sparse.marked_splits(masks) is None
+
+
 def test_rollout_buffer_keeps_few_marked_splits_as_lists(rng):
-    """Masks of few splits come back from the buffer as the bool masks (SB3's env-major
-    order) carrying their :class:`MarkedSplits`; masks of many splits come back as plain bool
-    masks."""
+    """Masks of few splits are kept as lists alone and come back from the buffer as the bool
+    masks (SB3's env-major order) carrying their :class:`MarkedSplits`; a step with a mask of
+    many splits is kept as bits, and a minibatch that draws from it comes back as plain bool
+    masks, those of the other steps made from their lists."""
     from gymnasium import spaces
 
     from splitpoker.train.buffers import PackedMaskRolloutBuffer
 
     n_actions, n_envs, steps = 1001, 3, 4
 
-    def filled(masks):
+    def filled(masks, keep=False):
         buffer = PackedMaskRolloutBuffer(steps, spaces.Box(-1, 1, (2,)), spaces.Discrete(n_actions), "cpu",
                                          n_envs=n_envs)
         for t in range(steps):
             buffer.add(np.zeros((n_envs, 2)), np.zeros((n_envs, 1)), np.zeros(n_envs), np.zeros(n_envs, dtype=bool),
                        th.zeros(n_envs), th.zeros(n_envs), action_masks=masks[t])
         buffer.compute_returns_and_advantage(th.zeros(n_envs), np.zeros(n_envs, dtype=bool))
-        return list(buffer.get(batch_size=5))
+        return buffer if keep else list(buffer.get(batch_size=5))
 
     masks = rng.random((steps, n_envs, n_actions)) < 0.02
     masks[..., 3] = True
@@ -163,6 +188,13 @@ def test_rollout_buffer_keeps_few_marked_splits_as_lists(rng):
         assert marked is not None and np.array_equal(marked.dense(), b.action_masks.numpy())
     got = np.concatenate([b.action_masks.numpy() for b in batches])
     assert got.dtype == bool and sorted(map(bytes, got)) == sorted(map(bytes, expected))
+    masks[2, 1, :200] = True  # a hand of many splits at step 2: that step is kept as bits, the rest as lists
+    buffer = filled(masks, keep=True)
+    assert not buffer.action_masks[[0, 1, 3]].any() and buffer.action_masks[2].any()  # lists, not bits too
+    batches = list(buffer.get(batch_size=12))  # all 12 hands: lists and bits in one minibatch
+    assert sparse.carried(batches[0].action_masks) is None
+    got = batches[0].action_masks.numpy()
+    assert sorted(map(bytes, got)) == sorted(map(bytes, masks.swapaxes(0, 1).reshape(-1, n_actions)))
     masks[:, 1, :200] = True  # a hand of many splits each step: every minibatch as bits
     batches = filled(masks)
     assert all(sparse.carried(b.action_masks) is None for b in batches)

@@ -6,8 +6,8 @@ keeps one bit per split (9 KB a hand) and unpacks a minibatch's masks to bool wh
 drawn, so ``n_steps × n_envs`` can grow freely.
 
 Masks that mark few splits (``selfplay.mask: undominated``, the candidates: a median of ~65
-of a Thirteen hand's splits, :func:`~splitpoker.agents.sparse.few`) are also kept as each
-hand's sorted list of marked splits, and a minibatch of them is drawn as
+of a Thirteen hand's splits, :func:`~splitpoker.agents.sparse.few`) are kept as each
+hand's sorted list of marked splits instead of bits, and a minibatch of them is drawn as
 :class:`~splitpoker.agents.sparse.MarkedSplits` (padded to its longest list), carried by the
 bool masks it hands on (built from the lists, without unpacking bits): the split scorer reads
 the lists, any other policy the masks.
@@ -26,8 +26,8 @@ from ..agents.sparse import MarkedSplits, from_lists, marked_splits
 
 
 class PackedMaskRolloutBuffer(MaskableRolloutBuffer):
-    """sb3-contrib's ``MaskableRolloutBuffer`` with each action mask packed into bits (and,
-    when it marks few splits, kept as their list too)."""
+    """sb3-contrib's ``MaskableRolloutBuffer`` with each step's action masks packed into bits,
+    or, when every one marks few splits, kept as their lists instead."""
 
     def reset(self) -> None:
         assert isinstance(self.action_space, spaces.Discrete), "packed masks need a Discrete action space"
@@ -40,8 +40,9 @@ class PackedMaskRolloutBuffer(MaskableRolloutBuffer):
     def add(self, *args: Any, action_masks: np.ndarray | None = None, **kwargs: Any) -> None:
         if action_masks is not None:
             masks = np.asarray(action_masks).reshape(self.n_envs, self.mask_dims).astype(bool, copy=False)
-            self.action_masks[self.pos] = np.packbits(masks, axis=1)
-            self.marked[self.pos] = marked_splits(masks)
+            marked = self.marked[self.pos] = marked_splits(masks)
+            if marked is None:  # kept as lists, not as bits too
+                self.action_masks[self.pos] = np.packbits(masks, axis=1)
         RolloutBuffer.add(self, *args, **kwargs)
 
     def _marked_samples(self, batch_inds: np.ndarray) -> MarkedSplits | None:
@@ -63,4 +64,9 @@ class PackedMaskRolloutBuffer(MaskableRolloutBuffer):
         if marked is not None:
             return MaskableRolloutBufferSamples(*map(self.to_torch, data), marked.tensor(self.device))  # type: ignore[call-arg]
         masks = np.unpackbits(self.action_masks[batch_inds], axis=-1, count=self.mask_dims).astype(bool)
+        steps, envs = batch_inds % self.buffer_size, batch_inds // self.buffer_size
+        for i, (step, env) in enumerate(zip(steps.tolist(), envs.tolist())):
+            kept = self.marked[step]
+            if kept is not None:  # a step of few marked splits: kept as lists only
+                masks[i, kept.ids[env, : kept.counts[env]]] = True
         return MaskableRolloutBufferSamples(*map(self.to_torch, data), self.to_torch(masks))  # type: ignore[call-arg]
