@@ -116,13 +116,16 @@ class SplitDistribution(MaskableCategoricalDistribution):
         return marked_logits(self._parts, head.columns(), head.out if head.split_hidden > 0 else None, actions)
 
     def _marked(self) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
-        """The marked splits' log normaliser ``(B,)``, entropy ``(B,)`` and logits ``(B, K)``."""
+        """The log normaliser ``(B,)`` and entropy ``(B,)`` over the marked splits, and their
+        logits ``(N,)``, one after another hand by hand (:attr:`.sparse.MarkedSplits.flat`)."""
         if self._marked_stats is None:
             assert self.marked is not None
             device = self._parts[0].device
-            ids = th.as_tensor(self.marked.ids, device=device)
-            logits = self._logits_at(ids)
-            log_z, entropy, _ = marked_statistics(logits, th.as_tensor(self.marked.valid, device=device))
+            hands, _, ids = (th.as_tensor(x, device=device) for x in self.marked.flat)
+            head = self.head
+            logits = marked_logits(self._parts, head.columns(), head.out if head.split_hidden > 0 else None, ids,
+                                   hands)
+            log_z, entropy = marked_statistics(logits, hands, self.hands)
             self._marked_stats = (log_z, entropy, logits)
         return self._marked_stats
 
@@ -130,7 +133,7 @@ class SplitDistribution(MaskableCategoricalDistribution):
         """The log probabilities ``(B, K)`` of the splits ``actions`` ``(B, K)`` under the
         distribution over the marked splits (``-inf`` where one is not marked)."""
         assert self.marked is not None
-        log_z, _, _ = self._marked()
+        log_z = self._marked()[0]
         dtype = self._parts[0].dtype
         log_p = (self._logits_at(actions).double() - log_z[:, None]).to(dtype)
         marks = th.as_tensor(self.marked.marks(actions.detach().cpu().numpy()), device=log_p.device)
@@ -182,7 +185,10 @@ class SplitDistribution(MaskableCategoricalDistribution):
         keep their log probabilities and the entropy, computed in the same pass, for a
         following :meth:`log_prob` of the same actions."""
         if self.marked is not None:
-            return marked_choices(self._marked()[2].detach().cpu().numpy(), self.marked, uniforms)
+            hands, places, _ = self.marked.flat
+            logits = np.full(self.marked.ids.shape, -np.inf, dtype=np.float32)
+            logits[hands, places] = self._marked()[2].detach().cpu().numpy()
+            return marked_choices(logits, self.marked, uniforms)
         if self.logits is not None:
             fallback = self._torch()
             if uniforms is None:

@@ -42,7 +42,7 @@ from ..envs.games import game_class
 from ..envs.observation import SLOT_FEATURES
 from .distribution import SplitDistribution
 from .policy_kinds import check_arch, check_kind
-from .sparse import MarkedSplits, carried, marked_splits
+from .sparse import MarkedSplits, as_masks, carried, marked_splits
 from .subset_kernels import (
     MAX_SLOTS,
     MAX_SUBSET,
@@ -391,6 +391,10 @@ class SplitScoreHead(nn.Module):
 class SplitScorerPolicy(MaskableActorCriticPolicy):
     """``MaskableActorCriticPolicy`` whose actor scores splits from row embeddings."""
 
+    #: takes a minibatch's few-split masks as :class:`.sparse.MarkedSplits` (the rollout buffer's
+    #: ``lists_read``), without the bool masks that carry them
+    reads_marked_lists = True
+
     def __init__(self, observation_space: spaces.Space, action_space: spaces.Space, lr_schedule: Schedule,
                  game: str = "thirteen", subset_hidden: int = 64, embed_dim: int = 32, split_hidden: int = 8,
                  value_hidden: int = 64, **kwargs: Any) -> None:
@@ -455,7 +459,7 @@ class SplitScorerPolicy(MaskableActorCriticPolicy):
         splits alone (:meth:`_over_marked`)."""
         marked = self._marked(action_masks)
         if marked is None:
-            return super().forward(obs, deterministic, action_masks)
+            return super().forward(obs, deterministic, as_masks(action_masks))
         values, distribution = self._over_marked(obs, marked)
         actions = distribution.get_actions(deterministic=deterministic)
         log_prob = distribution.log_prob(actions)
@@ -470,7 +474,7 @@ class SplitScorerPolicy(MaskableActorCriticPolicy):
         split take sb3-contrib's own path."""
         marked = self._marked(action_masks)
         if marked is None:
-            return super().evaluate_actions(obs, actions, action_masks)
+            return super().evaluate_actions(obs, actions, as_masks(action_masks))
         values, distribution = self._over_marked(obs, marked)
         return values, distribution.log_prob(actions), distribution.entropy()
 

@@ -3,13 +3,14 @@
 When an action mask marks few splits (``selfplay.mask: undominated``: a median of ~65 of a
 Thirteen hand's 72,072, ~3 of a Biji hand's 1,680), the masked categorical needs only the
 logits of those splits. :class:`MarkedSplits` holds each hand's marked splits as a sorted
-index list, padded to the batch's longest; :func:`marked_logits` gathers their logits from
-the row scores (and, for a scorer with an interaction term, from each row position's vectors,
-computing the term for the marked splits only); :func:`marked_statistics` gives the log
-normaliser and the entropy from them, as torch operations, so that autograd gives their
-gradients. The values equal the full-width distribution's up to float rounding: the logits
-are the same float32 sums, the normaliser and the entropy are accumulated in float64 like
-the kernels of :mod:`.split_kernels`.
+index list, padded to the batch's longest (and one after another, :attr:`MarkedSplits.flat`);
+:func:`marked_logits` gathers their logits from the row scores (and, for a scorer with an
+interaction term, from each row position's vectors, computing the term for the marked splits
+only); :func:`marked_statistics` gives the log normaliser and the entropy from them, hand by
+hand, as torch operations, so that autograd gives their gradients. The values equal the
+full-width distribution's up to float rounding: the logits are the same float32 sums, the
+normaliser and the entropy are accumulated in float64 like the kernels of
+:mod:`.split_kernels`.
 
 :func:`marked_splits` decides when a mask is few enough: every hand marks at most
 ``n_actions * SPARSE_SHARE`` splits (and at least one). Masks of every valid split (a
@@ -20,7 +21,9 @@ kernels, unchanged.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import torch as th
@@ -51,6 +54,13 @@ class MarkedSplits:
         """``(B, K)`` bool: which entries of :attr:`ids` are marked splits, not padding."""
         return np.arange(self.ids.shape[1])[None, :] < self.counts[:, None]
 
+    @functools.cached_property
+    def flat(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The marked splits one after another, hand by hand, without the padding: each one's
+        hand, place in :attr:`ids` and split, int64 ``(N,)`` each (``N = counts.sum()``)."""
+        hands, places = np.nonzero(self.valid)
+        return hands, places, self.ids[hands, places]
+
     def dense(self) -> np.ndarray:
         """The bool masks ``(B, n_actions)``."""
         masks = np.zeros(self.shape, dtype=bool)
@@ -80,6 +90,12 @@ def carried(masks: object) -> MarkedSplits | None:
     if isinstance(masks, MarkedSplits):
         return masks
     return getattr(masks, "marked_splits", None)
+
+
+def as_masks(masks: Any) -> Any:
+    """Masks as a policy that reads no lists takes them: :class:`MarkedSplits` as the bool
+    masks they stand for (:meth:`MarkedSplits.tensor`), anything else as it is."""
+    return masks.tensor() if isinstance(masks, MarkedSplits) else masks
 
 
 def from_lists(lists: Sequence[np.ndarray], n_actions: int) -> MarkedSplits:
@@ -164,8 +180,11 @@ def marked_splits(masks: np.ndarray) -> MarkedSplits | None:
     return MarkedSplits(ids, counts, n) if few(counts, n) else None
 
 
-def _gather_rows(values: th.Tensor, index: th.Tensor) -> th.Tensor:
-    """``values[b, index[b, j]]`` of ``values`` ``(B, m)`` or ``(B, m, v)``, for ``index`` ``(B, K)``."""
+def _gather_rows(values: th.Tensor, index: th.Tensor, hands: th.Tensor | None) -> th.Tensor:
+    """``values[b, index[b, j]]`` of ``values`` ``(B, m)`` or ``(B, m, v)``, for ``index``
+    ``(B, K)``; with ``hands`` ``(N,)``, ``values[hands[i], index[i]]`` for ``index`` ``(N,)``."""
+    if hands is not None:
+        return values[hands, index]
     if values.dim() == 2:
         return values.gather(1, index)
     return values[th.arange(len(values), device=values.device)[:, None], index]
@@ -173,35 +192,40 @@ def _gather_rows(values: th.Tensor, index: th.Tensor) -> th.Tensor:
 
 def marked_logits(parts: tuple[th.Tensor, th.Tensor, th.Tensor, list[th.Tensor] | None],
                   columns: tuple[th.Tensor, th.Tensor, th.Tensor], out: th.nn.Module | None,
-                  ids: th.Tensor) -> th.Tensor:
+                  ids: th.Tensor, hands: th.Tensor | None = None) -> th.Tensor:
     """The float32 logits ``(B, K)`` of the splits ``ids`` ``(B, K)`` (int64): the sum of their
     rows' scores ``s0, s1, s2`` ``(B, C(n, k))`` (``columns``: each row position's subset
     per split), plus, with row ``vectors`` (each ``(B, C(n, k), v)``), ``out(relu(sum of
     their rows' vectors))`` (the scorer's interaction term, computed for these splits alone),
-    each added in the order :class:`.networks.SplitScoreHead` adds them."""
+    each added in the order :class:`.networks.SplitScoreHead` adds them. With ``hands``
+    ``(N,)``, the logits ``(N,)`` of the splits ``ids`` ``(N,)`` of those hands
+    (:attr:`MarkedSplits.flat`)."""
     s0, s1, s2, vectors = parts
     subsets = [column[ids] for column in columns]
-    logits = _gather_rows(s0, subsets[0]) + _gather_rows(s1, subsets[1]) + _gather_rows(s2, subsets[2])
+    logits = (_gather_rows(s0, subsets[0], hands) + _gather_rows(s1, subsets[1], hands)
+              + _gather_rows(s2, subsets[2], hands))
     if vectors is None:
         return logits
     assert out is not None
-    hidden = _gather_rows(vectors[0], subsets[0])
-    hidden = hidden + _gather_rows(vectors[1], subsets[1])
-    hidden = hidden + _gather_rows(vectors[2], subsets[2])
+    hidden = _gather_rows(vectors[0], subsets[0], hands)
+    hidden = hidden + _gather_rows(vectors[1], subsets[1], hands)
+    hidden = hidden + _gather_rows(vectors[2], subsets[2], hands)
     return logits + out(th.relu(hidden)).squeeze(-1)
 
 
-def marked_statistics(logits: th.Tensor, valid: th.Tensor) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
-    """From the marked splits' logits ``(B, K)`` and which are marked (``valid``, bool): the
-    log normaliser ``(B,)``, the entropy ``(B,)`` and every entry's log probability ``(B, K)``
-    (``-inf`` at padding), in float64."""
-    wide = logits.double().masked_fill(~valid, -th.inf)
-    log_z = th.logsumexp(wide, 1)
-    log_p = wide - log_z[:, None]
-    zero = th.zeros((), dtype=log_p.dtype, device=log_p.device)
-    finite = th.where(valid, log_p, zero)  # no -inf at the padding, whose gradient would be NaN
-    entropy = -(th.where(valid, finite.exp(), zero) * finite).sum(1)
-    return log_z, entropy, log_p
+def marked_statistics(logits: th.Tensor, hands: th.Tensor, n_hands: int) -> tuple[th.Tensor, th.Tensor]:
+    """From the marked splits' logits ``(N,)``, one after another hand by hand (``hands``
+    ``(N,)``, as :attr:`MarkedSplits.flat` lists them): each hand's log normaliser and
+    entropy ``(n_hands,)``, in float64. Sums over each hand's own splits, without padding
+    them to the longest hand's count (a minibatch's longest is ten times its mean)."""
+    wide = logits.double()
+    top = th.full((n_hands,), -th.inf, dtype=wide.dtype, device=wide.device).scatter_reduce(
+        0, hands, wide.detach(), "amax")  # each hand's highest logit: only a shift, which the gradient does not see
+    total = th.zeros(n_hands, dtype=wide.dtype, device=wide.device).index_add(0, hands, (wide - top[hands]).exp())
+    log_z = top + total.log()
+    log_p = wide - log_z[hands]
+    entropy = -th.zeros(n_hands, dtype=wide.dtype, device=wide.device).index_add(0, hands, log_p.exp() * log_p)
+    return log_z, entropy
 
 
 def marked_choices(logits: np.ndarray, marked: MarkedSplits, uniforms: np.ndarray | None) -> np.ndarray:

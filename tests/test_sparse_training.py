@@ -135,6 +135,24 @@ def test_marked_splits_read_as_dense_masks(rng):
     assert sparse.marked_splits(np.zeros((2, 300), dtype=bool)) is None  # a hand without a marked split
 
 
+def test_marked_statistics_sum_over_each_hand_s_own_splits(rng):
+    """The log normaliser and entropy of hands of very different counts (one split, a few,
+    hundreds), their splits one after another: each hand's own logsumexp and entropy, and the
+    gradient of the normaliser is the hand's softmax."""
+    counts = [1, 5, 300, 2]
+    hands = th.as_tensor(np.repeat(np.arange(len(counts)), counts))
+    logits = th.as_tensor(rng.normal(0, 3, sum(counts)).astype(np.float32), dtype=th.float32).requires_grad_()
+    log_z, entropy = sparse.marked_statistics(logits, hands, len(counts))
+    log_z.sum().backward()
+    log_z, entropy = log_z.detach(), entropy.detach()
+    for b, part in enumerate(th.split(logits.detach().double(), counts)):
+        p = th.softmax(part, 0)
+        assert float(log_z[b]) == pytest.approx(float(th.logsumexp(part, 0)), abs=1e-12)
+        assert float(entropy[b]) == pytest.approx(float(-(p * p.log()).sum()), abs=1e-12)
+        assert th.allclose(th.split(logits.grad, counts)[b].double(), p, atol=1e-6)
+    assert float(entropy[0]) == 0.0
+
+
 @pytest.mark.parametrize("width", [1, 7, 8, 63, 64, 65, 127, 128, 200, 1001, 1680])
 def test_marked_splits_equal_a_plain_scan(width, rng):
     """The compiled scan (64 entries skipped at a time, marked entries found from a word's set
@@ -161,7 +179,8 @@ def test_marked_splits_equal_a_plain_scan(width, rng):
 
 def test_rollout_buffer_keeps_few_marked_splits_as_lists(rng):
     """Masks of few splits are kept as lists alone and come back from the buffer as the bool
-    masks (SB3's env-major order) carrying their :class:`MarkedSplits`; a step with a mask of
+    masks (SB3's env-major order) carrying their :class:`MarkedSplits`, or as the lists alone
+    to a policy that reads them (``lists_read``); a step with a mask of
     many splits is kept as bits, and a minibatch that draws from it comes back as plain bool
     masks, those of the other steps made from their lists."""
     from gymnasium import spaces
@@ -170,9 +189,9 @@ def test_rollout_buffer_keeps_few_marked_splits_as_lists(rng):
 
     n_actions, n_envs, steps = 1001, 3, 4
 
-    def filled(masks, keep=False):
+    def filled(masks, keep=False, lists_read=False):
         buffer = PackedMaskRolloutBuffer(steps, spaces.Box(-1, 1, (2,)), spaces.Discrete(n_actions), "cpu",
-                                         n_envs=n_envs)
+                                         n_envs=n_envs, lists_read=lists_read)
         for t in range(steps):
             buffer.add(np.zeros((n_envs, 2)), np.zeros((n_envs, 1)), np.zeros(n_envs), np.zeros(n_envs, dtype=bool),
                        th.zeros(n_envs), th.zeros(n_envs), action_masks=masks[t])
@@ -188,6 +207,10 @@ def test_rollout_buffer_keeps_few_marked_splits_as_lists(rng):
         assert marked is not None and np.array_equal(marked.dense(), b.action_masks.numpy())
     got = np.concatenate([b.action_masks.numpy() for b in batches])
     assert got.dtype == bool and sorted(map(bytes, got)) == sorted(map(bytes, expected))
+    lists = filled(masks, lists_read=True)  # for a policy that reads lists: the lists alone
+    assert all(isinstance(b.action_masks, sparse.MarkedSplits) for b in lists)
+    got = np.concatenate([b.action_masks.dense() for b in lists])
+    assert sorted(map(bytes, got)) == sorted(map(bytes, expected))
     masks[2, 1, :200] = True  # a hand of many splits at step 2: that step is kept as bits, the rest as lists
     buffer = filled(masks, keep=True)
     assert not buffer.action_masks[[0, 1, 3]].any() and buffer.action_masks[2].any()  # lists, not bits too

@@ -8,9 +8,9 @@ drawn, so ``n_steps × n_envs`` can grow freely.
 Masks that mark few splits (``selfplay.mask: undominated``, the candidates: a median of ~65
 of a Thirteen hand's splits, :func:`~splitpoker.agents.sparse.few`) are kept as each
 hand's sorted list of marked splits instead of bits, and a minibatch of them is drawn as
-:class:`~splitpoker.agents.sparse.MarkedSplits` (padded to its longest list), carried by the
-bool masks it hands on (built from the lists, without unpacking bits): the split scorer reads
-the lists, any other policy the masks.
+:class:`~splitpoker.agents.sparse.MarkedSplits` (padded to its longest list): handed on as
+it is to a policy that reads lists (the split scorer, ``lists_read``), else carried by the
+bool masks made from the lists (without unpacking bits), which any other policy reads.
 """
 
 from __future__ import annotations
@@ -28,6 +28,14 @@ from ..agents.sparse import MarkedSplits, from_lists, marked_splits
 class PackedMaskRolloutBuffer(MaskableRolloutBuffer):
     """sb3-contrib's ``MaskableRolloutBuffer`` with each step's action masks packed into bits,
     or, when every one marks few splits, kept as their lists instead."""
+
+    #: hand on a minibatch of few-split masks as its :class:`MarkedSplits` alone (for a policy
+    #: that reads lists: the split scorer), not as the bool masks that carry them
+    lists_read = False
+
+    def __init__(self, *args: Any, lists_read: bool = False, **kwargs: Any) -> None:
+        self.lists_read = lists_read
+        super().__init__(*args, **kwargs)
 
     def reset(self) -> None:
         assert isinstance(self.action_space, spaces.Discrete), "packed masks need a Discrete action space"
@@ -62,7 +70,8 @@ class PackedMaskRolloutBuffer(MaskableRolloutBuffer):
                 self.log_probs[batch_inds].flatten(), self.advantages[batch_inds].flatten(),
                 self.returns[batch_inds].flatten())
         if marked is not None:
-            return MaskableRolloutBufferSamples(*map(self.to_torch, data), marked.tensor(self.device))  # type: ignore[call-arg]
+            return MaskableRolloutBufferSamples(*map(self.to_torch, data),  # type: ignore[call-arg]
+                                                marked if self.lists_read else marked.tensor(self.device))
         masks = np.unpackbits(self.action_masks[batch_inds], axis=-1, count=self.mask_dims).astype(bool)
         steps, envs = batch_inds % self.buffer_size, batch_inds // self.buffer_size
         for i, (step, env) in enumerate(zip(steps.tolist(), envs.tolist())):

@@ -81,7 +81,9 @@ def build_model(config: TrainConfig, env: VecEnv) -> MaskablePPO:
         gamma=ppo.gamma, gae_lambda=ppo.gae_lambda, clip_range=ppo.clip_range, ent_coef=ppo.ent_coef,
         vf_coef=ppo.vf_coef, max_grad_norm=ppo.max_grad_norm, target_kl=ppo.target_kl,
         normalize_advantage=ppo.normalize_advantage, policy_kwargs=kwargs,
-        rollout_buffer_class=PackedMaskRolloutBuffer, seed=config.seed, device=config.device, verbose=0,
+        rollout_buffer_class=PackedMaskRolloutBuffer,
+        rollout_buffer_kwargs={"lists_read": getattr(cls, "reads_marked_lists", False)},
+        seed=config.seed, device=config.device, verbose=0,
     )
 
 
