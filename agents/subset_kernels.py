@@ -424,37 +424,20 @@ def sparse_row_scores(slots: np.ndarray, context: np.ndarray, slot_weight: np.nd
 
 
 @njit(cache=True, fastmath=True)
-def pooled_embedding_gradients(g_pre: np.ndarray, emb: np.ndarray, argmax: np.ndarray, g_mean: np.ndarray,
-                               g_max: np.ndarray, g_proj: np.ndarray, proj: np.ndarray, embed_weight: np.ndarray,
-                               hidden: np.ndarray, subsets: np.ndarray, shapes: np.ndarray, n: int
-                               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
-    """The backward pass of :func:`pooled_embeddings` over embeddings ``emb = relu(hidden @
-    embed_weight.T + bias)`` ``(hands, m, e)`` of the first layer's output ``hidden``
-    ``(hands, m, h)`` (:func:`subset_hidden`), read three ways: their mean over the subsets
-    (gradient ``g_mean`` ``(hands, e)``), their maximum (gradient ``g_max`` ``(hands, e)``,
-    reaching the subset ``argmax`` ``(hands, e)`` only) and their projections ``emb @
-    proj.T`` (``proj`` ``(q, e)``, gradient ``g_proj`` ``(hands, m, q)``). One pass over the
-    subsets forms each one's gradient of the pre-activations (the relu's cut applied), writes
-    it to ``g_pre`` (``(hands, m, e)``, for the embedding layer's weight gradient), and carries it
-    through the embedding layer and the first layer's relu, from its nonzero entries only
-    (the embedding's relu cuts about half), into the first layer's gradients as
-    :func:`subset_hidden_gradients` gives them: with respect to the per-slot projections
-    ``(k, n, hands, h)``, the shape weights ``(f, h)`` and the per-hand bias ``(hands, h)``
-    (``shapes``: the subsets' shape features, :func:`subset_shapes`). No ``(hands, m, h)``
-    temporary."""
-    hands, m, h = hidden.shape
-    e = embed_weight.shape[0]
+def pooled_pre_gradients(g_pre: np.ndarray, emb: np.ndarray, argmax: np.ndarray, g_mean: np.ndarray,
+                         g_max: np.ndarray, g_proj: np.ndarray, proj: np.ndarray) -> None:  # pragma: no cover
+    """The first step of the backward pass of :func:`pooled_embeddings` over embeddings ``emb
+    = relu(pre)`` ``(hands, m, e)``, read three ways: their mean over the subsets (gradient
+    ``g_mean`` ``(hands, e)``), their maximum (gradient ``g_max`` ``(hands, e)``, reaching the
+    subset ``argmax`` ``(hands, e)`` only) and their projections ``emb @ proj.T`` (``proj``
+    ``(q, e)``, gradient ``g_proj`` ``(hands, m, q)``): the gradient of the pre-activations
+    ``pre``, the relu's cut applied, written to ``g_pre`` ``(hands, m, e)``, hand by hand while
+    its rows stay in cache."""
+    hands, m, e = emb.shape
     q = proj.shape[0]
-    k = subsets.shape[1]
-    f = shapes.shape[2]
-    g_projected = np.zeros((k, n, hands, h), dtype=np.float32)
-    g_weight = np.zeros((f, h), dtype=np.float32)
-    g_base = np.zeros((hands, h), dtype=np.float32)
     share = np.empty(e, dtype=np.float32)
-    g = np.empty(h, dtype=np.float32)
-    live = np.empty(e, dtype=np.int64)
     for b in range(hands):
-        for j in range(e):  # the hand's gradients of the pre-activations, while they stay in cache
+        for j in range(e):
             share[j] = g_mean[b, j] / m
         for i in range(m):
             row = g_pre[b, i]
@@ -471,18 +454,22 @@ def pooled_embedding_gradients(g_pre: np.ndarray, emb: np.ndarray, argmax: np.nd
             i = argmax[b, j]
             if emb[b, i, j] > 0.0:
                 g_pre[b, i, j] += g_max[b, j]
+
+
+@njit(cache=True, fastmath=True)
+def first_layer_gradients_into(grad: np.ndarray, hidden: np.ndarray, subsets: np.ndarray, shapes: np.ndarray,
+                               n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
+    """:func:`subset_hidden_gradients` of a gradient ``grad`` ``(hands, m, h)`` that may be
+    overwritten: the relu's cut is applied to it in place (no copy per subset)."""
+    hands, m, h = hidden.shape
+    k = subsets.shape[1]
+    f = shapes.shape[2]
+    g_projected = np.zeros((k, n, hands, h), dtype=np.float32)
+    g_weight = np.zeros((f, h), dtype=np.float32)
+    g_base = np.zeros((hands, h), dtype=np.float32)
+    for b in range(hands):
         for i in range(m):
-            count = 0
-            for j in range(e):
-                live[count] = j  # the nonzero entries, listed without a branch on them
-                count += g_pre[b, i, j] != 0.0
-            for c in range(h):
-                g[c] = 0.0
-            for t in range(count):
-                j = live[t]
-                value = g_pre[b, i, j]
-                for c in range(h):
-                    g[c] += value * embed_weight[j, c]
+            g = grad[b, i]
             for c in range(h):
                 if hidden[b, i, c] <= 0.0:
                     g[c] = 0.0

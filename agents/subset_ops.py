@@ -15,8 +15,9 @@ import torch as th
 from ..envs.observation import SLOT_FEATURES
 from .split_kernels import NO_EXTRA, split_gradients, split_statistics
 from .subset_kernels import (
-    pooled_embedding_gradients,
+    first_layer_gradients_into,
     pooled_embeddings,
+    pooled_pre_gradients,
     subset_hidden,
     subset_hidden_gradients,
     subset_hidden_into,
@@ -74,9 +75,10 @@ class ReusedArrays:
     for Thirteen's 5-card subsets of 128 hands) is larger than the C library ever serves from
     its heap, and a fresh mapping costs more in page faults than the kernel that fills it.
     At most :attr:`KEEP` arrays a shape and :attr:`SHAPES` shapes are kept (a minibatch and a
-    rollout step of a game use a dozen)."""
+    rollout step of a game use a dozen; the backward pass takes a second array of the first
+    layer's shape, its gradient)."""
 
-    KEEP = 1
+    KEEP = 2
     SHAPES = 16
 
     def __init__(self) -> None:
@@ -112,9 +114,10 @@ class PooledEmbeddings(th.autograd.Function):
     and as outputs only their mean and maximum over the subsets ``(B, e)`` each and their
     projections onto ``proj`` ``(q, e)`` (the row positions' score and vector weights)
     ``(B, m, q)``, in one pass (:func:`.subset_kernels.pooled_embeddings`). The backward
-    forms the pre-activations' gradient and the first layer's gradients in one pass
-    (:func:`.subset_kernels.pooled_embedding_gradients`), then the embedding layer's weight
-    gradient in one product, without a full-size temporary per term."""
+    forms the pre-activations' gradient in one pass (:func:`.subset_kernels.pooled_pre_gradients`),
+    carries it through the embedding layer in one product, then into the first layer's
+    gradients in one pass (:func:`.subset_kernels.first_layer_gradients_into`), and forms the
+    embedding layer's weight gradient in one product."""
 
     @staticmethod
     def forward(ctx: Any, projected: th.Tensor, shape_weight: th.Tensor, base: th.Tensor, weight: th.Tensor,
@@ -158,15 +161,18 @@ class PooledEmbeddings(th.autograd.Function):
         g_max = th.zeros(batch, e) if g_max is None else g_max
         g_proj = th.zeros(batch, m, q) if g_proj is None else g_proj
         g_pre = REUSED.take((batch, m, e))
-        g_projected, g_shape, g_base = pooled_embedding_gradients(
-            g_pre, emb.numpy(), argmax.numpy(), g_mean.contiguous().numpy(), g_max.contiguous().numpy(),
-            g_proj.contiguous().numpy(), proj.detach().contiguous().numpy(), weight.detach().contiguous().numpy(),
-            hidden.numpy(), subsets, subset_shapes(ranks, suits, subsets), n)
+        pooled_pre_gradients(g_pre, emb.numpy(), argmax.numpy(), g_mean.contiguous().numpy(),
+                             g_max.contiguous().numpy(), g_proj.contiguous().numpy(),
+                             proj.detach().contiguous().numpy())
         flat = th.from_numpy(g_pre).view(batch * m, e)
+        g_hidden = REUSED.take((batch, m, h))
+        th.mm(flat, weight.detach(), out=th.from_numpy(g_hidden).view(batch * m, h))
+        g_projected, g_shape, g_base = first_layer_gradients_into(g_hidden, hidden.numpy(), subsets,
+                                                                  subset_shapes(ranks, suits, subsets), n)
         g_weight = flat.t() @ hidden.view(batch * m, h)
         g_bias = flat.sum(0)
         g_projection = g_proj.reshape(batch * m, q).t() @ emb.view(batch * m, e)
-        for array in (hidden_array, embedded, g_pre):
+        for array in (hidden_array, embedded, g_pre, g_hidden):
             REUSED.give(array)
         ctx.arrays = None
         return (th.from_numpy(g_projected), th.from_numpy(g_shape), th.from_numpy(g_base), g_weight, g_bias,
