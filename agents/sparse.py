@@ -170,6 +170,15 @@ def _marked_ids(masks: np.ndarray, words: np.ndarray, limit: int, lowest: np.nda
     return ids, counts
 
 
+def few_marked(mask: np.ndarray, limit: int) -> np.ndarray:
+    """The marked entries of one mask (ascending, int64) when they are at most ``limit``,
+    else an empty array: the scan of :func:`marked_splits` of a single row."""
+    row = np.ascontiguousarray(mask, dtype=bool)[None]
+    n = row.shape[1]
+    ids, counts = _marked_ids(row, row[:, : n - n % 8].view(np.uint64), limit, _LOWEST)
+    return ids[0, : max(int(counts[0]), 0)]
+
+
 def marked_splits(masks: np.ndarray) -> MarkedSplits | None:
     """The marked splits of bool masks ``(B, n_actions)`` when they are few (:func:`few`),
     else None."""

@@ -26,6 +26,7 @@ from numba import literal_unroll, njit
 from torch import nn
 
 from ..envs.observation import SLOT_FEATURES
+from .sparse import few_marked
 from .split_kernels import choose_interacting, choose_splits, sparse_pick, split_interactions
 from .subset_kernels import first_layer_tables, slot_ids, sparse_row_scores, subset_layer
 
@@ -289,29 +290,6 @@ def _sparse_choice(views: _Views, observation: np.ndarray, splits: np.ndarray, u
                                 NO_OUT if views.out is None else views.out))
 
 
-@njit(cache=True)
-def _few_allowed(words: np.ndarray, mask: np.ndarray, limit: int) -> np.ndarray:  # pragma: no cover - compiled
-    """The allowed splits of a bool ``mask`` (ascending), when there are at most ``limit``
-    of them; otherwise an empty array. ``words`` is the mask's whole 8-byte words (its first
-    ``8 * len(words)`` entries), skipped 64 entries at a time where all are zero."""
-    found = np.empty(limit, dtype=np.int64)
-    count = 0
-    blocks = words.shape[0] // 8
-    for b in range(blocks + 1):
-        if b < blocks:
-            w = 8 * b
-            if (words[w] | words[w + 1] | words[w + 2] | words[w + 3] | words[w + 4] | words[w + 5]
-                    | words[w + 6] | words[w + 7]) == 0:
-                continue
-        for i in range(64 * b, min(64 * b + 64, mask.shape[0])):
-            if mask[i]:
-                if count == limit:
-                    return found[:0]
-                found[count] = i
-                count += 1
-    return found[:count]
-
-
 def few_allowed(mask: np.ndarray) -> np.ndarray:
     """The splits one hand's bool ``mask`` allows (ascending), when they are at most
     :data:`SPARSE_SHARE` of its splits (as a mask of candidates is); otherwise an empty
@@ -320,10 +298,10 @@ def few_allowed(mask: np.ndarray) -> np.ndarray:
 
 
 def _sparse_splits(mask: np.ndarray, limit: int) -> np.ndarray:
-    """:func:`_few_allowed` of one hand's mask (a contiguous bool row)."""
-    mask = np.ascontiguousarray(mask, dtype=bool)
-    whole = len(mask) - len(mask) % 8
-    return _few_allowed(mask[:whole].view(np.uint64), mask, limit)
+    """The allowed splits of one hand's mask (ascending) when they are at most ``limit``,
+    else an empty array (:func:`.sparse.few_marked`: 64 entries skipped at a time where
+    all are zero, each allowed one read off its word's set bits)."""
+    return few_marked(mask, limit)
 
 
 #: hands decided together: a Thirteen hand's hidden and embedding arrays are about 500 KB, so

@@ -153,18 +153,20 @@ def _env_mask(action_mask: Any, games: Sequence[_EnvGame]) -> np.ndarray:
     if mask.ndim != 1 or mask.shape[0] not in sizes:
         wanted = " or ".join(f"({n},) for {'/'.join(names)}" for n, names in sorted(sizes.items()))
         raise ValueError(f"action_mask has shape {mask.shape}; a seat's mask has one entry per split: {wanted}")
-    if mask.dtype in (np.int8, np.uint8) and mask.flags.c_contiguous and mask.view(np.uint8).max() <= 1:
-        mask = mask.view(bool)  # what the environments give: read as it is, in one pass
-    elif mask.dtype != bool:
-        if not (np.issubdtype(mask.dtype, np.integer) or np.issubdtype(mask.dtype, np.floating)):
-            raise ValueError(f"action_mask has entries of type {mask.dtype}, not 0/1")
-        integer = np.issubdtype(mask.dtype, np.integer)
-        bad = (np.empty(0, dtype=np.intp) if integer and mask.min() >= 0 and mask.max() <= 1
-               else np.flatnonzero((mask != 0) & (mask != 1)))
-        if len(bad):
-            raise ValueError(f"action_mask[{int(bad[0])}] is {mask[bad[0]].item()!r}; its entries are 0 or 1")
-        mask = mask.astype(bool)
-    if not mask.any():
+    if mask.dtype in (np.int8, np.uint8) and mask.flags.c_contiguous and (top := int(mask.view(np.uint8).max())) <= 1:
+        mask, marked = mask.view(bool), top == 1  # what the environments give: read as it is, in one pass
+    else:
+        if mask.dtype != bool:
+            if not (np.issubdtype(mask.dtype, np.integer) or np.issubdtype(mask.dtype, np.floating)):
+                raise ValueError(f"action_mask has entries of type {mask.dtype}, not 0/1")
+            integer = np.issubdtype(mask.dtype, np.integer)
+            bad = (np.empty(0, dtype=np.intp) if integer and mask.min() >= 0 and mask.max() <= 1
+                   else np.flatnonzero((mask != 0) & (mask != 1)))
+            if len(bad):
+                raise ValueError(f"action_mask[{int(bad[0])}] is {mask[bad[0]].item()!r}; its entries are 0 or 1")
+            mask = mask.astype(bool)
+        marked = bool(mask.any())
+    if not marked:
         raise ValueError("action_mask has no 1: no split of the hand is marked playable")
     return mask
 
