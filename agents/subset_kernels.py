@@ -311,19 +311,7 @@ def subset_hidden_gradients(grad: np.ndarray, hidden: np.ndarray, subsets: np.nd
     """The gradients of :func:`subset_hidden` with respect to ``projected`` ``(k, n, hands,
     h)``, ``weight`` ``(f, h)`` and ``base`` ``(hands, h)``, from the gradient ``grad`` of its
     output ``hidden`` (whose zeros mark where the relu cut)."""
-    hands, m, h = hidden.shape
-    k = subsets.shape[1]
-    f = shapes.shape[2]
-    g_projected = np.zeros((k, n, hands, h), dtype=np.float32)
-    g_weight = np.zeros((f, h), dtype=np.float32)
-    g_base = np.zeros((hands, h), dtype=np.float32)
-    g = np.empty(h, dtype=np.float32)
-    for b in range(hands):
-        for i in range(m):
-            for c in range(h):
-                g[c] = grad[b, i, c] if hidden[b, i, c] > 0.0 else 0.0
-            _first_layer_gradients(g, b, i, subsets, shapes, g_projected, g_weight, g_base)
-    return g_projected, g_weight, g_base
+    return first_layer_gradients_into(grad.copy(), hidden, subsets, shapes, n)
 
 
 @njit(cache=True, inline="always")
