@@ -81,7 +81,7 @@ def check_choices(agent: Agent, views: Sequence[SeatView], actions: Any) -> np.n
             raise ValueError(f"agent {agent.name!r} chose {a!r}, not a split index of seat {view.seat}'s hand "
                              f"{' '.join(view.hand)}" + ("" if n_actions is None else f" (0 to {n_actions - 1})"))
     # a view made from an environment's data without a mask holds no mask to check against
-    valid = np.array([v.mask.ndim != 1 or bool(v.mask[a]) for a, v in zip(chosen.tolist(), views)], dtype=bool)
+    valid = np.array([not v.leaves_out(a) for a, v in zip(chosen.tolist(), views)], dtype=bool)
     if not valid.all():
         i = int(np.flatnonzero(~valid)[0])
         raise ValueError(f"agent {agent.name!r} chose {chosen[i]!r}, not a valid split of seat {views[i].seat}'s "

@@ -186,8 +186,9 @@ class SplitDistribution(MaskableCategoricalDistribution):
         following :meth:`log_prob` of the same actions."""
         if self.marked is not None:
             hands, places, _ = self.marked.flat
-            logits = np.full(self.marked.ids.shape, -np.inf, dtype=np.float32)
-            logits[hands, places] = self._marked()[2].detach().cpu().numpy()
+            flat = self._marked()[2].detach().cpu().numpy()
+            logits = np.full(self.marked.ids.shape, -np.inf, dtype=flat.dtype)
+            logits[hands, places] = flat
             return marked_choices(logits, self.marked, uniforms)
         if self.logits is not None:
             fallback = self._torch()

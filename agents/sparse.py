@@ -39,7 +39,8 @@ class MarkedSplits:
     """Each hand's marked splits: ``ids`` ``(B, K)`` int64, ascending per hand, padded after
     the hand's ``counts[b]`` marked ones by repeating its first; ``n_actions`` the mask's
     width. A batch of masks (as :meth:`dense` gives them) in a compact form, which the rollout
-    buffer hands on (:meth:`tensor`) for :meth:`.distribution.SplitDistribution.apply_masking`."""
+    buffer hands on, as it is to a policy that reads lists or carried by bool masks
+    (:meth:`tensor`), for :meth:`.distribution.SplitDistribution.apply_masking`."""
 
     ids: np.ndarray
     counts: np.ndarray
@@ -69,8 +70,8 @@ class MarkedSplits:
 
     def tensor(self, device: th.device | str = "cpu") -> th.Tensor:
         """The bool masks as a tensor on ``device`` that carries these lists (:func:`carried`):
-        what the rollout buffer hands on, which the split scorer reads as lists and any other
-        policy as the masks."""
+        what the rollout buffer hands on to a policy that does not take the lists alone, which
+        the split scorer reads as lists and any other policy as the masks."""
         masks = th.zeros(self.shape, dtype=th.bool)
         masks[th.arange(len(self.ids))[:, None], th.from_numpy(self.ids)] = True
         masks = masks.to(device)
@@ -114,55 +115,42 @@ def few(counts: np.ndarray, n_actions: int) -> bool:
     return len(counts) > 0 and int(counts.min()) > 0 and int(counts.max()) <= n_actions * SPARSE_SHARE
 
 
-#: de Bruijn multiplication: the place of a 64-bit word's lowest set bit
-_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
-_LOWEST = np.zeros(64, dtype=np.int64)
-for _bit in range(64):
-    _LOWEST[(((1 << _bit) * 0x03F79D71B4CB0A89) & (2**64 - 1)) >> 58] = _bit
-
-
 @njit(cache=True)
-def _marked_ids(masks: np.ndarray, words: np.ndarray, limit: int, lowest: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+def _marked_ids(masks: np.ndarray, words: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
     """Each hand's marked splits of bool masks ``(B, n)``, ascending, padded after the
     hand's ``counts[b]`` by repeating its first: ``(ids, counts)`` as :class:`MarkedSplits`
     holds them; ``counts[b]`` -1 where the hand marks more than ``limit`` (the scan of the
     batch stops there, the ids are then of no use). ``words`` is the masks' whole 8-byte
     words ``(B, n // 8)``: 64 entries at a time are skipped where all are zero, and in the
-    others each marked entry is found from its word's set bits, so that a mask of few
-    marked splits is read in a fraction of one pass over its entries."""
+    other blocks only the entries of nonzero words are read, so that a mask of few marked
+    splits is read in a fraction of one pass over its entries."""
     hands, n = masks.shape
-    whole = words.shape[1]
-    blocks = whole // 8
+    blocks = words.shape[1] // 8
     found = np.empty((hands, max(limit, 1)), dtype=np.int64)
     counts = np.zeros(hands, dtype=np.int64)
     for b in range(hands):
         count = 0
-        for k in range(blocks):
-            w = 8 * k
-            if (words[b, w] | words[b, w + 1] | words[b, w + 2] | words[b, w + 3] | words[b, w + 4]
-                    | words[b, w + 5] | words[b, w + 6] | words[b, w + 7]) == 0:
-                continue
-            for v in range(w, w + 8):
-                word = words[b, v]
-                while word != 0:
-                    low = word & (~word + np.uint64(1))
-                    if count == limit:
-                        counts[b] = -1
-                        return found[:, :0], counts
-                    # entries are 0 or 1: a set bit is the lowest of its byte, one byte an entry
-                    found[b, count] = 8 * v + (lowest[(low * _DEBRUIJN) >> np.uint64(58)] >> 3)
-                    count += 1
-                    word ^= low
-        for i in range(64 * blocks, n):
-            if masks[b, i]:
-                if count == limit:
-                    counts[b] = -1
-                    return found[:, :0], counts
-                found[b, count] = i
-                count += 1
+        for k in range(blocks + 1):
+            if k < blocks:
+                w = 8 * k
+                if (words[b, w] | words[b, w + 1] | words[b, w + 2] | words[b, w + 3] | words[b, w + 4]
+                        | words[b, w + 5] | words[b, w + 6] | words[b, w + 7]) == 0:
+                    continue
+                starts = range(w, w + 8)
+            else:  # the entries after the last whole block, a word's worth at a time
+                starts = range(8 * blocks, (n + 7) // 8)
+            for v in starts:
+                if v < words.shape[1] and words[b, v] == 0:
+                    continue
+                for i in range(8 * v, min(8 * v + 8, n)):
+                    if masks[b, i]:
+                        if count == limit:
+                            counts[b] = -1
+                            return found[:, :0], counts
+                        found[b, count] = i
+                        count += 1
         counts[b] = count
-    width = max(1, counts.max())
+    width = max(1, counts.max()) if hands else 1
     ids = np.empty((hands, width), dtype=np.int64)
     for b in range(hands):
         for t in range(width):
@@ -175,7 +163,7 @@ def few_marked(mask: np.ndarray, limit: int) -> np.ndarray:
     else an empty array: the scan of :func:`marked_splits` of a single row."""
     row = np.ascontiguousarray(mask, dtype=bool)[None]
     n = row.shape[1]
-    ids, counts = _marked_ids(row, row[:, : n - n % 8].view(np.uint64), limit, _LOWEST)
+    ids, counts = _marked_ids(row, row[:, : n - n % 8].view(np.uint64), limit)
     return ids[0, : max(int(counts[0]), 0)]
 
 
@@ -183,9 +171,11 @@ def marked_splits(masks: np.ndarray) -> MarkedSplits | None:
     """The marked splits of bool masks ``(B, n_actions)`` when they are few (:func:`few`),
     else None."""
     masks = np.ascontiguousarray(masks, dtype=bool)
+    if not len(masks):
+        return None
     n = masks.shape[1]
     words = masks[:, : n - n % 8].view(np.uint64)
-    ids, counts = _marked_ids(masks, words, int(n * SPARSE_SHARE), _LOWEST)
+    ids, counts = _marked_ids(masks, words, int(n * SPARSE_SHARE))
     return MarkedSplits(ids, counts, n) if few(counts, n) else None
 
 
@@ -226,7 +216,8 @@ def marked_statistics(logits: th.Tensor, hands: th.Tensor, n_hands: int) -> tupl
     """From the marked splits' logits ``(N,)``, one after another hand by hand (``hands``
     ``(N,)``, as :attr:`MarkedSplits.flat` lists them): each hand's log normaliser and
     entropy ``(n_hands,)``, in float64. Sums over each hand's own splits, without padding
-    them to the longest hand's count (a minibatch's longest is ten times its mean)."""
+    them to the longest hand's count (a minibatch's longest is often ten or fifteen times its
+    mean)."""
     wide = logits.double()
     top = th.full((n_hands,), -th.inf, dtype=wide.dtype, device=wide.device).scatter_reduce(
         0, hands, wide.detach(), "amax")  # each hand's highest logit: only a shift, which the gradient does not see

@@ -294,14 +294,7 @@ def few_allowed(mask: np.ndarray) -> np.ndarray:
     """The splits one hand's bool ``mask`` allows (ascending), when they are at most
     :data:`SPARSE_SHARE` of its splits (as a mask of candidates is); otherwise an empty
     array: such a mask is decided over these splits alone."""
-    return _sparse_splits(mask, int(len(mask) * SPARSE_SHARE))
-
-
-def _sparse_splits(mask: np.ndarray, limit: int) -> np.ndarray:
-    """The allowed splits of one hand's mask (ascending) when they are at most ``limit``,
-    else an empty array (:func:`.sparse.few_marked`: 64 entries skipped at a time where
-    all are zero, each allowed one read off its word's set bits)."""
-    return few_marked(mask, limit)
+    return few_marked(mask, int(len(mask) * SPARSE_SHARE))
 
 
 #: hands decided together: a Thirteen hand's hidden and embedding arrays are about 500 KB, so
@@ -326,7 +319,7 @@ def choices(policy: SplitScorerPolicy, observations: np.ndarray, masks: np.ndarr
     n_actions = masks.shape[1]
     limit = int(n_actions * SPARSE_SHARE)
     if listed is None:
-        allowed = [_sparse_splits(row, limit) for row in masks] if limit else []
+        allowed = [few_marked(row, limit) for row in masks] if limit else []
         dense_masks = masks
     else:
         given = iter(masks)
@@ -334,7 +327,7 @@ def choices(policy: SplitScorerPolicy, observations: np.ndarray, masks: np.ndarr
         for splits in listed:
             if splits is None:
                 row = next(given)
-                splits = _sparse_splits(row, limit) if limit else NONE
+                splits = few_marked(row, limit) if limit else NONE
             elif not 0 < len(splits) <= limit:
                 row = np.zeros(n_actions, dtype=bool)
                 row[splits] = True

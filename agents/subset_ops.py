@@ -101,8 +101,8 @@ class ReusedArrays:
                 stack.append(array)
 
 
-#: the large arrays of :class:`PooledEmbeddings` (the first layer's output, the embeddings and
-#: their gradient), reused
+#: the large arrays of :class:`PooledEmbeddings` (the first layer's output and its gradient,
+#: the embeddings and their gradient), reused
 REUSED = ReusedArrays()
 
 

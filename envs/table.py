@@ -450,11 +450,15 @@ class Tables:
                 index = np.array(todo).T
                 slots = self.slots[index[0], index[1]]
                 if masks and any(p not in self._masks for p in todo):  # told apart in the same pass
+                    lists = []
                     for pair, classes in zip(todo, self.game.split_classes(slots)):
-                        self._listed[pair] = np.flatnonzero(classes == CANDIDATE)
+                        lists.append(np.flatnonzero(classes == CANDIDATE))
                         self._masks.setdefault(pair, classes != INVALID)
                 else:
-                    self._listed.update(zip(todo, self.game.candidate_lists(slots)))
+                    lists = self.game.candidate_lists(slots)
+                for pair, splits in zip(todo, lists):
+                    splits.setflags(write=False)  # handed to agents as they are (SeatView.allowed)
+                    self._listed[pair] = splits
         if masks:
             todo = [p for p in pairs if p not in self._masks]
             if todo:

@@ -641,15 +641,15 @@ def test_numpy_decisions_follow_parameter_updates(rng):
 def test_few_allowed_splits_are_the_mask_s_nonzero_entries_up_to_the_limit(length, rng):
     """The sparse path's scan of a mask: every allowed split, ascending, when there are at
     most ``limit`` of them (the entries past the last whole 64-entry block included), else none."""
-    import splitpoker.agents.split_inference as inference
+    from splitpoker.agents import sparse
 
     for density in (0.0, 0.001, 0.05, 1.0):
         mask = rng.random(length) < density
         allowed = np.flatnonzero(mask)
         for limit in {1, max(1, len(allowed) - 1), len(allowed), len(allowed) + 1}:
-            got = inference._sparse_splits(mask, limit)
+            got = sparse.few_marked(mask, limit)
             assert np.array_equal(got, allowed if len(allowed) <= limit else allowed[:0])
-        assert np.array_equal(inference._sparse_splits(mask.view(np.int8)[::-1][::-1], len(allowed)), allowed)
+        assert np.array_equal(sparse.few_marked(mask.view(np.int8)[::-1][::-1], len(allowed)), allowed)
 
 
 @pytest.mark.parametrize("split_hidden", [0, 4])

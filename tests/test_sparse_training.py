@@ -133,6 +133,7 @@ def test_marked_splits_read_as_dense_masks(rng):
     lists = sparse.from_lists([np.flatnonzero(m) for m in masks], 300)
     assert np.array_equal(lists.ids, marked.ids) and np.array_equal(lists.counts, marked.counts)
     assert sparse.marked_splits(np.zeros((2, 300), dtype=bool)) is None  # a hand without a marked split
+    assert sparse.marked_splits(np.zeros((0, 300), dtype=bool)) is None  # no hand
 
 
 def test_marked_statistics_sum_over_each_hand_s_own_splits(rng):

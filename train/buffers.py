@@ -5,9 +5,9 @@ mask per hand (288 KB, 148 MB for a 512-hand rollout). :class:`PackedMaskRollout
 keeps one bit per split (9 KB a hand) and unpacks a minibatch's masks to bool when it is
 drawn, so ``n_steps × n_envs`` can grow freely.
 
-Masks that mark few splits (``selfplay.mask: undominated``, the candidates: a median of ~65
-of a Thirteen hand's splits, :func:`~splitpoker.agents.sparse.few`) are kept as each
-hand's sorted list of marked splits instead of bits, and a minibatch of them is drawn as
+A step whose masks all mark few splits (``selfplay.mask: undominated``, the candidates: a
+median of ~65 of a Thirteen hand's splits, :func:`~splitpoker.agents.sparse.few`) is kept
+as each hand's sorted list of marked splits instead of bits, and a minibatch of them is drawn as
 :class:`~splitpoker.agents.sparse.MarkedSplits` (padded to its longest list): handed on as
 it is to a policy that reads lists (the split scorer, ``lists_read``), else carried by the
 bool masks made from the lists (without unpacking bits), which any other policy reads.
@@ -49,7 +49,7 @@ class PackedMaskRolloutBuffer(MaskableRolloutBuffer):
         if action_masks is not None:
             masks = np.asarray(action_masks).reshape(self.n_envs, self.mask_dims).astype(bool, copy=False)
             marked = self.marked[self.pos] = marked_splits(masks)
-            if marked is None:  # kept as lists, not as bits too
+            if marked is None:  # a hand marks many splits: the step is kept as bits (else as lists alone)
                 self.action_masks[self.pos] = np.packbits(masks, axis=1)
         RolloutBuffer.add(self, *args, **kwargs)
 
