@@ -130,25 +130,28 @@ def _marked_ids(masks: np.ndarray, words: np.ndarray, limit: int) -> tuple[np.nd
     counts = np.zeros(hands, dtype=np.int64)
     for b in range(hands):
         count = 0
-        for k in range(blocks + 1):
-            if k < blocks:
-                w = 8 * k
-                if (words[b, w] | words[b, w + 1] | words[b, w + 2] | words[b, w + 3] | words[b, w + 4]
-                        | words[b, w + 5] | words[b, w + 6] | words[b, w + 7]) == 0:
+        for k in range(blocks):
+            w = 8 * k
+            if (words[b, w] | words[b, w + 1] | words[b, w + 2] | words[b, w + 3] | words[b, w + 4]
+                    | words[b, w + 5] | words[b, w + 6] | words[b, w + 7]) == 0:
+                continue
+            for v in range(w, w + 8):
+                if words[b, v] == 0:
                     continue
-                starts = range(w, w + 8)
-            else:  # the entries after the last whole block, a word's worth at a time
-                starts = range(8 * blocks, (n + 7) // 8)
-            for v in starts:
-                if v < words.shape[1] and words[b, v] == 0:
-                    continue
-                for i in range(8 * v, min(8 * v + 8, n)):
+                for i in range(8 * v, 8 * v + 8):
                     if masks[b, i]:
                         if count == limit:
                             counts[b] = -1
                             return found[:, :0], counts
                         found[b, count] = i
                         count += 1
+        for i in range(64 * blocks, n):  # the entries after the last whole block
+            if masks[b, i]:
+                if count == limit:
+                    counts[b] = -1
+                    return found[:, :0], counts
+                found[b, count] = i
+                count += 1
         counts[b] = count
     width = max(1, counts.max()) if hands else 1
     ids = np.empty((hands, width), dtype=np.int64)
