@@ -21,6 +21,7 @@ terminates the pool.
 from __future__ import annotations
 
 import contextlib
+import multiprocessing.pool
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -132,6 +133,7 @@ def worker_pool(context: Any, processes: int) -> Iterator[Any]:
     try:
         yield pool
     except BaseException:
+        _stop_replacing(pool)
         workers = list(getattr(pool, "_pool", ()))
         for process in workers:  # they ignore SIGTERM: the parent kills them
             if process.exitcode is None:
@@ -143,6 +145,21 @@ def worker_pool(context: Any, processes: int) -> Iterator[Any]:
         raise
     pool.close()
     pool.join()
+
+
+def _stop_replacing(pool: Any) -> None:
+    """Stop the pool's thread that replaces workers that exit, before the parent kills them: a
+    replacement would be born hearing the signals (outside :func:`spawning_deaf`), could take
+    the task queue's lock before ``terminate()`` and die holding it, and print a traceback at
+    the next Ctrl-C."""
+    handler = getattr(pool, "_worker_handler", None)
+    if handler is None:
+        return
+    handler._state = multiprocessing.pool.TERMINATE
+    notifier = getattr(pool, "_change_notifier", None)
+    if notifier is not None:
+        notifier.put(None)  # wakes the thread, which then sees the state and ends
+    handler.join(timeout=10)
 
 
 def _release_task_lock(pool: Any) -> None:

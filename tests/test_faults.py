@@ -453,6 +453,36 @@ def test_an_interrupted_pool_stops_when_its_workers_were_idle():
     assert done.stdout.strip() == "stopped"
 
 
+_NO_REPLACEMENTS = """
+import multiprocessing, multiprocessing.pool, time
+from splitpoker.runtime import interrupts
+started = []
+real = multiprocessing.pool.Pool._repopulate_pool_static
+def spy(*args, **kwargs):
+    started.append(time.monotonic())
+    return real(*args, **kwargs)
+multiprocessing.pool.Pool._repopulate_pool_static = staticmethod(spy)
+try:
+    with interrupts.worker_pool(multiprocessing.get_context("spawn"), 2) as pool:
+        pool.map(abs, [1, 2])
+        time.sleep(0.5)
+        interrupted = time.monotonic()
+        raise KeyboardInterrupt
+except KeyboardInterrupt:
+    print(sum(t > interrupted for t in started), len(multiprocessing.active_children()))
+"""
+
+
+def test_an_interrupted_pool_starts_no_replacement_workers():
+    """Killing the workers on an interrupt does not start replacements (which would hear the
+    next Ctrl-C and print a traceback, or die holding the task queue's lock): none is
+    started after the interrupt, and no child process is left."""
+    done = subprocess.run([sys.executable, "-c", _NO_REPLACEMENTS], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", "0"]
+
+
 class _Touch:
     """Unpickled, it creates ``marker``: the stand-in for code a crafted file would run."""
 
