@@ -109,11 +109,13 @@ class SplitDistribution(MaskableCategoricalDistribution):
         return fallback
 
     # ------------------------------------------------------------------ over the marked splits
-    def _logits_at(self, actions: th.Tensor) -> th.Tensor:
+    def _logits_at(self, actions: th.Tensor, hands: th.Tensor | None = None) -> th.Tensor:
         """The logits ``(B, K)`` of the splits ``actions`` ``(B, K)`` (int64), from the row
-        parts (the interaction term of these splits only)."""
+        parts (the interaction term of these splits only); with ``hands`` ``(N,)``, the logits
+        ``(N,)`` of the splits ``actions`` ``(N,)`` of those hands."""
         head = self.head
-        return marked_logits(self._parts, head.columns(), head.out if head.split_hidden > 0 else None, actions)
+        return marked_logits(self._parts, head.columns(), head.out if head.split_hidden > 0 else None, actions,
+                             hands)
 
     def _marked(self) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
         """The log normaliser ``(B,)`` and entropy ``(B,)`` over the marked splits, and their
@@ -122,9 +124,7 @@ class SplitDistribution(MaskableCategoricalDistribution):
             assert self.marked is not None
             device = self._parts[0].device
             hands, _, ids = (th.as_tensor(x, device=device) for x in self.marked.flat)
-            head = self.head
-            logits = marked_logits(self._parts, head.columns(), head.out if head.split_hidden > 0 else None, ids,
-                                   hands)
+            logits = self._logits_at(ids, hands)
             log_z, entropy = marked_statistics(logits, hands, self.hands)
             self._marked_stats = (log_z, entropy, logits)
         return self._marked_stats

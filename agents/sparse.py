@@ -116,6 +116,20 @@ def few(counts: np.ndarray, n_actions: int) -> bool:
 
 
 @njit(cache=True)
+def _take(masks: np.ndarray, b: int, start: int, stop: int, found: np.ndarray, count: int,
+          limit: int) -> int:  # pragma: no cover - compiled
+    """Append hand ``b``'s marked entries in ``[start, stop)`` to ``found[b]`` after its first
+    ``count``; the new count, or -1 once there would be more than ``limit``."""
+    for i in range(start, stop):
+        if masks[b, i]:
+            if count == limit:
+                return -1
+            found[b, count] = i
+            count += 1
+    return count
+
+
+@njit(cache=True)
 def _marked_ids(masks: np.ndarray, words: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
     """Each hand's marked splits of bool masks ``(B, n)``, ascending, padded after the
     hand's ``counts[b]`` by repeating its first: ``(ids, counts)`` as :class:`MarkedSplits`
@@ -136,23 +150,17 @@ def _marked_ids(masks: np.ndarray, words: np.ndarray, limit: int) -> tuple[np.nd
                     | words[b, w + 5] | words[b, w + 6] | words[b, w + 7]) == 0:
                 continue
             for v in range(w, w + 8):
-                if words[b, v] == 0:
-                    continue
-                for i in range(8 * v, 8 * v + 8):
-                    if masks[b, i]:
-                        if count == limit:
-                            counts[b] = -1
-                            return found[:, :0], counts
-                        found[b, count] = i
-                        count += 1
-        for i in range(64 * blocks, n):  # the entries after the last whole block
-            if masks[b, i]:
-                if count == limit:
-                    counts[b] = -1
-                    return found[:, :0], counts
-                found[b, count] = i
-                count += 1
+                if words[b, v] != 0:
+                    count = _take(masks, b, 8 * v, 8 * v + 8, found, count, limit)
+                    if count < 0:
+                        break
+            if count < 0:
+                break
+        if count >= 0:
+            count = _take(masks, b, 64 * blocks, n, found, count, limit)  # the entries after the last whole block
         counts[b] = count
+        if count < 0:
+            return found[:, :0], counts
     width = max(1, counts.max()) if hands else 1
     ids = np.empty((hands, width), dtype=np.int64)
     for b in range(hands):

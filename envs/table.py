@@ -279,18 +279,26 @@ class SeatView:
         return self._mask
 
     @property
+    def _listed_by_tables(self) -> bool:
+        """Whether the seat's splits are read off the table core's list of its candidates
+        (tables dealt with ``mask="undominated"``, before the mask is made)."""
+        return self._mask is None and self._tables is not None and self._tables.mask_kind == "undominated"
+
+    @property
     def allowed(self) -> np.ndarray:
         """The splits the seat may play as indices (int64, ascending): :attr:`mask`'s marked
         entries; under ``mask="undominated"`` the table core's list of the candidates, read
         without making the mask."""
-        if self._mask is None and self._tables is not None and self._tables.mask_kind == "undominated":
+        if self._listed_by_tables:
+            assert self._tables is not None
             return self._tables.candidate_indices(self._table, self.seat, self._group)
         return np.flatnonzero(self.mask)
 
     def leaves_out(self, split: int) -> bool:
         """Whether the seat's mask leaves out ``split``, a split index of its game; False for
         a view without a mask (one made from an environment's data without it)."""
-        if self._mask is None and self._tables is not None and self._tables.mask_kind == "undominated":
+        if self._listed_by_tables:
+            assert self._tables is not None
             return 0 <= split < self._tables.game.n_actions and not _listed(self.allowed, split)
         mask = self.mask
         return mask.ndim == 1 and 0 <= split < len(mask) and not mask[split]

@@ -29,11 +29,9 @@ class PackedMaskRolloutBuffer(MaskableRolloutBuffer):
     """sb3-contrib's ``MaskableRolloutBuffer`` with each step's action masks packed into bits,
     or, when every one marks few splits, kept as their lists instead."""
 
-    #: hand on a minibatch of few-split masks as its :class:`MarkedSplits` alone (for a policy
-    #: that reads lists: the split scorer), not as the bool masks that carry them
-    lists_read = False
-
     def __init__(self, *args: Any, lists_read: bool = False, **kwargs: Any) -> None:
+        #: hand on a minibatch of few-split masks as its :class:`MarkedSplits` alone (for a
+        #: policy that reads lists: the split scorer), not as the bool masks that carry them
         self.lists_read = lists_read
         super().__init__(*args, **kwargs)
 
@@ -53,29 +51,28 @@ class PackedMaskRolloutBuffer(MaskableRolloutBuffer):
                 self.action_masks[self.pos] = np.packbits(masks, axis=1)
         RolloutBuffer.add(self, *args, **kwargs)
 
-    def _marked_samples(self, batch_inds: np.ndarray) -> MarkedSplits | None:
-        """The lists of the hands ``batch_inds`` (flat, env-major like SB3's flattening),
-        None unless each of them was kept as one."""
+    def _kept_lists(self, batch_inds: np.ndarray) -> list[np.ndarray | None]:
+        """Each of the hands ``batch_inds`` (flat, env-major like SB3's flattening): its marked
+        splits where its step was kept as lists, else None."""
         steps, envs = batch_inds % self.buffer_size, batch_inds // self.buffer_size
-        kept = [self.marked[step] for step in steps]
-        if any(x is None for x in kept):
-            return None
-        return from_lists([x.ids[env, : x.counts[env]] for x, env in zip(kept, envs)],  # type: ignore[union-attr]
-                          self.mask_dims)
+        out: list[np.ndarray | None] = []
+        for step, env in zip(steps.tolist(), envs.tolist()):
+            kept = self.marked[step]
+            out.append(None if kept is None else kept.ids[env, : kept.counts[env]])
+        return out
 
     def _get_samples(  # type: ignore[override]  # sb3-contrib's own buffer returns its samples type too
             self, batch_inds: np.ndarray, env: Any = None) -> MaskableRolloutBufferSamples:
-        marked = self._marked_samples(batch_inds)
+        lists = self._kept_lists(batch_inds)
         data = (self.observations[batch_inds], self.actions[batch_inds], self.values[batch_inds].flatten(),
                 self.log_probs[batch_inds].flatten(), self.advantages[batch_inds].flatten(),
                 self.returns[batch_inds].flatten())
-        if marked is not None:
+        if all(x is not None for x in lists):
+            marked = from_lists(lists, self.mask_dims)  # type: ignore[arg-type]  # none is None
             return MaskableRolloutBufferSamples(*map(self.to_torch, data),  # type: ignore[call-arg]
                                                 marked if self.lists_read else marked.tensor(self.device))
         masks = np.unpackbits(self.action_masks[batch_inds], axis=-1, count=self.mask_dims).astype(bool)
-        steps, envs = batch_inds % self.buffer_size, batch_inds // self.buffer_size
-        for i, (step, env) in enumerate(zip(steps.tolist(), envs.tolist())):
-            kept = self.marked[step]
-            if kept is not None:  # a step of few marked splits: kept as lists only
-                masks[i, kept.ids[env, : kept.counts[env]]] = True
+        for i, splits in enumerate(lists):
+            if splits is not None:  # a step of few marked splits: kept as lists only
+                masks[i, splits] = True
         return MaskableRolloutBufferSamples(*map(self.to_torch, data), self.to_torch(masks))  # type: ignore[call-arg]
