@@ -23,9 +23,9 @@ import numpy as np
 
 from ..envs.dominance import promote
 from ..envs.game import Game
-from ..envs.table import SeatView, SeatViews
+from ..envs.table import SeatView, SeatViews, split_choices
 
-__all__ = ["Agent", "SeatView", "check_choices", "check_table_size", "within_masks"]
+__all__ = ["Agent", "SeatView", "check_choices", "check_table_size", "one_split", "within_masks"]
 
 
 class Agent(abc.ABC):
@@ -41,7 +41,8 @@ class Agent(abc.ABC):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
         """The split of one seat from an environment's observation, mask and ``infos`` entry."""
-        return int(self.act_batch([SeatView.from_env(observation, action_mask, info)])[0])
+        return one_split(split_choices(self.act_batch([SeatView.from_env(observation, action_mask, info)]),
+                                       f"agent {self.name!r}"), self.name)
 
     def seed(self, seed: int | None) -> None:
         """Restart the agent's randomness from ``seed`` (nothing to do for a deterministic agent)."""
@@ -64,10 +65,7 @@ def check_choices(agent: Agent, views: Sequence[SeatView], actions: Any) -> np.n
     """``actions`` as int64 when there is one valid split per view; else ValueError naming the
     agent, the choice and the hand. Views of one :class:`~splitpoker.envs.table.Tables` are
     checked in one batch from the rows the splits form; others against their masks."""
-    try:
-        chosen = np.asarray(actions, dtype=np.int64).reshape(-1)
-    except (TypeError, ValueError):
-        raise ValueError(f"agent {agent.name!r} returned {actions!r}, not split indices") from None
+    chosen = split_choices(actions, f"agent {agent.name!r}")  # a float only when it is a whole number
     if len(chosen) != len(views):
         raise ValueError(f"agent {agent.name!r} returned {len(chosen)} splits for {len(views)} seats")
     tables = {id(view.tables): view.tables for view in views}
@@ -87,6 +85,13 @@ def check_choices(agent: Agent, views: Sequence[SeatView], actions: Any) -> np.n
         raise ValueError(f"agent {agent.name!r} chose {chosen[i]!r}, not a valid split of seat {views[i].seat}'s "
                          f"hand {' '.join(views[i].hand)}")
     return chosen
+
+
+def one_split(chosen: np.ndarray, name: str) -> int:
+    """The one split of ``chosen``; ValueError naming agent ``name`` when there are more or none."""
+    if len(chosen) != 1:
+        raise ValueError(f"agent {name!r} returned {len(chosen)} splits for 1 seat")
+    return int(chosen[0])
 
 
 def within_masks(game: Game, views: Sequence[SeatView], actions: np.ndarray) -> np.ndarray:

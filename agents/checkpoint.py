@@ -10,25 +10,45 @@ which older files lack). The checkpoints written by training are SB3 model zips 
 member added, so the same file resumes training and plays as an agent. Format 1 files are
 read as format 2 (:func:`read_meta`, :func:`read_policy_state`). Building the network a file
 describes is :func:`.networks.build_policy`; loading it, :func:`.policy.load_policy`.
+
+Reading checks what it reads: a path that is no regular file (a folder, a FIFO, a device)
+is refused without a byte read from it (opened without blocking, if at all); the
+description holds only known keys (:data:`META_KEYS`, the rule switches of its game,
+:data:`~.policy_kinds.POLICY_KEYS` and the settings of its policy kind), each of the right
+type and in range; and the weights are a mapping of names to tensors of
+:data:`~.policy_kinds.WEIGHT_DTYPE` whose values are all finite (:func:`check_weights`).
+Each is a ValueError naming the file and what is wrong.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import io
 import json
 import numbers
+import os
+import stat
 import warnings
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import torch as th
 
 from ..envs.game import Game
 from ..envs.games import GAMES, game_class
 from ..envs.observation import observation_size
-from .policy_kinds import POLICY_KINDS, BadSetting, check_arch, check_kind, check_width
+from .policy_kinds import (
+    POLICY_KEYS,
+    POLICY_KINDS,
+    WEIGHT_DTYPE,
+    BadSetting,
+    check_arch,
+    check_kind,
+    check_width,
+)
 from .version import stamp
 
 CHECKPOINT_FORMAT = "splitpoker-policy/2"
@@ -43,6 +63,12 @@ POLICY_MEMBER = "policy.pth"
 #: the key of ``splitpoker.json`` that records what wrote the file (version, commit;
 #: :func:`~splitpoker.agents.version.stamp`); absent from files written before it
 STAMP_KEY = "splitpoker"
+#: every key a ``splitpoker.json`` may hold: the policy description (all required), then what
+#: training records (step, preset, seed, CPU seconds), the stamp, and ``source``, the command
+#: that trained a format-1 file; any other key is refused when the file is read
+META_KEYS = ("format", "game", "num_players", "rules", "observation_size", "n_actions", "policy",
+             "step", "preset", "seed", "cpu_seconds", STAMP_KEY, "source")
+_REQUIRED = META_KEYS[:7]
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
 
 
@@ -55,22 +81,61 @@ def policy_meta(game: Game, num_players: int, kind: str, arch: Mapping[str, Any]
             "step": int(step), **extra}
 
 
-def read_meta(path: str | Path) -> dict[str, Any]:
-    """The ``splitpoker.json`` of a saved policy; ValueError when the file is not one."""
-    path = Path(path)
+def _not_a_policy_file(mode: int) -> str:
+    """Why a path of ``mode`` (not a regular file) is no policy file, in words."""
+    kind = ("a folder" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "not a regular file")
+    return f"is {kind}, not a policy file (a .zip written by splitpoker train)"
+
+
+@contextlib.contextmanager
+def _policy_file(path: Path) -> Iterator[IO[bytes]]:
+    """``path`` open for reading when it is a regular file; else ValueError saying what it is.
+    It is opened without blocking (a FIFO with no writer answers at once) and checked on the
+    open descriptor, so what is read is what was checked."""
     try:
-        archive = zipfile.ZipFile(path)
-    except zipfile.BadZipFile:
-        raise ValueError(f"{path} is not a splitpoker policy (not a zip file, or a truncated one)") from None
-    with archive:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise ValueError(f"{path} does not exist") from None
+    except OSError as error:
+        raise ValueError(f"{path} cannot be read ({error.strerror or error})") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise ValueError(f"{path} {_not_a_policy_file(mode)}")
+        handle = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    with handle:
+        yield handle
+
+
+@contextlib.contextmanager
+def _policy_archive(path: Path) -> Iterator[zipfile.ZipFile]:
+    """The zip archive of the policy file ``path``; ValueError when it is none."""
+    with _policy_file(path) as handle:
+        try:
+            archive = zipfile.ZipFile(handle)
+        except (zipfile.BadZipFile, EOFError, OSError):
+            raise ValueError(f"{path} is not a splitpoker policy (not a zip file, or a truncated one)") from None
+        with archive:
+            yield archive
+
+
+def read_meta(path: str | Path) -> dict[str, Any]:
+    """The ``splitpoker.json`` of a saved policy; ValueError when the file is not one, or its
+    description holds a key not in :data:`META_KEYS` or a value out of range."""
+    path = Path(path)
+    with _policy_archive(path) as archive:
         if META_MEMBER not in archive.namelist():
             raise ValueError(f"{path} is not a splitpoker policy, or a truncated one (no {META_MEMBER} inside)")
         try:
             meta = json.loads(archive.read(META_MEMBER).decode())
         except Exception as error:  # a damaged member: CRC, zlib, text or JSON errors
             raise damaged(path, META_MEMBER, error) from None
-    required = ("format", "game", "num_players", "rules", "observation_size", "n_actions", "policy")
-    if not isinstance(meta, dict) or any(key not in meta for key in required):
+    if not isinstance(meta, dict) or any(key not in meta for key in _REQUIRED):
         raise ValueError(f"{path} is damaged: its {META_MEMBER} lacks the policy description")
     if meta.get("format") in (CHECKPOINT_FORMAT, _FORMAT_1):
         try:
@@ -89,15 +154,18 @@ def read_meta(path: str | Path) -> dict[str, Any]:
 def _check_description(meta: Mapping[str, Any]) -> None:
     """BadSetting unless the policy description of a ``splitpoker.json`` holds values of the
     right types and in range: a known game, its number of splits, a table size, a rules
-    mapping, an observation and layers at most :data:`~.policy_kinds.MAX_WIDTH` wide."""
+    mapping, an observation and layers at most :data:`~.policy_kinds.MAX_WIDTH` wide, and no
+    key but those of :data:`META_KEYS`, the game's rule switches and the policy's settings."""
+    unknown = [key for key in meta if key not in META_KEYS]
+    if unknown:
+        raise _unknown(unknown[0], meta, "a policy description", META_KEYS)
     game = meta["game"]
     if not isinstance(game, str) or game not in GAMES:
         raise BadSetting("game", game, f"games: {', '.join(GAMES)}")
     players = meta["num_players"]
     if not isinstance(players, numbers.Integral) or isinstance(players, bool) or players < 1:
         raise BadSetting("num_players", players, "not a number of players")
-    if not isinstance(meta["rules"], Mapping):
-        raise BadSetting("rules", meta["rules"], "not a mapping of rule switches")
+    _check_rules(game, meta["rules"])
     check_width("observation_size", meta["observation_size"])
     n_actions = game_class(game).split_index.n_actions
     if meta["n_actions"] != n_actions or isinstance(meta["n_actions"], bool):
@@ -105,12 +173,40 @@ def _check_description(meta: Mapping[str, Any]) -> None:
     policy = meta["policy"]
     if not isinstance(policy, Mapping):
         raise BadSetting("policy", policy, "not a mapping of kind and arch")
+    unknown = [key for key in policy if key not in POLICY_KEYS]
+    if unknown:
+        raise _unknown(unknown[0], policy, "the policy mapping", POLICY_KEYS, prefix="policy.")
     for key, why in (("kind", f"the policy kind: {', '.join(POLICY_KINDS)}"), ("arch", "the layer sizes")):
         if key not in policy:
             raise BadSetting(f"policy.{key}", None, why, missing=True)
     if policy["kind"] not in POLICY_KINDS:
         raise BadSetting("policy.kind", policy["kind"], f"policies: {', '.join(POLICY_KINDS)}")
     check_arch(policy["kind"], policy["arch"], prefix="policy.arch.")
+
+
+def _unknown(key: Any, mapping: Mapping[Any, Any], what: str, known: tuple[str, ...], prefix: str = "") -> BadSetting:
+    """The error of ``key`` of ``mapping``, not one of the keys ``known`` of ``what``."""
+    return BadSetting(f"{prefix}{key}", mapping[key], f"not a key of {what} (keys: {', '.join(known)})")
+
+
+def _check_rules(game: str, rules: Any) -> None:
+    """BadSetting unless ``rules`` maps switches of ``game`` to values they allow (a file
+    names only the switches it was trained under; those it omits are the defaults)."""
+    if not isinstance(rules, Mapping):
+        raise BadSetting("rules", rules, "not a mapping of rule switches")
+    cls = game_class(game).rules_class
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    for name, value in rules.items():
+        if name not in fields:
+            raise BadSetting(f"rules.{name}", value, f"not a {game} rule switch; switches: {', '.join(fields)}")
+        try:
+            cls._coerce(fields[name], value)
+        except (ValueError, TypeError) as error:
+            raise BadSetting(f"rules.{name}", value, str(error).split("; ")[-1]) from None
+    try:
+        cls.from_mapping(dict(rules))
+    except (ValueError, TypeError) as error:
+        raise BadSetting("rules", dict(rules), str(error)) from None
 
 
 def damaged(path: str | Path, member: str, error: BaseException) -> ValueError:
@@ -125,18 +221,56 @@ def _new_inputs(meta: Mapping[str, Any]) -> int:
     return len(game_class(str(meta.get("game"))).seat_feature_labels())
 
 
+class BadWeights(ValueError):
+    """The weights of a saved policy are not what its policy kind reads (the message names
+    the file and each bad tensor)."""
+
+
 def read_policy_state(path: str | Path) -> dict[str, th.Tensor]:
     """The policy state dict stored in a saved policy (a format-1 policy's input weights
-    padded with zero columns for the observation entries added since)."""
-    with zipfile.ZipFile(path) as archive:
+    padded with zero columns for the observation entries added since), checked by
+    :func:`check_weights`: :class:`BadWeights` for weights a policy cannot use."""
+    path = Path(path)
+    with _policy_archive(path) as archive:
         state = th.load(io.BytesIO(archive.read(POLICY_MEMBER)), map_location="cpu", weights_only=True)
         raw = json.loads(archive.read(META_MEMBER).decode())
+    state = check_weights(path, state)
     if raw.get("format") == _FORMAT_1 and _new_inputs(raw):
         names = _INPUT_WEIGHTS[raw["policy"]["kind"]]
         for key, value in state.items():
             if value.ndim == 2 and key.startswith(names) and key.endswith(".weight"):
                 state[key] = th.cat([value, value.new_zeros(value.shape[0], _new_inputs(raw))], dim=1)
     return state
+
+
+#: the most bad tensors one message names
+_NAMED = 4
+
+
+def check_weights(path: str | Path, state: Any) -> dict[str, th.Tensor]:
+    """``state`` as a dict when it maps names to tensors of :data:`~.policy_kinds.WEIGHT_DTYPE`
+    whose values are all finite; else :class:`BadWeights` naming ``path`` and each bad tensor
+    (the first few, and how many more). Which names and shapes the policy needs is checked
+    when they are loaded into it."""
+    if not isinstance(state, Mapping):
+        raise BadWeights(f"{path} is damaged: its {POLICY_MEMBER} holds a {type(state).__name__}, not a "
+                         "state dict (a mapping of weight names to tensors)")
+    dtype = getattr(th, WEIGHT_DTYPE)
+    bad = []
+    for key, value in state.items():
+        if not isinstance(value, th.Tensor):
+            bad.append(f"{key} (a {type(value).__name__}, not a tensor)")
+        elif value.dtype != dtype:
+            bad.append(f"{key} ({str(value.dtype).removeprefix('torch.')}, not {WEIGHT_DTYPE})")
+        else:
+            count = int(value.numel() - th.isfinite(value).sum())
+            if count:
+                bad.append(f"{key} ({count:,} NaN or infinite value{'s' if count > 1 else ''})")
+    if bad:
+        more = f" and {len(bad) - _NAMED} more" if len(bad) > _NAMED else ""
+        raise BadWeights(f"{path} is damaged: its {POLICY_MEMBER} holds weights no policy can use: "
+                         f"{', '.join(bad[:_NAMED])}{more}; weights are finite {WEIGHT_DTYPE} values")
+    return dict(state)
 
 
 def stamped(meta: Mapping[str, Any]) -> dict[str, Any]:
@@ -192,8 +326,15 @@ def resolve_checkpoint(ref: str | Path) -> Path:
         if not candidates:
             raise ValueError(f"checkpoint folder {path} holds no checkpoint")
         return candidates[-1]
-    if not path.is_file():
-        raise ValueError(f"checkpoint {str(ref)!r} does not exist")
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        why = "is a broken symbolic link" if path.is_symlink() else "does not exist"
+        raise ValueError(f"checkpoint {str(ref)!r} {why}") from None
+    except OSError as error:
+        raise ValueError(f"checkpoint {str(ref)!r} cannot be read ({error.strerror or error})") from None
+    if not stat.S_ISREG(mode):
+        raise ValueError(f"checkpoint {str(ref)!r} {_not_a_policy_file(mode)}")
     return path
 
 

@@ -22,8 +22,8 @@ import numpy as np
 
 from ..envs.game import Game
 from ..envs.games import make_game
-from ..envs.table import SeatView, check_seed
-from .base import Agent
+from ..envs.table import SeatView, check_seed, split_choices
+from .base import Agent, one_split
 from .specs import AGENT_KINDS, SpecLike, bad_spec, parse_spec
 
 __all__ = ["TRAINING_PACKAGES", "TRAIN_INSTALL", "MissingExtra", "load_agent", "training_extra"]
@@ -94,10 +94,13 @@ class _ActOnly(Agent):
         self.name = str(agent.name)
 
     def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:
-        return np.array([self.agent.act(v.observation, v.action_mask, v.info()) for v in views], dtype=np.int64)
+        # one split a view: an integer, or a float that is a whole number (40.9 is refused, not played as 40)
+        chosen = [self.agent.act(v.observation, v.action_mask, v.info()) for v in views]
+        return split_choices(chosen, f"agent {self.name!r}")
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Any) -> int:
-        return int(self.agent.act(observation, action_mask, info))
+        return one_split(split_choices([self.agent.act(observation, action_mask, info)], f"agent {self.name!r}"),
+                         self.name)
 
     def seed(self, seed: int | None) -> None:
         reseed = getattr(self.agent, "seed", None)

@@ -25,6 +25,7 @@ from ..envs.table import SeatView
 from .base import Agent
 from .checkpoint import (
     POLICY_MEMBER,
+    BadWeights,
     check_meta,
     damaged,
     pretrained_path,
@@ -194,13 +195,17 @@ def _stacked(rows: Sequence[np.ndarray]) -> np.ndarray:
 
 
 def load_policy(path: str | Path) -> tuple[MaskableActorCriticPolicy, dict[str, Any]]:
-    """The policy module and metadata of a saved policy file."""
+    """The policy module and metadata of a saved policy file, its description and weights
+    checked (:func:`.checkpoint.read_meta`, :func:`.checkpoint.check_weights`) before the
+    network is built."""
     meta = read_meta(path)
-    policy = build_policy(meta, initialise=False)
     try:
         state = read_policy_state(path)
+    except BadWeights:
+        raise
     except Exception as error:  # a damaged or missing member: CRC, zlib, torch or pickle errors
         raise damaged(path, POLICY_MEMBER, error) from None
+    policy = build_policy(meta, initialise=False)
     try:
         policy.load_state_dict(state)
     except RuntimeError as error:

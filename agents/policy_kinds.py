@@ -44,6 +44,13 @@ SPLIT_SCORER_KEYS = ("subset_hidden", "embed_dim", "split_hidden", "value_hidden
 MAX_WIDTH = 4096
 #: the most hidden layers an ``mlp`` policy may have, per network (``pi``, ``vf``)
 MAX_LAYERS = 64
+#: the architecture settings of an ``mlp`` policy
+MLP_KEYS = ("net_arch", "activation")
+#: the keys of the ``policy`` mapping of a saved policy's description
+POLICY_KEYS = ("kind", "arch")
+#: the dtype of every weight of every policy kind (what training writes); a saved policy whose
+#: weights are of another dtype, or hold a NaN or an infinity, is refused when it is read
+WEIGHT_DTYPE = "float32"
 
 
 def check_kind(kind: str) -> str:
@@ -100,6 +107,10 @@ def check_arch(kind: str, arch: Any, prefix: str = "policy.") -> dict[str, Any]:
         raise BadSetting(prefix.rstrip("."), arch, "not a mapping of architecture settings")
     arch = dict(arch)
     if check_kind(kind) == "mlp":
+        unknown = sorted(set(arch) - set(MLP_KEYS), key=str)
+        if unknown:
+            raise BadSetting(f"{prefix}{unknown[0]}", arch[unknown[0]],
+                             f"not an mlp setting; settings: {', '.join(MLP_KEYS)}")
         activation = arch.get("activation", "relu")
         if not isinstance(activation, str) or activation not in ACTIVATIONS:
             raise BadSetting(f"{prefix}activation", activation, f"activations: {', '.join(ACTIVATIONS)}")
@@ -112,7 +123,7 @@ def check_arch(kind: str, arch: Any, prefix: str = "policy.") -> dict[str, Any]:
         else:
             net_arch = _layers(f"{prefix}net_arch", net_arch)
         return {**arch, "net_arch": net_arch, "activation": activation}
-    unknown = sorted(set(arch) - set(SPLIT_SCORER_KEYS))
+    unknown = sorted(set(arch) - set(SPLIT_SCORER_KEYS), key=str)
     if unknown:
         raise BadSetting(f"{prefix}{unknown[0]}", arch[unknown[0]],
                          f"not a split_scorer setting; settings: {', '.join(SPLIT_SCORER_KEYS)}")

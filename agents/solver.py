@@ -39,6 +39,7 @@ import numpy as np
 
 from ..envs.cards import format_cards, parse_cards
 from ..envs.game import Game
+from ..envs.messages import cut
 from ..envs.table import MASKS, SeatView, Tables, as_generator, check_seat, deal_around
 from .base import Agent, check_table_size
 from .loading import load_agent
@@ -162,7 +163,10 @@ def split_evs(game: Game, hand: Sequence[int] | np.ndarray, opponent_arrangement
     ``(valid, evs)``: the valid split indices (ascending) and their mean payoffs, equal to
     the mean of ``game.score(table).payoffs[seat]`` over the samples."""
     slots = game.slots(list(hand))
-    opp = np.asarray(opponent_arrangements, dtype=np.int64)
+    opp = np.asarray(opponent_arrangements)
+    if opp.size and opp.dtype.kind not in "iu":
+        raise ValueError(f"opponent arrangements of type {opp.dtype} are not card ids (integers)")
+    opp = opp.astype(np.int64, copy=False)
     if opp.ndim != 3 or opp.shape[2] != game.hand_size or opp.shape[0] < 1:
         raise ValueError(f"opponent arrangements of shape {opp.shape} are not (samples, players - 1, "
                          f"{game.hand_size}) card ids")
@@ -307,7 +311,10 @@ class SolverAgent(Agent):
         ``seed``: a Generator, or anything :func:`numpy.random.default_rng` takes; None
         uses the agent's own generator (advancing it)."""
         game = self.game
-        cards = parse_cards(hand) if isinstance(hand, str) else list(hand)
+        try:
+            cards = parse_cards(hand) if isinstance(hand, str) else list(hand)
+        except TypeError:  # not a sequence
+            raise ValueError(f"hand {cut(repr(hand), 60)} is not a hand: give card ids or card text") from None
         n = self.num_players
         seat = check_seat(seat, n)
         rng = self.rng if seed is None else as_generator(seed)

@@ -19,9 +19,11 @@ The argument of ``checkpoint``, ``pretrained`` and an import is taken as it is, 
 hold any character (inside a mixture or an option, parentheses keep its ``;`` or ``,``).
 
 Text is read once, where it enters (the command line, a config, :func:`load_agent`): the
-result is an :class:`AgentSpec`, a tree of kinds, options and members. Code builds specs as
-objects (:func:`checkpoint_spec`, :func:`mixture_spec`, :meth:`AgentSpec.with_options`) and
-passes them on; their text (:attr:`AgentSpec.text`) reads back to the same spec.
+result is an :class:`AgentSpec`, a tree of kinds, options and members, at most
+:data:`MAX_SPEC_DEPTH` specs deep (a deeper one is one ValueError, found level by level
+before anything is built). Code builds specs as objects (:func:`checkpoint_spec`,
+:func:`mixture_spec`, :meth:`AgentSpec.with_options`) and passes them on; their text
+(:attr:`AgentSpec.text`) reads back to the same spec.
 
 >>> spec = parse_spec("solver:samples=64,opponent=checkpoint:runs/x")
 >>> spec.kind, spec.options["samples"], spec.options["opponent"]
@@ -40,9 +42,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Union
 
-__all__ = ["AGENT_KINDS", "SPEC_FORMS", "AgentSpec", "SpecLike", "parse_spec", "split_outside_parentheses",
-           "parse_options", "format_options", "bad_spec", "check_spec", "member_specs", "checkpoint_spec",
-           "mixture_spec"]
+__all__ = ["AGENT_KINDS", "SPEC_FORMS", "MAX_SPEC_DEPTH", "AgentSpec", "SpecLike", "parse_spec",
+           "split_outside_parentheses", "parse_options", "format_options", "bad_spec", "check_spec", "member_specs",
+           "checkpoint_spec", "mixture_spec"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,6 +80,35 @@ SPEC_FORMS = tuple(kind.form for kind in AGENT_KINDS.values()) + (IMPORTED_FORM,
 
 
 OptionValue = Union[str, "AgentSpec"]
+
+#: the most specs a spec may hold one within another, itself included (``mixture:solver:...``,
+#: a solver's opponent in parentheses): a spec is read, written and compared level by level,
+#: and nests a few levels at most
+MAX_SPEC_DEPTH = 32
+
+
+class _TooDeep(ValueError):
+    """A spec nested more than :data:`MAX_SPEC_DEPTH` levels: raised where the limit is found,
+    passed up as it is, and told as the error of the whole spec (:func:`_too_deep`)."""
+
+
+def _too_deep(spec: str) -> _TooDeep:
+    shown = spec if len(spec) <= 80 else f"{spec[:40]}...{spec[-20:]}"
+    return _TooDeep(f"agent spec {shown!r} ({len(spec):,} characters) nests specs more than {MAX_SPEC_DEPTH} "
+                    "levels deep (mixture members and solver opponents within each other); write a shallower spec")
+
+
+def _checked_depth(spec: AgentSpec) -> AgentSpec:
+    """``spec`` when it nests at most :data:`MAX_SPEC_DEPTH` levels (counted level by level,
+    without recursion); else ValueError."""
+    depth, level = 0, [spec]
+    while level:
+        depth += 1
+        if depth > MAX_SPEC_DEPTH:
+            raise ValueError(f"an agent spec of kind {spec.kind!r} nests specs more than {MAX_SPEC_DEPTH} levels "
+                             "deep (mixture members and solver opponents within each other); build a shallower one")
+        level = [v for s in level for v in (*(v for _, v in s.option_items if isinstance(v, AgentSpec)), *s.members)]
+    return spec
 
 
 @dataclasses.dataclass(frozen=True)
@@ -136,7 +167,7 @@ class AgentSpec:
         merged = self.options
         for key, value in options.items():
             merged[key] = value if isinstance(value, AgentSpec) else str(value)
-        return _build(self.kind, tuple(merged.items()))
+        return _checked_depth(_build(self.kind, tuple(merged.items())))
 
     def checkpoints(self) -> list[str]:
         """The paths of every ``checkpoint:`` spec in this tree, depth first."""
@@ -207,7 +238,21 @@ def _unwrapped(piece: str) -> str:
 
 def parse_spec(text: object) -> AgentSpec:
     """Read a spec string (or pass an :class:`AgentSpec` through); ValueError naming it when
-    it does not follow the grammar."""
+    it does not follow the grammar or nests specs more than :data:`MAX_SPEC_DEPTH` levels."""
+    if isinstance(text, AgentSpec):
+        return _checked_depth(text)
+    try:
+        return _parse(text, 1)
+    except _TooDeep:
+        assert isinstance(text, str)
+        raise _too_deep(text.strip()) from None
+
+
+def _parse(text: object, depth: int) -> AgentSpec:
+    """:func:`parse_spec` of a spec ``depth`` levels down (1: the whole spec); :class:`_TooDeep`
+    below :data:`MAX_SPEC_DEPTH` levels, before anything deeper is read."""
+    if depth > MAX_SPEC_DEPTH:
+        raise _TooDeep()
     if isinstance(text, AgentSpec):
         return text
     if not isinstance(text, str):
@@ -223,12 +268,14 @@ def parse_spec(text: object) -> AgentSpec:
         if entry.argument is True and not argument.strip():
             raise bad_spec(spec, f"{kind} needs a {entry.argument_name}")
         if entry.layout == "options":
-            return dataclasses.replace(_build(kind, tuple(parse_options(argument, spec).items())), source=spec)
+            return dataclasses.replace(_build(kind, tuple(parse_options(argument, spec).items()), depth), source=spec)
         if entry.layout == "members":
             read = []
             for member in member_specs(argument, spec):  # its own errors name the spec
                 try:
-                    read.append(parse_spec(member))
+                    read.append(_parse(member, depth + 1))
+                except _TooDeep:
+                    raise
                 except ValueError as error:
                     raise bad_spec(spec, str(error).split("; valid forms")[0]) from None
             return AgentSpec(kind, members=tuple(read), source=spec)
@@ -238,13 +285,15 @@ def parse_spec(text: object) -> AgentSpec:
     raise bad_spec(spec, f"unknown kind {kind!r}")
 
 
-def _build(kind: str, items: tuple[tuple[str, OptionValue], ...]) -> AgentSpec:
-    """An options spec of ``kind``, its spec options read as specs."""
+def _build(kind: str, items: tuple[tuple[str, OptionValue], ...], depth: int = 0) -> AgentSpec:
+    """An options spec of ``kind``, ``depth`` levels down (0: a spec built by code), its spec
+    options read as specs."""
     nested = AGENT_KINDS[kind].spec_options
     read = []
     for key, value in items:
         if key in nested and isinstance(value, str):
-            value = parse_spec(value)  # its error names the nested spec
+            # its error names the nested spec
+            value = _parse(value, depth + 1) if depth else parse_spec(value)
         read.append((key, value))
     return AgentSpec(kind, option_items=tuple(read))
 
@@ -267,7 +316,7 @@ def mixture_spec(members: Iterable[SpecLike]) -> AgentSpec:
     read = tuple(parse_spec(m) for m in members)
     if not read:
         raise ValueError("a mixture needs at least one member")
-    return read[0] if len(read) == 1 else AgentSpec("mixture", members=read)
+    return read[0] if len(read) == 1 else _checked_depth(AgentSpec("mixture", members=read))
 
 
 def parse_options(text: str, spec: str | None = None) -> dict[str, str]:

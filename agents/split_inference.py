@@ -26,6 +26,7 @@ from numba import literal_unroll, njit
 from torch import nn
 
 from ..envs.observation import SLOT_FEATURES
+from ..runtime.limits import check_threads
 from .sparse import few_marked
 from .split_kernels import choose_interacting, choose_splits, sparse_pick, split_interactions
 from .subset_kernels import first_layer_tables, slot_ids, sparse_row_scores, subset_layer
@@ -169,12 +170,13 @@ def _views(policy: SplitScorerPolicy) -> _Views:
 
 @contextlib.contextmanager
 def torch_threads(threads: int | None) -> Iterator[None]:
-    """The block on ``threads`` torch threads (None: as set), the setting restored after."""
+    """The block on ``threads`` torch threads (None: as set), the setting restored after;
+    ValueError unless ``threads`` is None or 1 to :data:`~splitpoker.runtime.limits.MAX_THREADS`."""
     before = th.get_num_threads()
     if threads is None or threads == before:
         yield
         return
-    th.set_num_threads(threads)
+    th.set_num_threads(check_threads(threads, "threads"))
     try:
         yield
     finally:

@@ -147,7 +147,8 @@ def check_hand(cards: Sequence[int] | np.ndarray, size: int, *, jokers: bool, wh
     distinct cards of the game's deck."""
     for card in cards:
         if isinstance(card, (bool, np.bool_)) or not isinstance(card, (int, np.integer)) or not 0 <= card < N_IDS:
-            raise ValueError(f"{what} holds {card!r}, which is not a card id (an integer 0..{N_IDS - 1})")
+            shown = int(card) if isinstance(card, np.integer) else repr(card)
+            raise ValueError(f"{what} holds {shown}, which is not a card id (an integer 0..{N_IDS - 1})")
     if len(cards) != size:
         raise ValueError(f"{what} has {len(cards)} cards ({format_cards(cards)}); expected {size}")
     if not jokers:
@@ -158,6 +159,40 @@ def check_hand(cards: Sequence[int] | np.ndarray, size: int, *, jokers: bool, wh
         listed = [int(c) for c in cards]
         dup = next(c for c in listed if listed.count(c) > 1)
         raise ValueError(f"{what} holds {format_card(dup)} twice")
+
+
+def repeats(rows: np.ndarray) -> np.ndarray:
+    """Whether each row of card ids ``rows`` (R, K), ids 0..53, holds a card twice: bool
+    ``(R,)``. One pass over the ids: the sum of the rows' card bits equals their OR exactly
+    when no bit is added twice (the bits of one row sum to less than 2**60, so no sum wraps
+    round to its OR)."""
+    bits = np.left_shift(np.uint64(1), np.asarray(rows).astype(np.uint64))
+    return np.asarray(bits.sum(axis=-1, dtype=np.uint64) != np.bitwise_or.reduce(bits, axis=-1))
+
+
+def check_card_ids(cards: np.ndarray, *, jokers: bool, what: str, group: int = 1) -> None:
+    """Raise a ValueError naming ``what`` unless ``cards`` is an integer array of card ids of
+    the deck (``jokers``: with the two jokers) in which no card appears twice within a group
+    of its last ``group`` axes (1: a hand; 2: a table of hands). One vectorised pass: for
+    the batched functions that take many hands or tables at once."""
+    array = np.asarray(cards)
+    if array.size == 0:
+        return
+    if array.dtype.kind not in "iu":
+        raise ValueError(f"{what} of type {array.dtype} are not card ids (integers 0..{N_IDS - 1})")
+    low = 0 if jokers else 2
+    if array.min() < low or array.max() >= N_IDS:
+        at = np.argwhere((array < low) | (array >= N_IDS))[0].tolist()
+        raise ValueError(f"{what}[{', '.join(map(str, at))}] is {int(array[tuple(at)])}, not a card of the deck "
+                         f"(card ids {low}..{N_IDS - 1})")
+    size = int(np.prod(array.shape[array.ndim - group:])) if array.ndim >= group else array.size
+    rows = array.reshape(-1, size)
+    if repeats(rows).any():
+        ordered = np.sort(rows, axis=1)
+        row, k = np.argwhere(ordered[:, 1:] == ordered[:, :-1])[0].tolist()
+        place = np.unravel_index(row, array.shape[:array.ndim - group]) if array.ndim > group else ()
+        where = f"{what}[{', '.join(str(int(i)) for i in place)}]" if len(place) else what
+        raise ValueError(f"{where} holds {format_card(int(ordered[row, k]))} twice")
 
 
 def check_table_cards(hands: Iterable[Iterable[int]]) -> None:

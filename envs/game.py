@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .cards import deck, format_cards
+from .cards import check_card_ids, deck, format_cards
 from .dominance import CANDIDATE, DominanceRows, candidate_lists, split_classes
 from .splits import SplitIndex
 from .strength import gather_rows, split_values, subset_strengths
@@ -127,6 +127,18 @@ class Game(abc.ABC):
         """Raise ValueError when the rules do not fit a table of ``num_players`` seats."""
         return None
 
+    def hands_array(self, slots: Any, what: str = "slots") -> np.ndarray:
+        """Hands ``(N, hand size)`` of card ids as an intp array; ValueError naming ``what`` for
+        another shape, an id that is not a card of the deck or a card twice in a hand (one
+        vectorised pass, for the methods that take many hands at once)."""
+        array = np.asarray(slots)
+        if array.size == 0 and array.ndim <= 2:
+            return np.zeros((0, self.hand_size), dtype=np.intp)
+        if array.ndim != 2 or array.shape[1] != self.hand_size:
+            raise ValueError(f"{what} of shape {array.shape} are not hands (N, {self.hand_size}) of card ids")
+        check_card_ids(array, jokers=self.jokers, what=what)
+        return np.asarray(array, dtype=np.intp)
+
     # ------------------------------------------------------------------ hands and rows
 
     @abc.abstractmethod
@@ -171,8 +183,7 @@ class Game(abc.ABC):
         """Masks of many hands ``(N, hand size)`` → ``(N, n_actions)`` bool, equal to
         :meth:`valid_mask` hand by hand: every subset of every hand in one
         :meth:`row_strengths` call per row size, gathered into every split."""
-        return self.valid_rows(*split_values(np.asarray(slots, dtype=np.intp), self.split_index,
-                                             self.row_strengths))
+        return self.valid_rows(*split_values(self.hands_array(slots), self.split_index, self.row_strengths))
 
     @abc.abstractmethod
     def dominance_rows(self, slots: np.ndarray) -> DominanceRows:
@@ -183,7 +194,7 @@ class Game(abc.ABC):
         """Every split of hands ``(N, hand size)`` classified in one compiled pass: int8
         ``(N, n_actions)``, 0 invalid, 1 valid but dominated, 2 a candidate (undominated).
         ``valid=False`` tells only the candidates apart (2; every other split 0 or 1), faster."""
-        slots = np.asarray(slots, dtype=np.intp)
+        slots = self.hands_array(slots)
         if len(slots) == 0:
             return np.zeros((0, self.n_actions), dtype=np.int8)
         return split_classes(self.dominance_rows(slots), self.split_index, valid)
@@ -196,7 +207,7 @@ class Game(abc.ABC):
     def candidate_lists(self, slots: np.ndarray) -> list[np.ndarray]:
         """The candidates of hands ``(N, hand size)`` as split indices (int64, ascending), one
         array per hand: :meth:`candidate_masks` without the ``(N, n_actions)`` array."""
-        slots = np.asarray(slots, dtype=np.intp)
+        slots = self.hands_array(slots)
         if len(slots) == 0:
             return []
         return candidate_lists(self.dominance_rows(slots), self.split_index)

@@ -39,13 +39,17 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
+import numbers
+import operator
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from .cards import N_IDS, format_card, format_cards, parse_cards
+from ..runtime.limits import MAX_HANDS, check_batch
+from .cards import N_IDS, format_card, format_cards, parse_cards, repeats
 from .dominance import CANDIDATE, INVALID
 from .game import Game, Outcomes, Score
 from .games import GAMES, make_game
@@ -53,7 +57,7 @@ from .messages import cut
 from .observation import decode_hand, decode_seat, encode_observations, observation_size
 
 __all__ = ["MASKS", "SeatView", "SeatViews", "Tables", "TableResult", "as_generator", "check_mask", "deal",
-           "derived_seed", "deal_around", "from_hands", "stacked_slots"]
+           "derived_seed", "deal_around", "from_hands", "split_choices", "stacked_slots"]
 
 _CARD_TEXT = tuple(format_card(c) for c in range(N_IDS))
 
@@ -76,6 +80,40 @@ def check_illegal(illegal_action: Any, illegal_reward: Any) -> tuple[str, float]
             illegal_reward):
         raise ValueError(f"illegal_reward={illegal_reward!r} is not a finite number")
     return illegal_action, float(illegal_reward)
+
+
+def split_choices(values: Any, who: str) -> np.ndarray:
+    """``values``, the splits ``who`` (an agent, named in errors) returned, as a flat int64
+    array: integers of any type, or floats that are whole numbers (``40.0``); else ValueError
+    naming ``who`` and the first value that is neither (``40.9``, ``nan``, ``True``, ``None``).
+    Whether each is a split its seat may play is checked elsewhere."""
+    try:
+        array = np.asarray(values)
+    except Exception:  # a ragged or otherwise unconvertible value
+        raise ValueError(f"{who} returned {cut(repr(values), 80)}, not split indices") from None
+    kind = array.dtype.kind
+    if kind in "iu":  # the common case: read as it is
+        return array.astype(np.int64, copy=False).reshape(-1)
+    flat = array.reshape(-1)
+    if not len(flat):
+        return np.zeros(0, dtype=np.int64)
+    if kind == "f":
+        whole = np.isfinite(flat) & (flat == np.trunc(flat)) & (np.abs(flat) < 2.0**63)
+        if whole.all():
+            return flat.astype(np.int64)
+        bad: Any = flat[np.flatnonzero(~whole)[0]].item()
+    elif kind == "O":
+        items = flat.tolist()
+        ok = [isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
+              or isinstance(v, (float, np.floating)) and np.isfinite(v) and float(v).is_integer() and abs(v) < 2.0**63
+              for v in items]
+        if all(ok):
+            return np.array([int(v) for v in items], dtype=np.int64)
+        bad = items[ok.index(False)]
+    else:  # bools, strings, complex numbers, ...
+        bad = flat[0].item()
+    raise ValueError(f"{who} returned {cut(repr(bad), 40)}, not a split index (an integer, or a float that is a "
+                     "whole number)")
 
 
 def check_mask(mask: Any) -> str:
@@ -359,12 +397,13 @@ class SeatViews(Sequence[SeatView]):
 
     __slots__ = ("tables", "pairs", "group", "_items")
 
-    def __init__(self, tables: Tables, pairs: tuple[tuple[int, int], ...],
+    def __init__(self, tables: Tables, pairs: Sequence[tuple[int, int]],
                  group: tuple[tuple[int, int], ...] | None = None) -> None:
         self.tables = tables
-        self.pairs = pairs
-        self.group = pairs if group is None else group
-        self._items: list[SeatView | None] = [None] * len(pairs)
+        # a slice's pairs (given with their group) were checked when the group was made
+        self.pairs = tables.seat_pairs(pairs) if group is None else tuple(pairs)
+        self.group = self.pairs if group is None else group
+        self._items: list[SeatView | None] = [None] * len(self.pairs)
 
     def __len__(self) -> int:
         return len(self.pairs)
@@ -411,9 +450,7 @@ class Tables:
     :func:`from_hands`."""
 
     def __init__(self, game: Game, slots: np.ndarray, mask: str = "valid") -> None:
-        slots = np.asarray(slots, dtype=np.intp)
-        if slots.ndim != 3 or slots.shape[2] != game.hand_size:
-            raise ValueError(f"slots of shape {slots.shape} are not (tables, players, {game.hand_size})")
+        slots = _checked_slots(game, slots)
         self.game = game
         self.num_players = game.check_players(slots.shape[1])
         self.slots = slots
@@ -448,7 +485,7 @@ class Tables:
         start = time.perf_counter()
         if candidates is None:
             candidates, masks = masks and self.mask_kind == "undominated", masks and self.mask_kind == "valid"
-        self._prepare(list(dict.fromkeys(seats)), masks, observations, candidates)
+        self._prepare(list(dict.fromkeys(self.seat_pairs(list(seats)))), masks, observations, candidates)
         self.preparing_s += time.perf_counter() - start
 
     def _prepare(self, pairs: list[tuple[int, int]], masks: bool, observations: bool, candidates: bool) -> None:
@@ -516,7 +553,38 @@ class Tables:
             self.prepare([(table, seat), *group], masks=False)
         return self._observations[(table, seat)]
 
+    def seat_pairs(self, pairs: Any) -> tuple[tuple[int, int], ...]:
+        """``(table, seat)`` pairs as a tuple of int pairs; ValueError naming the first pair that
+        is not a table and a seat of these tables (integers, tables 0..B-1, seats 0..players-1)."""
+        try:
+            converted = tuple((operator.index(table), operator.index(seat)) for table, seat in pairs)
+        except (TypeError, ValueError):  # not pairs, or not of integers
+            raise ValueError(f"seats {cut(repr(pairs), 80)} are not (table, seat) pairs of integers") from None
+        if converted:
+            self._pair_array(np.fromiter(itertools.chain.from_iterable(converted), dtype=np.int64,
+                                         count=2 * len(converted)).reshape(-1, 2))
+        return converted
+
+    def _pair_array(self, pairs: Any) -> np.ndarray:
+        """``(table, seat)`` pairs, an array ``(K, 2)``, as intp, checked (:meth:`seat_pairs`)
+        in one vectorised pass."""
+        array = np.asarray(pairs)
+        if array.size == 0:
+            return np.zeros((0, 2), dtype=np.intp)
+        if array.ndim != 2 or array.shape[1] != 2 or array.dtype.kind not in "iu":
+            raise ValueError(f"seats {cut(repr(pairs), 80)} are not (table, seat) pairs of integers")
+        tables, seats = array[:, 0], array[:, 1]
+        outside = (tables < 0) | (tables >= self.batch) | (seats < 0) | (seats >= self.num_players)
+        if outside.any():
+            table, seat = array[np.flatnonzero(outside)[0]].tolist()
+            raise ValueError(f"(table, seat) ({table}, {seat}) is not a seat of these tables (tables "
+                             f"0..{self.batch - 1}, seats 0..{self.num_players - 1})")
+        return array.astype(np.intp, copy=False)
+
     def view(self, table: int, seat: int) -> SeatView:
+        """The view of one seat; ValueError unless ``table`` and ``seat`` are integers naming a
+        table and a seat of these tables."""
+        ((table, seat),) = self.seat_pairs([(table, seat)])
         return SeatView(self.slots[table, seat], seat, self.num_players, tables=self, table=table)
 
     def views(self, table: int | None = None, seats: Sequence[int] | None = None) -> SeatViews:
@@ -527,8 +595,9 @@ class Tables:
 
     def views_at(self, pairs: Sequence[tuple[int, int]]) -> SeatViews:
         """The views of ``(table, seat)`` pairs; their masks and observations are computed
-        together, each kind in one batched call, when the first is read."""
-        return SeatViews(self, tuple((int(b), int(s)) for b, s in pairs))
+        together, each kind in one batched call, when the first is read. ValueError naming the
+        first pair that is not a table and a seat of these tables."""
+        return SeatViews(self, pairs)
 
     # ------------------------------------------------------------------ decisions
 
@@ -541,8 +610,10 @@ class Tables:
         play: a valid split, from the rows it forms (no mask needed), and under
         ``mask="undominated"`` a candidate: bool array."""
         actions = np.asarray(actions, dtype=np.int64)
+        tables, seats = np.asarray(tables), np.asarray(seats)
+        self._pair_array(np.stack(np.broadcast_arrays(tables, seats), axis=-1).reshape(-1, 2))  # in range
         inside = (actions >= 0) & (actions < self.game.n_actions)
-        cards = self.game.arranged(self.slots[np.asarray(tables), np.asarray(seats)], np.where(inside, actions, 0))
+        cards = self.game.arranged(self.slots[tables, seats], np.where(inside, actions, 0))
         ok = inside & self.game.valid_arrangements(cards)
         if self.mask_kind == "undominated":
             pairs = list(zip(np.asarray(tables).tolist(), np.asarray(seats).tolist()))
@@ -565,9 +636,14 @@ class Tables:
         out = np.zeros(self._decided.shape, dtype=np.int64) if actions is None else actions
         groups: dict[int, tuple[Any, list[tuple[int, int]]]] = {}
         for table, seat, agent in seated:
-            groups.setdefault(id(agent), (agent, []))[1].append((int(table), int(seat)))
-        for agent, pairs in groups.values():
-            views = self.views_at(pairs)
+            groups.setdefault(id(agent), (agent, []))[1].append((table, seat))
+        for agent, _ in groups.values():
+            if not callable(getattr(agent, "act_batch", None)):
+                raise ValueError(f"{cut(repr(agent), 60)} is not an agent (it has no act_batch); build agents from "
+                                 "specs with splitpoker.agents.load_agent")
+        for agent, given in groups.values():
+            views = self.views_at(given)  # the pairs checked
+            pairs = list(views.pairs)
             size = getattr(agent, "batch_size", None) or len(views)
             start, preparing = time.perf_counter(), self.preparing_s
             parts = [agent.act_batch(views[i:i + size]) for i in range(0, len(views), size)]
@@ -584,10 +660,7 @@ class Tables:
         """An agent's choices for ``pairs`` as int64; ValueError unless each is a split the seat
         may play (:meth:`valid_choices`)."""
         name = getattr(agent, "name", type(agent).__name__)
-        try:
-            chosen = np.concatenate([np.asarray(part, dtype=np.int64).reshape(-1) for part in parts])
-        except (TypeError, ValueError):
-            raise ValueError(f"agent {name!r} returned {cut(repr(parts), 80)}, not split indices") from None
+        chosen = np.concatenate([split_choices(part, f"agent {name!r}") for part in parts] or [np.zeros(0, np.int64)])
         if len(chosen) != len(pairs):
             raise ValueError(f"agent {name!r} returned {len(chosen)} splits for {len(pairs)} seats")
         tables, seats = np.array(pairs, dtype=np.intp).T
@@ -667,8 +740,16 @@ def derived_seed(*keys: int) -> int:
 
     >>> derived_seed(0, 1) == derived_seed(0, 1) != derived_seed(0, 2)
     True
+
+    ValueError naming the keys unless each is a non-negative integer.
     """
-    return int(np.random.SeedSequence(list(keys)).generate_state(1)[0])
+    bad = ValueError(f"seed keys {keys!r} must be non-negative integers")
+    if any(isinstance(key, (bool, np.bool_)) for key in keys):
+        raise bad
+    try:
+        return int(np.random.SeedSequence(list(keys)).generate_state(1)[0])
+    except (TypeError, ValueError):
+        raise bad from None
 
 
 def deal(game: Game, num_players: int, rng: Any, batch: int = 1, mask: str = "valid") -> Tables:
@@ -677,7 +758,7 @@ def deal(game: Game, num_players: int, rng: Any, batch: int = 1, mask: str = "va
     seat in order. ``mask``: the seats' masks (:data:`MASKS`)."""
     check_mask(mask)
     n = game.check_players(num_players)
-    _check_batch(batch)
+    batch = _check_batch(batch, 8 * n * game.hand_size)  # the hands, intp
     generator = as_generator(rng)
     deck, size = game.deck(), game.hand_size
     slots = np.empty((batch, n, size), dtype=np.intp)
@@ -695,9 +776,48 @@ def check_seat(seat: Any, num_players: int) -> int:
     return int(seat)
 
 
-def _check_batch(batch: Any) -> None:
+def _check_batch(batch: Any, bytes_each: int) -> int:
+    """``batch`` as an int when it is a number of tables (0 to :data:`MAX_HANDS`) whose
+    arrays, ``bytes_each`` bytes a table, fit in :data:`~splitpoker.runtime.limits.MAX_BATCH_BYTES`."""
     if isinstance(batch, (bool, np.bool_)) or not isinstance(batch, (int, np.integer)) or batch < 0:
         raise ValueError(f"batch {batch!r} is not a number of tables (an integer of at least 0)")
+    return check_batch(batch, "batch=", bytes_each, least=0, most=MAX_HANDS)
+
+
+def _checked_slots(game: Game, slots: Any) -> np.ndarray:
+    """``slots`` as an intp ``(tables, players, hand size)`` array of card ids; ValueError
+    naming the first entry that is not a card of the game's deck, the first hand not in
+    slot order (ascending ids) or the first card dealt twice at a table (checked in one
+    vectorised pass)."""
+    try:
+        array = np.asarray(slots)
+    except Exception:  # ragged
+        raise ValueError(f"slots {cut(repr(slots), 80)} are not an array of card ids") from None
+    if array.ndim != 3 or array.shape[2] != game.hand_size:
+        raise ValueError(f"slots of shape {array.shape} are not (tables, players, {game.hand_size})")
+    if array.size == 0:
+        return np.asarray(array, dtype=np.intp)
+    if array.dtype.kind not in "iu":
+        raise ValueError(f"slots of type {array.dtype} are not card ids (integers)")
+    low = 0 if game.jokers else 2
+    if array.min() < low or array.max() >= N_IDS:
+        b, s, k = np.argwhere((array < low) | (array >= N_IDS))[0].tolist()
+        raise ValueError(f"slots[{b}, {s}, {k}] is {array[b, s, k]}, not a card of the {game.name} deck "
+                         f"(card ids {low}..{N_IDS - 1})")
+    array = np.asarray(array, dtype=np.intp)
+    unordered = (array[:, :, 1:] <= array[:, :, :-1]).any(axis=2)  # a card twice in a hand is out of order too
+    if unordered.any():
+        b, s = np.argwhere(unordered)[0].tolist()
+        raise ValueError(f"slots[{b}, {s}] ({', '.join(map(str, array[b, s].tolist()))}) are not in slot order: "
+                         "each hand's card ids ascending, each card once")
+    tables = array.reshape(len(array), -1)
+    if repeats(tables).any():
+        ordered = np.sort(tables, axis=1)
+        b, k = np.argwhere(ordered[:, 1:] == ordered[:, :-1])[0].tolist()
+        card = int(ordered[b, k])
+        seats = np.flatnonzero((array[b] == card).any(axis=1)).tolist()  # two: a hand holds each card once
+        raise ValueError(f"slots: card {format_card(card)} is dealt to seats {seats[0]} and {seats[1]} at table {b}")
+    return array
 
 
 def deal_around(game: Game, hand: np.ndarray, seat: int, num_players: int, batch: int, rng: Any,
@@ -708,7 +828,8 @@ def deal_around(game: Game, hand: np.ndarray, seat: int, num_players: int, batch
     check_mask(mask)
     n = game.check_players(num_players)
     check_seat(seat, n)
-    _check_batch(batch)
+    # the uniforms and their order (8 bytes each, a card not in the hand), then the hands, intp, twice
+    batch = _check_batch(batch, 16 * (len(game.deck()) - game.hand_size) + 16 * n * game.hand_size)
     generator = as_generator(rng)
     if isinstance(hand, str) or not isinstance(hand, (Sequence, np.ndarray)):
         raise ValueError(f"hand {hand!r} is not a sequence of card ids")

@@ -52,15 +52,30 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from ..runtime.limits import MAX_ENVS, check_batch
 from .game import Game
 from .games import make_game
-from .observation import encode_observations, observation_high
-from .table import SeatView, Tables, check_illegal, check_mask, deal, derived_seed
+from .observation import encode_observations, observation_high, observation_size
+from .table import (
+    SeatView,
+    Tables,
+    as_generator,
+    check_illegal,
+    check_mask,
+    check_seed,
+    deal,
+    derived_seed,
+    split_choices,
+)
 
 __all__ = ["TableBatchEnv", "ArrangeVectorEnv", "random_valid_splits", "MAX_TABLES"]
 
-#: the most tables one vector environment steps (its masks alone take B × players × n_actions bytes)
-MAX_TABLES = 65_536
+#: the most tables one vector environment steps; fewer where their masks and observations
+#: would take more than :data:`splitpoker.runtime.limits.MAX_BATCH_BYTES` (a game of many
+#: splits: each seat's mask takes n_actions bytes)
+MAX_TABLES = MAX_ENVS
+#: hands whose masks are computed in one call (the computation's scratch arrays grow with it)
+MASK_CHUNK = 1024
 OBSERVATIONS = ("dict", "flat")
 
 
@@ -79,6 +94,14 @@ def _check_tables(num_envs: Any) -> int:
     return int(num_envs)
 
 
+def _check_table_bytes(num_envs: int, game: Game, num_players: int, bytes_each: int) -> int:
+    """``num_envs`` unless the tables' masks and observations, ``bytes_each`` bytes a table,
+    take more than :data:`~splitpoker.runtime.limits.MAX_BATCH_BYTES`; else ValueError
+    naming the most tables allowed."""
+    return check_batch(num_envs, "num_envs=", bytes_each, most=MAX_TABLES,
+                       items=f"{game.name} tables of {num_players} seats")
+
+
 def _game(game: Game | str, preset: str, switches: Mapping[str, Any]) -> Game:
     if isinstance(game, Game):
         if preset != "classic" or switches:
@@ -91,8 +114,15 @@ def _game(game: Game | str, preset: str, switches: Mapping[str, Any]) -> Game:
 
 def seat_masks(game: Game, slots: np.ndarray, mask: str) -> np.ndarray:
     """The masks of hands ``slots`` (K, hand size) of the kind ``mask``: every valid split,
-    or the candidates; bool (K, n_actions)."""
-    return game.valid_masks(slots) if mask == "valid" else game.candidate_masks(slots)
+    or the candidates; bool (K, n_actions), computed :data:`MASK_CHUNK` hands at a time (so
+    that the computation's scratch arrays stay small beside the masks)."""
+    compute = game.valid_masks if mask == "valid" else game.candidate_masks
+    if len(slots) <= MASK_CHUNK:
+        return compute(slots)
+    out = np.empty((len(slots), game.n_actions), dtype=bool)
+    for start in range(0, len(slots), MASK_CHUNK):
+        out[start:start + MASK_CHUNK] = compute(slots[start:start + MASK_CHUNK])
+    return out
 
 
 def random_valid_splits(game: Game, slots: np.ndarray | None, rng: np.random.Generator,
@@ -147,6 +177,9 @@ class TableBatchEnv:
         self.num_envs = _check_tables(num_envs)
         self.num_players = self.game.check_players(num_players)
         self.mask = check_mask(mask)
+        # each seat's mask and observation, and its hand
+        per_seat = self.game.n_actions + 4 * observation_size(self.game) + 8 * self.game.hand_size
+        _check_table_bytes(self.num_envs, self.game, self.num_players, self.num_players * per_seat)
         self.rng = np.random.default_rng()
         self._tables: Tables | None = None
         self._masks = np.zeros((0, self.num_players, self.game.n_actions), dtype=bool)
@@ -166,9 +199,10 @@ class TableBatchEnv:
         return observations, self._masks, {"slots": slots.copy()}
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
-        """Deal new hands at every table (``seed`` fixes them and every later deal)."""
+        """Deal new hands at every table (``seed``, a non-negative integer or a sequence of
+        them, fixes them and every later deal; ValueError for another seed)."""
         if seed is not None:
-            self.rng = np.random.default_rng(seed)
+            self.rng = as_generator(seed)
         return self._deal()
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -215,6 +249,12 @@ class ArrangeVectorEnv(VectorEnv):  # type: ignore[misc]
         self.num_envs = _check_tables(num_envs)
         self.num_players = self.game.check_players(num_players)
         self.mask = check_mask(mask)
+        # the learner's mask (bool, and the int8 copy handed out), its observation and the table's
+        # hands; with random opponents under mask="undominated", the other seats' masks too
+        n_actions, hands = self.game.n_actions, self.num_players * self.game.hand_size
+        others = (self.num_players - 1) * n_actions if opponents is None and self.mask == "undominated" else 0
+        _check_table_bytes(self.num_envs, self.game, self.num_players,
+                           2 * n_actions + 4 * observation_size(self.game) + 8 * hands + others)
         self.illegal_action, self.illegal_reward = check_illegal(illegal_action, illegal_reward)
         if not isinstance(observation, str) or observation not in OBSERVATIONS:
             raise ValueError(f"observation={observation!r} is not one of {', '.join(map(repr, OBSERVATIONS))}")
@@ -279,7 +319,7 @@ class ArrangeVectorEnv(VectorEnv):  # type: ignore[misc]
         seats = others.reshape(-1)
         if self.opponents is None:
             slots = self._tables.slots[tables, seats]
-            masks = None if self.mask == "valid" else self.game.candidate_masks(slots)
+            masks = None if self.mask == "valid" else seat_masks(self.game, slots, self.mask)
             actions[tables, seats] = random_valid_splits(self.game, slots, self.rng, masks)
             return
         for agent in dict.fromkeys(self.opponents):  # each distinct agent decides once
@@ -287,15 +327,15 @@ class ArrangeVectorEnv(VectorEnv):  # type: ignore[misc]
             pick = np.tile(chosen, b)
             pairs = list(zip(tables[pick].tolist(), seats[pick].tolist()))
             views = self._tables.views_at(pairs)
-            actions[tables[pick], seats[pick]] = np.asarray(agent.act_batch(views), dtype=np.int64).reshape(-1)
+            name = getattr(agent, "name", type(agent).__name__)
+            actions[tables[pick], seats[pick]] = split_choices(agent.act_batch(views), f"agent {name!r}")
 
     # ------------------------------------------------------------------ VectorEnv API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         if options:
             raise ValueError(f"unknown reset option {sorted(options)[0]!r}; ArrangeVectorEnv takes none")
         if seed is not None:
-            if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-                raise ValueError(f"seed {seed!r} must be None or a non-negative integer")
+            check_seed(seed)
             self.rng = np.random.default_rng([int(seed), 11])
             self._hands = 0
             for i, agent in enumerate(dict.fromkeys(self.opponents or ())):

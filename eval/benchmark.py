@@ -48,7 +48,7 @@ from ..agents.specs import check_spec, member_specs, parse_spec
 from ..agents.version import stamp
 from ..envs.games import make_game
 from ..runtime.interrupts import Interrupted, signal_of
-from ..runtime.limits import MAX_WORKERS
+from ..runtime.limits import check_workers
 from .stats import mean_ci
 
 #: why an agent's best-response gain is left out: its best response would call the agent
@@ -212,8 +212,7 @@ def plan(protocol: Protocol | str, *, quick: bool = False, tracks: Sequence[str]
     """Check the request and lay out the run; ValueError naming the value at fault (an unknown
     protocol or track, a bad agent spec, an agent that plays none of the tracks)."""
     chosen = get_protocol(protocol) if isinstance(protocol, str) else protocol
-    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
-        raise ValueError(f"--workers {workers!r} must be an integer from 1 to {MAX_WORKERS}")
+    workers = check_workers(workers)
     names = list(dict.fromkeys(tracks)) if tracks else [t.name for t in chosen.tracks]
     selected = [chosen.track(name) for name in names]
     extra = [check_spec(spec) for spec in agents]
@@ -479,17 +478,23 @@ def _finish_track(entry: dict[str, Any]) -> None:
 
 
 def write_benchmark(report: Mapping[str, Any], out: str | Path) -> Path:
-    """Write ``benchmark.json`` and ``leaderboard.md`` under ``out``."""
+    """Write ``leaderboard.md`` and ``benchmark.json`` under ``out``, together
+    (:func:`~splitpoker.runtime.files.write_owned_files`: both written whole before either is
+    put in place, benchmark.json last; a failed write leaves neither)."""
     import json
 
-    from ..runtime.files import atomic_write_bytes
+    from ..runtime.files import write_owned_files
     from .leaderboard import leaderboard
 
     folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(folder / "benchmark.json", (json.dumps(report, indent=2, ensure_ascii=False) + "\n").encode())
-    atomic_write_bytes(folder / "leaderboard.md", leaderboard(report).encode())
+    write_owned_files({folder / name: data for name, data in (
+        ("leaderboard.md", leaderboard(report).encode()),
+        ("benchmark.json", (json.dumps(report, indent=2, ensure_ascii=False) + "\n").encode()))}, within=folder)
     return folder
+
+
+#: the files :func:`write_benchmark` writes
+REPORT_FILES = ("leaderboard.md", "benchmark.json")
 
 
 def default_out(chosen: Plan) -> Path:

@@ -14,6 +14,29 @@ from typing import Any
 from ..envs.commands import GAME_CHOICES, GAMES_TEXT
 
 _OPTION = re.compile(r"^[A-Za-z_]\w*=")
+#: how a number option must be written: ASCII decimal digits (int() would also read 1_000, ' 7',
+#: Unicode digits and 010, float() 1_0.5, nan and inf)
+_WHOLE = re.compile(r"[-+]?[0-9]+")
+_DECIMAL = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+
+
+def whole_number(text: str) -> int:
+    """An argparse type: a whole number written in decimal digits, without a leading 0
+    (``10``; not ``010``, ``1_000``, ``0x10``, ``1e3`` or ``10.0``)."""
+    digits = text.lstrip("+-")
+    if not _WHOLE.fullmatch(text) or (len(digits) > 1 and digits.startswith("0")) or len(digits) > 4000:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text[:40]!r}; write a whole number in decimal "
+                                         "digits, without a leading 0, '_', a point or an exponent")
+    return int(text)
+
+
+def decimal_number(text: str) -> float:
+    """An argparse type: a finite number written in decimal digits, with a point and an
+    exponent if any (``2.5``, ``1e-3``; not ``1_0``, ``nan`` or ``inf``)."""
+    if not _DECIMAL.fullmatch(text) or abs(float(text)) == float("inf"):
+        raise argparse.ArgumentTypeError(f"invalid float value: {text[:40]!r}; write a number in decimal digits, "
+                                         "such as 30 or 2.5")
+    return float(text)
 
 
 def split_agent_specs(text: str) -> list[str]:
@@ -84,21 +107,22 @@ def _settings(args: argparse.Namespace) -> Any:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from ..runtime.files import check_writable_folder
-    from .report import DecisionsTable, results_table, write_report
+    from ..runtime.files import check_writable_folder, claimed_output, output_path
+    from .report import DecisionsTable, report_files, results_table, write_report
     from .runner import default_out, run
 
     settings = _settings(args)
-    out = Path(settings.out) if settings.out else default_out(settings)
+    out = output_path(settings.out, "--out") if settings.out is not None else default_out(settings)
     check_writable_folder(out, "--out")
-    if (out / "summary.json").exists():  # an earlier report is never written over
-        raise ValueError(f"--out {str(out)!r} already holds a report (summary.json); choose another folder")
-    table = DecisionsTable()  # decisions.csv is formatted as the deals are played
-    summary, decisions = run(settings, progress=not args.json, sink=table)
-    if summary["partial"]:  # on stderr: stdout keeps the report (and --json its one document)
-        print(f"splitpoker eval: interrupted ({summary['interrupted_by']}) after {summary['hands']} of "
-              f"{summary['hands_planned']} deals; writing the partial report to {out}", file=sys.stderr, flush=True)
-    write_report(summary, decisions, out, plots=not args.no_plots, table=table)
+    # the folder is held for the whole command, and an earlier report is written over only with --force
+    with claimed_output(out, report_files(plots=not args.no_plots, regret=settings.regret), force=args.force):
+        table = DecisionsTable()  # decisions.csv is formatted as the deals are played
+        summary, decisions = run(settings, progress=not args.json, sink=table)
+        if summary["partial"]:  # on stderr: stdout keeps the report (and --json its one document)
+            print(f"splitpoker eval: interrupted ({summary['interrupted_by']}) after {summary['hands']} of "
+                  f"{summary['hands_planned']} deals; writing the partial report to {out}", file=sys.stderr,
+                  flush=True)
+        write_report(summary, decisions, out, plots=not args.no_plots, table=table)
     status = _status(summary)
     if args.json:
         print(json.dumps(summary, ensure_ascii=False))
@@ -135,17 +159,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--agents", metavar="A,B,...", help="agent specs, e.g. checkpoint:runs/x/final.zip,"
                    "solver:samples=256,greedy (random, greedy, solver[:opts], checkpoint:PATH, pretrained:NAME, "
                    "package.module:attr)")
-    p.add_argument("--hands", type=int, help="number of deals (default 200); each is played in every rotation")
+    p.add_argument("--hands", type=whole_number, help="number of deals (default 200); each is played in every rotation")
     p.add_argument("--players", type=int, help="players at the table (default 4)")
     p.add_argument("--preset", help="rules preset (default classic)")
     p.add_argument("--set", dest="switches", action="append", default=[], metavar="SWITCH=VALUE",
                    help="override one rule switch (repeatable)")
-    p.add_argument("--seed", type=int, help="seed of deals, agents and regret samples (default 0)")
+    p.add_argument("--seed", type=whole_number, help="seed of deals, agents and regret samples (default 0)")
     p.add_argument("--workers", type=int, help="worker processes or Ray tasks in flight (default 1)")
     p.add_argument("--backend", choices=("local", "ray"), help="local processes (default) or Ray tasks")
     p.add_argument("--address", help="Ray cluster address (default: start a local Ray instance)")
     p.add_argument("--out", help="report folder, one that holds no report yet (default "
-                   "runs/eval/<game>__<players>p__<seed>__<time>)")
+                   "runs/eval/<game>__<players>p__<seed>__<time>); one eval writes it at a time")
+    p.add_argument("--force", action="store_true", help="replace the report files (summary.json, summary.md, "
+                   "decisions.csv, the plots) that --out already holds")
     p.add_argument("--regret-samples", dest="regret_samples", type=int,
                    help="samples of the regret solver (default 64)")
     p.add_argument("--regret-opponent", dest="regret_opponent", metavar="SPEC",
@@ -201,12 +227,12 @@ def register_exploit(sub: argparse._SubParsersAction) -> None:
                    "solver:samples=16, checkpoint:PATH, pretrained:NAME, mixture:SPEC;SPEC, package.module:attr, ...)")
     p.add_argument("--samples", type=int, default=DEFAULT_SAMPLES,
                    help=f"opponent deals per decision of the best response (default {DEFAULT_SAMPLES})")
-    p.add_argument("--hands", type=int, default=200, help="duplicate deals (default 200)")
+    p.add_argument("--hands", type=whole_number, default=200, help="duplicate deals (default 200)")
     p.add_argument("--players", type=int, default=4, help="players at the table (default 4)")
     p.add_argument("--preset", default="classic", help="rules preset (default classic)")
     p.add_argument("--set", dest="switches", action="append", default=[], metavar="SWITCH=VALUE",
                    help="override one rule switch (repeatable)")
-    p.add_argument("--seed", type=int, default=0, help="seed of deals and of the solver (default 0)")
+    p.add_argument("--seed", type=whole_number, default=0, help="seed of deals and of the solver (default 0)")
     p.add_argument("--workers", type=int, default=1, help="worker processes or Ray tasks in flight (default 1)")
     p.add_argument("--backend", choices=("local", "ray"), default="local",
                    help="local processes (default) or Ray tasks")
@@ -220,9 +246,12 @@ def register_exploit(sub: argparse._SubParsersAction) -> None:
 
 
 def _convergence(args: argparse.Namespace) -> int:
+    from ..runtime.limits import check_workers
     from .convergence import measure, parse_run, plot
 
+    check_workers(args.workers)  # before any folder is read or made
     runs = [parse_run(text) for text in args.runs]
+    out = _check_convergence_out(args.out, runs, args.force)
     points, stopped = measure(runs, samples=args.samples, hands=args.hands, points=args.points, seed=args.seed,
                               workers=args.workers, emit=(lambda line: None) if args.json else print,
                               progress=not args.json, estimator="paired" if args.paired else "play")
@@ -235,7 +264,7 @@ def _convergence(args: argparse.Namespace) -> int:
         title = (f"{meta['game']}, {meta['num_players']} players, {meta.get('preset', 'classic')}\nbest response "
                  f"solver:samples={args.samples} on {first.hands} "
                  f"{'deals, paired' if args.paired else 'duplicate deals'} (seed {args.seed})")
-        figure = plot(points, Path(args.out), title)
+        figure = plot(points, out, title)
     if args.json:
         print(json.dumps({"figure": None if figure is None else str(figure), "samples": args.samples,
                           "seed": args.seed, "points": [p.to_dict() for p in points], "partial": stopped is not None,
@@ -255,6 +284,37 @@ def _convergence(args: argparse.Namespace) -> int:
     return exit_status(signal.Signals[stopped])
 
 
+def _check_convergence_out(text: str, runs: list[Any], force: bool) -> Path:
+    """The figure's path (``~`` expanded), checked before anything is measured: its folder can
+    be written, it is no folder and no link, and an existing file is replaced only with
+    ``force``; and each run's ``eval/br_gain/``, where the measurements are kept, can be
+    written and holds no link. ValueError naming the path otherwise."""
+    from ..runtime.files import check_owned_tree, check_writable_folder, output_path
+
+    out = output_path(text, "--out")
+    if out.is_symlink():
+        raise ValueError(f"--out {text!r} is a symbolic link; splitpoker writes no file through a link: "
+                         "give another file name")
+    if out.is_dir():
+        raise ValueError(f"--out {text!r} is a folder; give the PNG file to write")
+    if out.exists() and not force:
+        raise ValueError(f"--out {text!r} already exists; give another file name, or --force to replace it")
+    check_writable_folder(out.parent, "--out's folder")
+    for run in runs:
+        for folder in (run.path / "eval", run.path / "eval" / "br_gain"):
+            if folder.is_symlink():
+                raise ValueError(f"{folder} is a symbolic link; a run folder holds only files and folders "
+                                 "splitpoker made: remove the link (or put what it points to in its place)")
+        if (run.path / "eval" / "br_gain").is_dir():
+            check_owned_tree(run.path / "eval" / "br_gain", "run folder")
+        try:
+            check_writable_folder(run.path / "eval" / "br_gain", "the measurements' folder")
+        except ValueError as error:
+            raise ValueError(f"{run.path}: {error}; convergence keeps each measurement there: make it "
+                             "writable, or measure a copy of the run") from None
+    return out
+
+
 def register_convergence(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("convergence", help="best-response gain of training runs' checkpoints against CPU time",
                        description="Measure the best-response gain (as splitpoker exploit does) of checkpoints of "
@@ -263,13 +323,15 @@ def register_convergence(sub: argparse._SubParsersAction) -> None:
                        "eval/br_gain/, so the command run again measures only what is new.")
     p.add_argument("runs", nargs="+", metavar="[LABEL=]RUN_DIR",
                    help="training run folders (of one game, table size and rules), each optionally labelled")
-    p.add_argument("--out", required=True, help="the PNG to write")
+    p.add_argument("--out", required=True, help="the PNG to write (a file that does not exist yet, unless --force)")
+    p.add_argument("--force", action="store_true", help="replace the file --out names where it exists")
     p.add_argument("--samples", type=int, default=256, help="opponent deals per decision of the best response "
                    "(default 256)")
-    p.add_argument("--hands", type=int, default=200, help="duplicate deals per checkpoint (default 200)")
+    p.add_argument("--hands", type=whole_number, default=200, help="duplicate deals per checkpoint (default 200)")
     p.add_argument("--points", type=int, default=5, help="checkpoints per run, evenly spread, the first and last "
                    "among them (default 5)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals and of the best response (default 0)")
+    p.add_argument("--seed", type=whole_number, default=0,
+                   help="seed of the deals and of the best response (default 0)")
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     p.add_argument("--paired", action="store_true", help="measure by paired solves, as splitpoker exploit --paired")
     p.add_argument("--json", action="store_true", help="print the points as one JSON document")
@@ -277,27 +339,27 @@ def register_convergence(sub: argparse._SubParsersAction) -> None:
 
 
 def _benchmark(args: argparse.Namespace) -> int:
-    from ..runtime.files import check_writable_folder
-    from .benchmark import default_out, plan, run_benchmark, write_benchmark
+    from ..runtime.files import check_writable_folder, claimed_output, output_path
+    from .benchmark import REPORT_FILES, default_out, plan, run_benchmark, write_benchmark
     from .leaderboard import text_summary
 
     chosen = plan(args.protocol, quick=args.quick, tracks=split_names(args.tracks, "--tracks"),
                   agents=split_agent_specs(args.agents) if args.agents is not None else (), workers=args.workers)
-    out = Path(args.out) if args.out else default_out(chosen)
+    out = output_path(args.out, "--out") if args.out is not None else default_out(chosen)
     check_writable_folder(out, "--out")
-    if (out / "benchmark.json").exists():  # an earlier report is never written over
-        raise ValueError(f"--out {str(out)!r} already holds a benchmark (benchmark.json); choose another folder")
-    for track, spec, why in chosen.skipped:
-        print(f"splitpoker benchmark: {spec} left out of {track}: {why}", file=sys.stderr, flush=True)
     def done(name: str, track: dict[str, Any]) -> None:  # a line per track in a log, where no bar is drawn
         if not sys.stderr.isatty():
             print(f"splitpoker benchmark: {name} done in {track['elapsed_s']:.0f} s", file=sys.stderr, flush=True)
 
-    report = run_benchmark(chosen, progress=not args.json, out=args.out, on_track=done)
-    if report["partial"]:
-        print(f"splitpoker benchmark: interrupted ({report['interrupted_by']}); writing the partial report to {out}",
-              file=sys.stderr, flush=True)
-    write_benchmark(report, out)
+    # the folder is held for the whole command, and an earlier benchmark is written over only with --force
+    with claimed_output(out, REPORT_FILES, force=args.force, holds="a benchmark"):
+        for track, spec, why in chosen.skipped:
+            print(f"splitpoker benchmark: {spec} left out of {track}: {why}", file=sys.stderr, flush=True)
+        report = run_benchmark(chosen, progress=not args.json, out=args.out, on_track=done)
+        if report["partial"]:
+            print(f"splitpoker benchmark: interrupted ({report['interrupted_by']}); writing the partial report to "
+                  f"{out}", file=sys.stderr, flush=True)
+        write_benchmark(report, out)
     status = _status(report)
     if args.json:
         print(json.dumps(report, ensure_ascii=False))
@@ -346,6 +408,8 @@ def register_benchmark(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=int, default=1, help="worker processes per match (default 1); the figures "
                    "do not depend on it")
     p.add_argument("--out", help="report folder, one that holds no benchmark yet (default "
-                   "runs/benchmark/<protocol>__<time>)")
+                   "runs/benchmark/<protocol>__<time>); one benchmark writes it at a time")
+    p.add_argument("--force", action="store_true", help="replace the benchmark.json and leaderboard.md that --out "
+                   "already holds")
     p.add_argument("--json", action="store_true", help="print benchmark.json as one line (no progress bars)")
     p.set_defaults(run=_benchmark)

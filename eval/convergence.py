@@ -26,7 +26,8 @@ import numpy as np
 
 from ..agents.checkpoint import read_meta
 from ..runtime.files import atomic_write_bytes
-from .exploit import best_response_gain
+from ..runtime.limits import MAX_HANDS, check_count, check_workers
+from .exploit import ESTIMATORS, best_response_gain
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,7 +104,12 @@ def measure(runs: Sequence[Run], *, samples: int, hands: int, points: int, seed:
     """The best-response gain of ``points`` checkpoints of each run (evenly spread over its
     checkpoints, its first and last among them), measured or read from what was measured
     before with the same ``samples``, ``hands`` and ``seed``; and the signal that stopped
-    the measurements (None: all measured; the points then are those measured before it)."""
+    the measurements (None: all measured; the points then are those measured before it).
+    ``workers``, ``hands`` and ``estimator`` are checked before any checkpoint is read."""
+    workers = check_workers(workers)
+    hands = check_count(hands, "--hands", 1, MAX_HANDS)
+    if estimator not in ESTIMATORS:
+        raise ValueError(f"estimator {estimator!r} is not one of {', '.join(ESTIMATORS)}")
     chosen = []
     table = None
     for run in runs:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..runtime.files import atomic_write_bytes
+from ..runtime.files import write_owned_files
 from .duplicate import AgentResult, Decision
 
 
@@ -80,13 +80,32 @@ def markdown(summary: dict[str, Any]) -> str:
 
 
 def plot(summary: dict[str, Any], decisions: Sequence[Decision], out: Path) -> list[Path]:
-    """Mean payoff with CI per agent, and the regret histogram when regret was measured."""
+    """Mean payoff with CI per agent, and the regret histogram when regret was measured, as
+    PNG files in ``out`` (written as :func:`~splitpoker.runtime.files.write_owned_files` writes)."""
+    images = plot_images(summary, decisions, out)
+    return write_owned_files(images, within=out) if images else []
+
+
+def report_files(plots: bool, regret: bool) -> list[str]:
+    """The names of the files :func:`write_report` writes: summary.json last."""
+    return ["decisions.csv", "summary.md", *(["payoff.png"] if plots else []),
+            *(["regret.png"] if plots and regret else []), "summary.json"]
+
+
+def _png(fig: Any) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
+    return buffer.getvalue()
+
+
+def plot_images(summary: dict[str, Any], decisions: Sequence[Decision], out: Path) -> dict[Path, bytes]:
+    """The plots of :func:`plot`, each path in ``out`` with its PNG's bytes (nothing written)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    paths = []
+    images: dict[Path, bytes] = {}
     agents = summary["agents"]
     fig, ax = plt.subplots(figsize=(max(4, 1.6 * len(agents)), 3.5))
     means = [a["mean"] for a in agents]
@@ -97,8 +116,7 @@ def plot(summary: dict[str, Any], decisions: Sequence[Decision], out: Path) -> l
     ax.set_ylabel("mean payoff per hand (95% CI)")
     ax.set_title(f"{summary['game']}, {summary['players']} players, {summary['hands']} deals")
     fig.tight_layout()
-    paths.append(out / "payoff.png")
-    fig.savefig(paths[-1], dpi=110)
+    images[out / "payoff.png"] = _png(fig)
     plt.close(fig)
     if summary.get("regret_model"):
         fig, ax = plt.subplots(figsize=(6, 3.5))
@@ -109,10 +127,9 @@ def plot(summary: dict[str, Any], decisions: Sequence[Decision], out: Path) -> l
         ax.set_ylabel("decisions")
         ax.legend(fontsize=8)
         fig.tight_layout()
-        paths.append(out / "regret.png")
-        fig.savefig(paths[-1], dpi=110)
+        images[out / "regret.png"] = _png(fig)
         plt.close(fig)
-    return paths
+    return images
 
 
 def _cell(value: Any) -> str:
@@ -230,15 +247,19 @@ def decisions_csv(decisions: Sequence[Decision], names: Sequence[str]) -> str:
 
 def write_report(summary: dict[str, Any], decisions: Sequence[Decision], out: Path, plots: bool = True,
                  table: DecisionsTable | None = None) -> Path:
-    """Write summary.json, summary.md, decisions.csv (and plots) under ``out``. ``table``:
-    decisions.csv as it was built while the match was played (see :class:`DecisionsTable`);
-    without it, or where it does not hold ``decisions``, the table is made here."""
-    out.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(out / "summary.json", (json.dumps(summary, indent=2, ensure_ascii=False) + "\n").encode())
-    atomic_write_bytes(out / "summary.md", markdown(summary).encode())
+    """Write summary.json, summary.md, decisions.csv (and plots) under ``out``, all together
+    (:func:`~splitpoker.runtime.files.write_owned_files`): each is written whole before any
+    is put in place, summary.json last, so that a write that fails (a full disk) leaves no
+    part of a report. ``table``: decisions.csv as it was built while the match was played
+    (see :class:`DecisionsTable`); without it, or where it does not hold ``decisions``, the
+    table is made here."""
     names = [agent["name"] for agent in summary.get("agents", [])]
     text = table.text(decisions) if table is not None and table.names == names else None
-    atomic_write_bytes(out / "decisions.csv", (decisions_csv(decisions, names) if text is None else text).encode())
+    files: dict[Path, bytes] = {
+        out / "decisions.csv": (decisions_csv(decisions, names) if text is None else text).encode(),
+        out / "summary.md": markdown(summary).encode()}
     if plots:
-        plot(summary, decisions, out)
+        files.update(plot_images(summary, decisions, out))
+    files[out / "summary.json"] = (json.dumps(summary, indent=2, ensure_ascii=False) + "\n").encode()
+    write_owned_files(files, within=out)
     return out

@@ -28,7 +28,7 @@ from ..envs.games import make_game
 from ..envs.table import check_mask
 from ..runtime.distributed import ray_chunks
 from ..runtime.interrupts import Interrupted, handled, signal_of, worker_pool
-from ..runtime.limits import MAX_HANDS, MAX_WORKERS
+from ..runtime.limits import MAX_HANDS, MAX_WORKERS, check_count
 from .duplicate import Decision, Tally, check_lineup, decision_order, play_group
 
 
@@ -64,14 +64,7 @@ class EvalSettings:
         for name, value, least, most in (("hands", self.hands, 1, MAX_HANDS), ("workers", self.workers, 1, MAX_WORKERS),
                                          ("regret_samples", self.regret_samples, 1, MAX_SAMPLES),
                                          ("seed", self.seed, 0, None)):
-            if isinstance(value, np.integer):
-                value = int(value)
-                setattr(self, name, value)
-            option = name.replace("_", "-")
-            if not isinstance(value, int) or isinstance(value, bool) or value < least:
-                raise ValueError(f"--{option} {value!r} must be an integer of at least {least}")
-            if most is not None and value > most:
-                raise ValueError(f"--{option} {value} is more than the most allowed, {most:,}")
+            setattr(self, name, check_count(value, f"--{name.replace('_', '-')}", least, most))
         if self.backend not in ("local", "ray"):
             raise ValueError(f"backend {self.backend!r} is not allowed; backends: local, ray")
         if self.address is not None and self.backend != "ray":

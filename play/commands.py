@@ -95,6 +95,7 @@ def bind(host: str, port: int) -> socket.socket:
 def register(sub: argparse._SubParsersAction) -> None:
     """Add this package's subcommand."""
     from ..envs.commands import add_rules_options
+    from ..eval.commands import decimal_number, whole_number
 
     p: Any = sub.add_parser(
         "play", help="play against agents in the browser",
@@ -108,22 +109,22 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Needs the [play] extra.")
     p.add_argument("game", choices=GAME_CHOICES, help="the game")
     add_rules_options(p)
-    p.add_argument("--players", type=int, default=4, help="seats at the table, yours included (default 4)")
+    p.add_argument("--players", type=whole_number, default=4, help="seats at the table, yours included (default 4)")
     p.add_argument("--against", default="greedy", metavar="SPEC[,SPEC...]",
                    help="the opponents' agent spec, or one per seat 1..N-1 (default greedy), "
                         "e.g. pretrained:thirteen_classic_4p")
-    p.add_argument("--hands", type=int, default=8, help="hands in the match (default 8)")
-    p.add_argument("--time-limit", type=float, default=None, metavar="S",
-                   help="seconds to arrange each hand, above 0; when the clock runs out your arrangement "
-                        "is played if it is complete and valid, else the hand is arranged automatically "
-                        "(default: no clock)")
-    p.add_argument("--seed", type=int, default=None,
-                   help="seed of the deals and the agents: the server's k-th match is dealt from (seed, k) "
-                        "(default: random)")
-    p.add_argument("--banker-hands", type=int, default=None, metavar="K",
-                   help="hands a banker keeps the bank under banker rules (default: the rule text's 4)")
-    p.add_argument("--hint-samples", type=int, default=256, metavar="K",
-                   help="opponent deals the solver's hint samples (default 256)")
+    p.add_argument("--hands", type=whole_number, default=8, help="hands in the match, 1 to 10,000 (default 8)")
+    p.add_argument("--time-limit", type=decimal_number, default=None, metavar="S",
+                   help="seconds to arrange each hand, above 0 and at most a day (86400); when the clock runs "
+                        "out your arrangement is played if it is complete and valid, else the hand is arranged "
+                        "automatically (default: no clock)")
+    p.add_argument("--seed", type=whole_number, default=None,
+                   help="seed of the deals and the agents, 0 to 4294967295: the server's k-th match is dealt from "
+                        "(seed, k) (default: random)")
+    p.add_argument("--banker-hands", type=whole_number, default=None, metavar="K",
+                   help="hands a banker keeps the bank under banker rules, 1 to 10,000 (default: the rule text's 4)")
+    p.add_argument("--hint-samples", type=whole_number, default=256, metavar="K",
+                   help="opponent deals the solver's hint samples, 1 to 65,536 (default 256)")
     p.add_argument("--host", default="127.0.0.1",
                    help="the address to listen on (default 127.0.0.1: this machine only). Any other address "
                         "(e.g. 0.0.0.0) prints a warning and a URL with a token, ?token=..., generated "
@@ -133,7 +134,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "other host are refused (DNS rebinding). Answered anyway: localhost, the address "
                         "listened on (any IP address under 0.0.0.0 or ::) and, beyond loopback, the machine's "
                         "host names")
-    p.add_argument("--port", type=int, default=0, help="the port (default 0: a free one)")
+    p.add_argument("--port", type=whole_number, default=0, help="the port, 0 to 65535 (default 0: a free one)")
     p.add_argument("--open", action="store_true", help="open the page in a browser")
     p.add_argument("--reveal-seed", action="store_true",
                    help="show the seed in /api/settings and the matches' states and records (hidden by "

@@ -33,7 +33,8 @@ play. Only a request that succeeds counts as a use.
 **Every request** (the page and static files included) passes :class:`Guard` first: a
 ``Host`` that is not one of ``allowed_hosts`` (when given; an IP literal too when
 ``any_ip``) is refused with 403 (a name rebound to this address), and so is an ``Origin``
-that is not the page's own (a cross-site form or script); when the app has a ``token``
+that is not the page's own, ``http://`` or ``https://`` and the request's ``Host`` (a
+cross-site form or script, or a page of another scheme); when the app has a ``token``
 it must come with every request, as ``?token=`` (``GET /?token=…`` sets the cookie and
 redirects to ``/``), the cookie, or ``Authorization: Bearer``, else 401. The seed is left
 out of every answer (``/api/settings``, a match's state and record) unless
@@ -214,6 +215,13 @@ def _is_ip(name: str) -> bool:
     return True
 
 
+def _same_origin(origin: str, host: str) -> bool:
+    """Whether an ``Origin`` header names the page's own origin: ``http://`` or ``https://``
+    and the request's ``Host``, exactly (no other scheme, no path; ``null`` is none)."""
+    scheme, sep, rest = origin.strip().lower().partition("://")
+    return bool(sep) and scheme in ("http", "https") and bool(rest) and rest == host.strip().lower()
+
+
 def token_cookie(token: str) -> str:
     """The name of the cookie that carries ``token`` (named after it, so that servers on
     other ports of the same host keep their own)."""
@@ -223,10 +231,10 @@ def token_cookie(token: str) -> str:
 class Guard:
     """ASGI middleware run before every HTTP request: refuses (JSON, nothing changed) a
     ``Host`` not among ``allowed_hosts`` (when given; any IP literal too when ``any_ip``:
-    a DNS-rebound name is never an IP literal), an ``Origin`` not the request's own
-    ``Host``, and, when ``token`` is set, a request without it (``?token=``, the cookie
-    :func:`token_cookie` or ``Authorization: Bearer``). ``GET /?token=…`` sets the cookie
-    and redirects to ``/``."""
+    a DNS-rebound name is never an IP literal), an ``Origin`` other than ``http://`` or
+    ``https://`` and the request's own ``Host``, and, when ``token`` is set, a request
+    without it (``?token=``, the cookie :func:`token_cookie` or ``Authorization: Bearer``).
+    ``GET /?token=…`` sets the cookie and redirects to ``/``."""
 
     def __init__(self, app: ASGIApp, allowed_hosts: tuple[str, ...] = (), any_ip: bool = False,
                  token: str | None = None) -> None:
@@ -243,7 +251,7 @@ class Guard:
             return _error(403, f"requests for host {host[:60]!r} are refused; this server answers "
                                f"{', '.join(self.allowed_hosts)}{' and its IP addresses' if self.any_ip else ''}")
         origin = request.headers.get("origin")
-        if origin is not None and origin.lower().split("://", 1)[-1].rstrip("/") != host.strip().lower():
+        if origin is not None and not _same_origin(origin, host):
             return _error(403, f"cross-origin request from {origin[:60]!r} refused")
         if self.token is None:
             return None

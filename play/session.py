@@ -40,7 +40,8 @@ from ..envs.game import Game
 from ..envs.games import check_game, make_game
 from ..envs.match import Match
 
-__all__ = ["AUTO_KINDS", "HINT_LIMIT", "HUMAN", "PlaySession", "PlaySettings", "RequestError", "auto_kind"]
+__all__ = ["AUTO_KINDS", "HINT_LIMIT", "HUMAN", "MAX_HINT_SAMPLES", "MAX_MATCH_HANDS", "MAX_SEED", "PlaySession",
+           "PlaySettings", "RequestError", "auto_kind"]
 
 #: the seat of the person at the table
 HUMAN = 0
@@ -50,6 +51,13 @@ AUTO_KINDS = ("heuristic", "greedy")
 GRACE_S = 1.0
 #: the most splits a hint lists
 HINT_TOP = 5
+#: the most opponent deals a hint may sample (a Biji hint of that many takes a few seconds
+#: and about a gigabyte; the solver's own bound, a million, most of a minute and some 14 GB)
+MAX_HINT_SAMPLES = 65_536
+#: the most hands of a match (a person plays one hand in half a minute or so)
+MAX_MATCH_HANDS = 10_000
+#: the largest seed of the deals
+MAX_SEED = 2**32 - 1
 #: hint answers a match gives for one hand; beyond, 429 (the solver runs once a hand)
 HINT_LIMIT = 5
 #: splits of the solver's ranking looked through for :data:`HINT_TOP` different ones
@@ -149,14 +157,17 @@ class PlaySettings:
         if len(specs) not in (1, self.players - 1):
             raise ValueError(f"--against has {len(specs)} specs; give one for every opponent or "
                              f"{self.players - 1} (one per seat 1..{self.players - 1})")
-        for name, value in (("hands", self.hands), ("hint_samples", self.hint_samples)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name}={value!r} is not a whole number of at least 1")
-        if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0):
-            raise ValueError(f"seed={self.seed!r} is not a whole number of at least 0")
-        if self.banker_term is not None and (isinstance(self.banker_term, bool) or not isinstance(self.banker_term, int)
-                                             or self.banker_term < 1):
-            raise ValueError(f"banker_term={self.banker_term!r} is not a whole number of at least 1")
+        for name, option, value, least, most in (("hands", "--hands", self.hands, 1, MAX_MATCH_HANDS),
+                                                 ("hint_samples", "--hint-samples", self.hint_samples, 1,
+                                                  MAX_HINT_SAMPLES),
+                                                 ("seed", "--seed", self.seed, 0, MAX_SEED),
+                                                 ("banker_term", "--banker-hands", self.banker_term, 1,
+                                                  MAX_MATCH_HANDS)):
+            if value is None and name in ("seed", "banker_term"):
+                continue  # a random seed; the rules' own banker term
+            if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= most:
+                raise ValueError(f"{name}={value!r} is not a whole number of at least {least} and at most {most:,} "
+                                 f"({option})")
         if self.banker_term is not None and game.banker() is None:
             raise ValueError(f"banker_term={self.banker_term!r}: these {game.name} rules have no banker "
                              "(--banker-hands applies under rules with one)")

@@ -6,8 +6,10 @@ its rounds of best-response distillation), an optional imitation warm start, the
 and checkpoint schedules, the total number of hands (timesteps) and the seed. Every section
 forbids unknown keys, and a section or key the chosen algorithm does not use is an error.
 :func:`load_config` reads a file, applies ``--set key.sub=value`` overrides (values read as
-YAML scalars) and validates; any problem is one ``ValueError`` line naming the file, the key
-and what is allowed. :func:`find_config` resolves what
+YAML scalars; a key given twice is an error) and validates; any problem is one ``ValueError``
+line naming the file, the key and what is allowed. Values are read exactly: a whole number
+in decimal digits (not ``010``, which YAML reads as octal 8, ``0x10``, ``1_000``, ``8.0`` or
+the text ``'10'``), a bool as true or false (not ``yes`` or 1). :func:`find_config` resolves what
 ``splitpoker train`` is given: a file, or the bare name of a config shipped with the
 package (:data:`PACKAGED_CONFIGS`, e.g. ``quickstart``).
 
@@ -18,6 +20,7 @@ package (:data:`PACKAGED_CONFIGS`, e.g. ``quickstart``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +38,7 @@ from pydantic import (
 )
 
 from ..agents.policy_kinds import POLICY_KINDS as POLICY_KINDS
+from ..agents.solver import MAX_SAMPLES
 from ..agents.specs import check_spec, parse_spec
 from ..envs.games import check_game, game_class, game_names, make_rules
 from ..envs.messages import cut
@@ -61,6 +65,19 @@ class _Section(BaseModel):
             raise ValueError("true or false is not a number")
         return value
 
+    @field_validator("*", mode="before")
+    @classmethod
+    def _exact(cls, value: Any, info: ValidationInfo) -> Any:
+        """A whole number is an integer (not 8.0 or the text '10'), true or false a bool (not
+        'yes' or 1), and a number given as text is plain decimal (``3e-4``, which YAML reads as
+        text); pydantic would read each of those loosely."""
+        kind = None if info.field_name is None else _scalar_kind(cls.model_fields[info.field_name].annotation)
+        for item in value if isinstance(value, list) else [value]:
+            problem = None if kind is None or item is None else _inexact(item, kind)
+            if problem:
+                raise ValueError(problem)
+        return value
+
 
 def _numeric(annotation: Any) -> bool:
     """Whether a field's type takes numbers and not bools: int or float, optional or in a list."""
@@ -68,6 +85,39 @@ def _numeric(annotation: Any) -> bool:
         return True
     args = get_args(annotation)
     return bool(args) and bool not in args and any(_numeric(a) for a in args)
+
+
+def _scalar_kind(annotation: Any) -> type | None:
+    """``int``, ``float`` or ``bool`` for a field of that type (optional or in a list), else None."""
+    if annotation in (int, float, bool):
+        return annotation
+    kinds = {kind for kind in map(_scalar_kind, get_args(annotation)) if kind is not None}
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+#: how a number given as text must read: decimal digits, a point and an exponent
+_PLAIN_FLOAT = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+
+
+def _inexact(value: Any, kind: type) -> str | None:
+    """Why ``value`` is no exact value of a ``kind`` setting (None when it is one, or when
+    pydantic's own check says better what is wrong with it)."""
+    if isinstance(value, bool):
+        return None if kind is bool else "true or false is not a number"
+    if kind is bool:
+        return "write true or false"
+    if kind is int and isinstance(value, float):
+        return "a whole number is written without a point or an exponent, in decimal digits"
+    if isinstance(value, str):
+        try:
+            float(value)
+        except ValueError:
+            return None  # not a number at all: pydantic says so
+        if kind is int:
+            return "a whole number is written unquoted, in decimal digits"
+        if not _PLAIN_FLOAT.fullmatch(value):
+            return "a number is written in decimal digits, with a point and an exponent if any (such as 0.0003 or 3e-4)"
+    return None
 
 
 def _check_agent_spec(spec: str) -> str:
@@ -411,7 +461,7 @@ class EvalConfig(_Section):
                           "(eval/br_gain; 0: not measured)")
     br_final_hands: int = Field(0, ge=0, description="deals of the best-response gain in the final evaluation "
                                 "(0: not measured)")
-    br_samples: int = Field(16, gt=0, description="the best response's samples per decision "
+    br_samples: int = Field(16, gt=0, le=MAX_SAMPLES, description="the best response's samples per decision "
                             "(solver:samples=K with the policy as its opponent model)")
 
     @field_validator("opponents")
@@ -495,6 +545,9 @@ class TrainConfig(_Section):
         lo, hi = game_class(self.game).players
         if not lo <= self.num_players <= hi:
             raise ValueError(f"num_players: {self.num_players} is not allowed for {self.game}; use {lo} to {hi}")
+        if self.vec_env == "subproc" and self.n_envs > MAX_WORKERS:  # one process per env
+            raise ValueError(f"n_envs: {self.n_envs} is more than the most allowed under vec_env: subproc (one "
+                             f"process per env), {MAX_WORKERS}; use vec_env: batched for more envs")
         rollout = self.ppo.n_steps * self.n_envs
         if self.ppo.batch_size > rollout:
             raise ValueError(f"ppo.batch_size: {self.ppo.batch_size} exceeds a rollout of ppo.n_steps * n_envs "
@@ -628,25 +681,85 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     except yaml.YAMLError as error:
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
         raise ValueError(f"cannot read the value of --set {_shown(text)} as YAML: {problem}") from None
+    loose = _loose_scalar(value, lines=False) if value.strip() else None
+    if loose:
+        inner, problem = loose
+        where = f"{_shown('.'.join([*parts, inner]), quote=False)}: " if inner else ""
+        raise ValueError(f"--set {_shown(text)}: {where}{problem}")
     return parts, parsed
+
+
+#: how YAML scalars must be written to be read as numbers and bools: YAML 1.1, which PyYAML
+#: reads, takes 010 as octal 8, 0x10, 0b11, 1_000 and 1:30 (sexagesimal, 90) as integers, and
+#: yes, no, on and off as bools
+_PLAIN_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
+_BOOL_WORDS = ("true", "false", "True", "False", "TRUE", "FALSE")
+_INT_TAG, _FLOAT_TAG, _BOOL_TAG = (f"tag:yaml.org,2002:{kind}" for kind in ("int", "float", "bool"))
+
+
+def _loose_scalar(text: str, lines: bool = True) -> tuple[str, str] | None:
+    """The key (dotted, "" for the document) and what is wrong with the first scalar of the
+    YAML document ``text`` that YAML reads otherwise than it reads in decimal (``010``, octal 8;
+    ``0x10``, ``1_000``, ``1:30``, ``1_0.5``) or as a bool without being true or false
+    (``yes``, ``on``), with its line when ``lines``; None when there is none. ``text`` is
+    valid YAML (read before)."""
+    loader = yaml.SafeLoader(text)
+    try:
+        root = loader.get_single_node()
+    finally:
+        loader.dispose()
+    stack: list[tuple[Any, tuple[str, ...]]] = [(root, ())]
+    seen: set[int] = set()
+    while stack:
+        node, where = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            for key, item in reversed(node.value):
+                name = key.value if isinstance(key, yaml.ScalarNode) else "?"
+                stack += [(item, (*where, str(name))), (key, where)]
+        elif isinstance(node, yaml.SequenceNode):
+            stack += [(item, (*where, str(i))) for i, item in reversed(list(enumerate(node.value)))]
+        elif isinstance(node, yaml.ScalarNode):
+            written = node.value
+            if node.tag == _INT_TAG and not _PLAIN_INT.fullmatch(written):
+                what = "is not a plain decimal integer"
+                do = "write it in decimal digits, without a leading 0, a 0x, 0o or 0b prefix, '_' or ':'"
+            elif node.tag == _FLOAT_TAG and ("_" in written or ":" in written):
+                what, do = "is not a plain decimal number", "write it without '_' or ':'"
+            elif node.tag == _BOOL_TAG and written not in _BOOL_WORDS:
+                what, do = "is not true or false", "write true or false"
+            else:
+                continue
+            read = yaml.safe_load(written) if node.style is None else written
+            shown = str(read).lower() if isinstance(read, bool) else _shown(read, quote=False)
+            line = f" (line {node.start_mark.line + 1})" if lines else ""
+            return ".".join(where), (f"{_shown(written, quote=False)}{line} {what} (YAML would read it as "
+                                     f"{shown}); {do}")
+    return None
 
 
 def apply_overrides(data: Mapping[str, Any], overrides: Iterable[str]) -> dict[str, Any]:
     """A copy of ``data`` with ``key.sub=value`` assignments applied. A part of the key after
     a list is a position in it, from 0 (``fictitious_play.phases.1.learning_rate``); the
-    position just past the end adds an item."""
+    position just past the end adds an item. A key given twice, or a section given after a
+    key inside it (which it would replace), is a ValueError naming it."""
     out: dict[str, Any] = _deep_copy(data)
+    given: dict[tuple[str, ...], str] = {}  # each key set so far, and the --set that set it
     for text in overrides:
         parts, value = parse_override(text)
+        _check_not_set(tuple(parts), text, given)
         node: dict[str, Any] | list[Any] = out
         for i, part in enumerate(parts):
             if isinstance(node, list):
-                if not (part.isdigit() and int(part) <= len(node)):
+                position = _position(part)
+                if position is None or position > len(node):
                     where = _shown(".".join(parts[:i]), quote=False)
                     positions = f"its positions are 0 to {len(node) - 1} ({len(node)} adds one)" if node else \
                         "0 adds an item"
                     raise ValueError(f"--set {_shown(text)}: {where} is a list of {len(node)}; {positions}")
-                key: Any = int(part)
+                key: Any = position
                 if key == len(node):
                     node.append(None)
             else:
@@ -655,7 +768,7 @@ def apply_overrides(data: Mapping[str, Any], overrides: Iterable[str]) -> dict[s
                 node[key] = value
                 break
             child = node[key] if isinstance(node, list) else node.get(key)
-            if child is None and parts[i + 1].isdigit() and parts[i + 1] != "0":
+            if child is None and _position(parts[i + 1]) not in (None, 0):
                 section = _shown(".".join(parts[: i + 1]), quote=False)
                 raise ValueError(f"--set {_shown(text)}: {section} is not set; a new list starts at position 0 "
                                  f"({section}.0)")
@@ -668,6 +781,26 @@ def apply_overrides(data: Mapping[str, Any], overrides: Iterable[str]) -> dict[s
     return out
 
 
+def _position(part: str) -> int | None:
+    """The list position a part of a --set key names: plain decimal digits (``1``, not ``01``)."""
+    return int(part) if re.fullmatch(r"0|[1-9][0-9]*", part) else None
+
+
+def _check_not_set(parts: tuple[str, ...], text: str, given: dict[tuple[str, ...], str]) -> None:
+    """ValueError when ``parts`` was set by an earlier --set (``given``), or is a section
+    holding a key set earlier (it would replace that key's value); else records it."""
+    key = _shown(".".join(parts), quote=False)
+    for earlier, by in given.items():
+        if earlier == parts:
+            raise ValueError(f"--set {key} is given twice (--set {_shown(by, quote=False)} and --set "
+                             f"{_shown(text, quote=False)}); give each key once")
+        if earlier[:len(parts)] == parts:
+            raise ValueError(f"--set {_shown(text, quote=False)} replaces {_shown('.'.join(earlier), quote=False)}, "
+                             f"set before by --set {_shown(by, quote=False)}; give each key once, a section before "
+                             "the keys inside it")
+    given[parts] = text
+
+
 def _deep_copy(data: Any) -> Any:
     if isinstance(data, Mapping):
         return {k: _deep_copy(v) for k, v in data.items()}
@@ -678,8 +811,13 @@ def _deep_copy(data: Any) -> Any:
 
 def read_yaml(path: str | Path) -> dict[str, Any]:
     """The mapping in a YAML file; ValueError when missing, a folder, unreadable, not valid
-    YAML, holding a key twice or not a mapping."""
-    return read_mapping(path, what="config file")
+    YAML, holding a key twice or not a mapping, or writing a number or a bool loosely (``010``,
+    ``0x10``, ``1_000``, ``yes``: :func:`_loose_scalar`)."""
+    data = read_mapping(path, what="config file")
+    loose = _loose_scalar(Path(path).read_text(encoding="utf-8")) if data else None
+    if loose:
+        raise ValueError(f"{path}: {loose[0] + ': ' if loose[0] else ''}{loose[1]}")
+    return data
 
 
 def packaged_configs() -> list[str]:
@@ -715,6 +853,37 @@ def load_config(path: str | Path, overrides: Iterable[str] = ()) -> TrainConfig:
     data = apply_overrides(read_yaml(path), overrides)
     source = str(path) + (" with --set " + " ".join(_shown(o, quote=False) for o in overrides) if overrides else "")
     return load_config_dict(data, source=source)
+
+
+def check_saved_config(path: str | Path, config: TrainConfig) -> None:
+    """ValueError naming the first key (in the order :meth:`TrainConfig.to_yaml` writes them)
+    that the run folder's ``config.yaml`` at ``path``, read as ``config``, lacks: a run writes
+    every setting it uses there, so a missing key means the file was cut short or edited, and
+    a resume would take that key's default instead of the run's value."""
+    missing = _first_missing(config.resolved(), read_yaml(path))
+    if missing is not None:
+        raise ValueError(f"{path}: {missing} is missing, but a run's config.yaml holds every setting the run uses "
+                         "(was it cut short?); restore the file, or write the key back with the value the run "
+                         "was started with")
+
+
+def _first_missing(written: Any, saved: Any, where: str = "") -> str | None:
+    """The dotted key of the first key of ``written`` (mappings and lists of them, nested)
+    that ``saved`` lacks."""
+    if isinstance(written, Mapping) and isinstance(saved, Mapping):
+        for key, value in written.items():
+            inner = f"{where}.{key}" if where else str(key)
+            if key not in saved:
+                return inner
+            found = _first_missing(value, saved[key], inner)
+            if found is not None:
+                return found
+    elif isinstance(written, list) and isinstance(saved, list) and len(written) == len(saved):
+        for i, (value, kept) in enumerate(zip(written, saved)):
+            found = _first_missing(value, kept, f"{where}.{i}")
+            if found is not None:
+                return found
+    return None
 
 
 def model_keys(config: TrainConfig) -> dict[str, Any]:

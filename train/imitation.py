@@ -42,8 +42,9 @@ from ..envs.game import Game
 from ..envs.games import game_of
 from ..envs.switches import RuleSwitches
 from ..envs.table import deal, derived_seed
-from ..runtime.files import atomic_write_bytes
+from ..runtime.files import output_path, write_owned
 from ..runtime.interrupts import worker_pool
+from ..runtime.limits import check_workers
 
 CHUNK = 32
 #: the version of the cached labels: 2 since the solver measures the candidates by default and
@@ -135,7 +136,7 @@ def _label_ray_chunk(task: tuple[RuleSwitches, int, str, int, int, dict[str, byt
     for path, data in files.items():
         local = Path(tempfile.gettempdir()) / "splitpoker-checkpoints" / f"{hashlib.sha256(data).hexdigest()[:24]}.zip"
         if not local.is_file():
-            atomic_write_bytes(local, data)
+            write_owned(local, data, within=Path(tempfile.gettempdir()))  # a link planted in /tmp is refused
         rename[path] = str(local)
     _, spec = _opponent_checkpoints(spec, rename)
     return chunk[0], _label_chunk((rules, num_players, spec, seed, top_k, chunk[0], chunk[1]))
@@ -162,7 +163,7 @@ def cache_path(cache_dir: str | Path, game: Game, num_players: int, spec: SpecLi
     if top_k:
         key["top_k"] = top_k
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
-    return Path(cache_dir) / f"{game.name}_{num_players}p_{count}_{digest}.npz"
+    return output_path(cache_dir, "imitation.cache_dir") / f"{game.name}_{num_players}p_{count}_{digest}.npz"
 
 
 def label_hands(game: Game, num_players: int, spec: SpecLike, count: int, seed: int, workers: int = 1,
@@ -174,6 +175,7 @@ def label_hands(game: Game, num_players: int, spec: SpecLike, count: int, seed: 
     cluster; without it a local Ray instance with ``workers`` CPUs is started): the same
     labels for the same seed either way. ``progress(done, count)`` follows the chunks."""
     spec = parse_spec(spec)  # read once; the tree travels to the workers
+    workers = check_workers(workers, "workers")
     if spec.kind != "solver":
         raise ValueError(f"the imitation teacher must be a solver spec, got {spec.text!r}")
     if backend not in BACKENDS:
@@ -214,10 +216,10 @@ def label_hands(game: Game, num_players: int, spec: SpecLike, count: int, seed: 
 
 
 def write_labels(path: Path, data: LabelledHands) -> Path:
-    """Save labelled hands to ``path`` (``.npz``) atomically (:func:`splitpoker.runtime.files.atomic_write_bytes`)."""
+    """Save labelled hands to ``path`` (``.npz``) atomically (:func:`splitpoker.runtime.files.write_owned`)."""
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **data.arrays())  # type: ignore[arg-type]  # numpy's stub reads **kwds as allow_pickle
-    return atomic_write_bytes(path, buffer.getvalue())
+    return write_owned(path, buffer.getvalue())
 
 
 def read_labels(path: Path) -> LabelledHands:

@@ -29,9 +29,9 @@ from ..agents.checkpoint import read_meta
 from ..agents.version import stamp
 from ..envs.games import make_game
 from ..envs.messages import cut
-from ..runtime.files import atomic_write_bytes, exclusive_lock
+from ..runtime.files import check_owned_tree, exclusive_lock, output_path, write_owned
 from . import trainers
-from .config import SHOWN_CHARS, TrainConfig, find_config, load_config, model_keys
+from .config import SHOWN_CHARS, TrainConfig, check_saved_config, find_config, load_config, model_keys
 from .run import RunResult, Trainer, read_state, write_state
 
 #: settings a resumed run may change with --set (the rest define the model and the table)
@@ -47,7 +47,7 @@ def run_name(config: TrainConfig, stem: str) -> str:
 
 
 def new_run_dir(config: TrainConfig, stem: str) -> Path:
-    base = Path(config.output_dir)
+    base = output_path(config.output_dir, "output_dir")
     name = run_name(config, stem)
     path, n = base / name, 1
     while path.exists():
@@ -76,7 +76,7 @@ def write_run_stamp(run_dir: Path, resumed: bool = False) -> Path:
         record["resumes"] = [*(resumes if isinstance(resumes, list) else []), stamp()]
     else:
         record = {"started": stamp(), "resumes": []}
-    return atomic_write_bytes(path, (json.dumps(record, indent=1) + "\n").encode())
+    return write_owned(path, (json.dumps(record, indent=1) + "\n").encode(), within=run_dir)
 
 
 def command_line(argv: Sequence[str] | None = None) -> str:
@@ -191,8 +191,8 @@ def start_run(config: TrainConfig, stem: str, command: str, emit: Callable[[str]
     check_run(config, source)
     run_dir = new_run_dir(config, stem)
     try:
-        (run_dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
-        (run_dir / "command.txt").write_text(command + "\n", encoding="utf-8")
+        write_owned(run_dir / "config.yaml", config.to_yaml().encode(), within=run_dir)
+        write_owned(run_dir / "command.txt", (command + "\n").encode(), within=run_dir)
         write_run_stamp(run_dir)
         trainer = trainer_class(config)(config, run_dir, resume=False, emit=emit)
     except BaseException:
@@ -207,12 +207,15 @@ def start_run(config: TrainConfig, stem: str, command: str, emit: Callable[[str]
 def resume_run(run_dir: str | Path, overrides: Sequence[str], command: str,
                emit: Callable[[str], None] = print) -> RunResult:
     """Continue a run from its latest checkpoint (step count, pool, optimizer); refused while
-    another process trains the same folder (:func:`~splitpoker.runtime.files.exclusive_lock`)."""
-    run_dir = Path(run_dir)
-    if not (run_dir / "config.yaml").is_file():
-        raise ValueError(f"{run_dir} is not a run folder (no config.yaml)")
-    with exclusive_lock(run_dir, "run folder") as claim:
-        return _resume_locked(run_dir, overrides, command, emit, claim)
+    another process trains the same folder (:func:`~splitpoker.runtime.files.exclusive_lock`), and
+    refused for a folder with a symbolic link in it (:func:`~splitpoker.runtime.files.check_owned_tree`):
+    a run writes only into what it made."""
+    folder = output_path(run_dir, "--resume")
+    if not (folder / "config.yaml").is_file():
+        raise ValueError(f"{folder} is not a run folder (no config.yaml)")
+    check_owned_tree(folder, "run folder")
+    with exclusive_lock(folder, "run folder") as claim:
+        return _resume_locked(folder, overrides, command, emit, claim)
 
 
 def _resume_locked(run_dir: Path, overrides: Sequence[str], command: str, emit: Callable[[str], None],
@@ -227,6 +230,8 @@ def _resume_locked(run_dir: Path, overrides: Sequence[str], command: str, emit: 
     check_run(config, f"{run_dir / 'config.yaml'}" + (" with --set " + " ".join(overrides) if overrides else ""))
     state = read_state(run_dir / "checkpoints")
     meta = read_meta(run_dir / "checkpoints" / state["checkpoint"])  # a damaged checkpoint is found before any change
+    _check_intact(run_dir / "checkpoints" / state["checkpoint"])  # a damaged file first: it is what to restore
+    check_saved_config(run_dir / "config.yaml", before)  # no key lost: a default would stand in for the run's value
     check_resume_meta(config, meta, state, run_dir)
     if state.get("finished") and state.get("step", 0) >= config.total_timesteps:
         fp = config.fictitious_play
@@ -238,12 +243,24 @@ def _resume_locked(run_dir: Path, overrides: Sequence[str], command: str, emit: 
     trainer.state["finished"] = False
     write_state(run_dir / "checkpoints", trainer.state)
     if overrides:
-        (run_dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
-    with open(run_dir / "command.txt", "a", encoding="utf-8") as handle:
-        handle.write(command + "\n")
+        write_owned(run_dir / "config.yaml", config.to_yaml().encode(), within=run_dir)
+    write_owned(run_dir / "command.txt", (command + "\n").encode(), within=run_dir, append=True)
     write_run_stamp(run_dir, resumed=True)
     emit(f"resuming {run_dir} at step {state['step']}")
     return trainer.run()
+
+
+def _check_intact(path: Path) -> None:
+    """ValueError when a member of the checkpoint ``path`` (a zip) fails its CRC check."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            bad = archive.testzip()
+    except Exception as error:  # zip, zlib and OS errors of a damaged file
+        raise ValueError(f"{path} is damaged and cannot be resumed from ({type(error).__name__})") from None
+    if bad is not None:
+        raise ValueError(f"{path} is damaged and cannot be resumed from (its {bad} fails its CRC check)")
 
 
 def train(config: TrainConfig | str | Path, overrides: Sequence[str] = (), command: str | None = None,

@@ -20,7 +20,7 @@ Stable-Baselines3's own ``load`` would unpickle, are never read), and the pool f
 tensors, numbers and strings only (:func:`load_pool`).
 
 Every file is written to a temporary name and moved into place with ``os.replace``
-(:func:`splitpoker.runtime.files.atomic_write_bytes`), the checkpoint and its pool before
+(:func:`splitpoker.runtime.files.write_owned`), the checkpoint and its pool before
 ``state.json``: a process killed at any moment leaves ``state.json`` naming a complete
 checkpoint.
 """
@@ -43,7 +43,7 @@ from ..agents.checkpoint import META_MEMBER, policy_meta, stamped
 from ..agents.networks import policy_class, policy_kwargs
 from ..envs.games import Game
 from ..envs.observation import spaces_of
-from ..runtime.files import atomic_write_bytes
+from ..runtime.files import write_owned
 from .config import TrainConfig
 
 POOL_FILE = "pool.pt"
@@ -82,7 +82,7 @@ def run_meta(config: TrainConfig, game: Game, step: int) -> dict[str, Any]:
 def _with_meta(buffer: io.BytesIO, path: Path, meta: Mapping[str, Any]) -> Path:
     with zipfile.ZipFile(buffer, "a") as archive:
         archive.writestr(META_MEMBER, json.dumps(stamped(meta), indent=1))
-    return atomic_write_bytes(path, buffer.getvalue())
+    return write_owned(path, buffer.getvalue())
 
 
 def save_checkpoint(model: Saveable, path: Path, meta: Mapping[str, Any]) -> Path:
@@ -112,7 +112,7 @@ def save_policy_checkpoint(policy: MaskableActorCriticPolicy, counters: Mapping[
 def save_pool(state: Mapping[str, Any], path: Path) -> Path:
     buffer = io.BytesIO()
     th.save(dict(state), buffer)
-    return atomic_write_bytes(path, buffer.getvalue())
+    return write_owned(path, buffer.getvalue())
 
 
 def load_pool(path: Path) -> dict[str, Any]:

@@ -42,6 +42,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 from ..envs.games import Game, make_game
 from ..envs.table import derived_seed
 from ..runtime.interrupts import spawning_deaf
+from ..runtime.limits import check_workers
 from .buffers import PackedMaskRolloutBuffer
 from .config import TrainConfig
 from .learner import checkpoint_counters, policy_spec, run_meta, save_checkpoint
@@ -136,6 +137,7 @@ def make_vec_env(config: TrainConfig, game: Game, pool: OpponentPool) -> VecEnv:
         return SelfPlayVecEnv(game, config.num_players, pool, config.n_envs, config.reward_scale,
                               mask=config.selfplay.mask)
     if config.vec_env == "subproc":
+        check_workers(config.n_envs, "n_envs (vec_env: subproc, one process each)")
         data = config.resolved()
         with spawning_deaf():  # Ctrl-C reaches the trainer only; closing the envs stops the workers
             return SubprocVecEnv([partial(_subproc_env, data, i) for i in range(config.n_envs)],

@@ -49,7 +49,7 @@ from stable_baselines3.common.logger import HParam
 from ..agents.checkpoint import read_meta
 from ..agents.policy import PolicyAgent
 from ..envs.games import make_game
-from ..runtime.files import atomic_write_bytes
+from ..runtime.files import owned_folder, write_owned
 from ..runtime.interrupts import Interrupted, handled, signal_of, unmasked
 from . import evaluation, tensorboard
 from .config import TrainConfig
@@ -84,7 +84,7 @@ class RunResult:
 
 # --------------------------------------------------------------------------- state.json
 def write_state(folder: Path, state: Mapping[str, Any]) -> Path:
-    return atomic_write_bytes(folder / STATE_FILE, (json.dumps(dict(state), indent=1) + "\n").encode())
+    return write_owned(folder / STATE_FILE, (json.dumps(dict(state), indent=1) + "\n").encode(), within=folder.parent)
 
 
 def read_state(folder: Path) -> dict[str, Any]:
@@ -142,8 +142,8 @@ class Trainer:
         self.emit = emit
         self.checkpoints = run_dir / "checkpoints"
         self.eval_dir = run_dir / "eval"
-        self.checkpoints.mkdir(parents=True, exist_ok=True)
-        self.eval_dir.mkdir(parents=True, exist_ok=True)
+        owned_folder(self.checkpoints, within=run_dir)  # made here, never followed where a link stands
+        owned_folder(self.eval_dir, within=run_dir)
         if config.torch_threads:
             th.set_num_threads(config.torch_threads)
         th.distributions.Distribution.set_default_validate_args(False)  # 72,072-way categoricals
@@ -338,7 +338,8 @@ class Trainer:
             notes.append(f"br gain {gain['gain']:+.2f}")
             results = {**results, "best_response": gain}
         self.last_eval = results
-        atomic_write_bytes(self.eval_dir / f"step_{step:09d}.json", (json.dumps(results, indent=1) + "\n").encode())
+        write_owned(self.eval_dir / f"step_{step:09d}.json", (json.dumps(results, indent=1) + "\n").encode(),
+                    within=self.run_dir)
         if self.progress is not None:
             self.progress.note("eval: " + ", ".join(notes))
 
@@ -364,11 +365,11 @@ class Trainer:
         document = {"steps": self.step, "checkpoint": str(checkpoint), "hands": hands,
                     "seed": self.config.eval.seed, "hands_per_s": self.hands_per_s, "results": results,
                     "best_response": gain}
-        atomic_write_bytes(self.eval_dir / "final.json", (json.dumps(document, indent=1) + "\n").encode())
+        write_owned(self.eval_dir / "final.json", (json.dumps(document, indent=1) + "\n").encode(), within=self.run_dir)
         report = self.eval_dir / "final.md"
         markdown = evaluation.eval_markdown(results, self.config, self.step, checkpoint)
         line = f"\nThe {evaluation.br_line(gain)}.\n" if gain is not None else ""
-        atomic_write_bytes(report, (markdown + line).encode())
+        write_owned(report, (markdown + line).encode(), within=self.run_dir)
         return results, gain, report
 
     # ------------------------------------------------------------------ files

@@ -15,7 +15,7 @@ from typing import Any
 
 from stable_baselines3.common.logger import KVWriter, Logger, TensorBoardOutputFormat
 
-from ..runtime.files import atomic_write_bytes
+from ..runtime.files import owned_folder, write_owned
 
 #: SB3 logger keys → TensorBoard tags
 _RENAMES = {"time/fps": "charts/steps_per_s", "time/time_elapsed": "charts/time_elapsed",
@@ -64,7 +64,7 @@ def imitation_writer(run_dir: Path) -> Any:
     """A TensorBoard writer of imitation epochs (``imitation/`` beside the run's events)."""
     from torch.utils.tensorboard import SummaryWriter
 
-    return SummaryWriter(str(run_dir / "imitation"))
+    return SummaryWriter(str(owned_folder(run_dir / "imitation", within=run_dir)))
 
 
 def drop_events_after(run_dir: Path, step: int, imitation_epochs: int, finished: bool) -> None:
@@ -73,16 +73,16 @@ def drop_events_after(run_dir: Path, step: int, imitation_epochs: int, finished:
     ``final/`` points of an unfinished run, imitation epochs beyond ``imitation_epochs`` and
     periodic evaluation files beyond ``step``."""
     for path in run_dir.glob("events.out.tfevents.*"):
-        _rewrite_events(path, lambda tag, at: at <= step and (finished or not tag.startswith("final/")))
+        _rewrite_events(path, lambda tag, at: at <= step and (finished or not tag.startswith("final/")), run_dir)
     for path in (run_dir / "imitation").glob("events.out.tfevents.*"):
-        _rewrite_events(path, lambda tag, at: at <= imitation_epochs)
+        _rewrite_events(path, lambda tag, at: at <= imitation_epochs, run_dir)
     for path in (run_dir / "eval").glob("step_*.json"):
         if path.stem[5:].isdigit() and int(path.stem[5:]) > step:
             path.unlink()
 
 
-def _rewrite_events(path: Path, keep: Callable[[str, int], bool]) -> None:
-    """Rewrite a TensorBoard event file without the summary values ``keep(tag, step)`` refuses."""
+def _rewrite_events(path: Path, keep: Callable[[str, int], bool], run_dir: Path) -> None:
+    """Rewrite a TensorBoard event file of ``run_dir`` without the summary values ``keep(tag, step)`` refuses."""
     from tensorboard.backend.event_processing.event_file_loader import RawEventFileLoader
     from tensorboard.compat.proto.event_pb2 import Event
     from tensorboard.summary.writer.record_writer import RecordWriter
@@ -106,4 +106,4 @@ def _rewrite_events(path: Path, keep: Callable[[str, int], bool]) -> None:
     writer = RecordWriter(buffer)
     for record in kept:
         writer.write(record)
-    atomic_write_bytes(path, buffer.getvalue())
+    write_owned(path, buffer.getvalue(), within=run_dir)

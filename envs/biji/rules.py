@@ -36,6 +36,7 @@ from ..cards import (
     RANK,
     RED_JOKER,
     SUIT,
+    check_card_ids,
     check_hand,
     check_table_cards,
     format_cards,
@@ -408,7 +409,8 @@ def score_tables(cards: np.ndarray, rules: BijiRules) -> tuple[np.ndarray, Outco
     """:func:`score_table` of B tables at once, vectorised over the tables: ``cards``
     (B, players, 9) valid card ids pot by pot → the payoffs (B, players) and the typed
     outcomes (leading B axis), the same numbers as ``score_table(...).outcomes()`` table by
-    table."""
+    table. ValueError for an id that is not a card of the deck, or a card twice at a table."""
+    check_card_ids(cards, jokers=rules.has_jokers, what="cards", group=2)
     table = np.sort(np.asarray(cards, dtype=np.int64).reshape(*np.shape(cards)[:2], 3, 3), axis=-1)
     batch, n = table.shape[:2]
     strengths = group_strengths(table.reshape(-1, 3), rules).reshape(batch, n, 3)

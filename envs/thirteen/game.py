@@ -44,7 +44,7 @@ class ThirteenGame(Game):
 
     def valid_masks(self, slots: np.ndarray) -> np.ndarray:
         # the subsets' validity values of the dominance rows, compared split by split in one compiled pass
-        slots = np.asarray(slots, dtype=np.intp)
+        slots = self.hands_array(slots)
         if not len(slots):
             return np.zeros((0, self.n_actions), dtype=bool)
         return valid_splits(self.dominance_rows(slots), self.split_index)

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..cards import (
     N_IDS,
+    check_card_ids,
     check_table_cards,
 )
 from ..game import Outcomes, Score
@@ -273,7 +274,9 @@ def score_tables(cards: np.ndarray, rules: ThirteenRules) -> tuple[np.ndarray, O
     """:func:`score_table` of B tables at once, vectorised over the tables: ``cards``
     (B, players, 13) valid card ids row by row (front, middle, back) → the payoffs
     (B, players) and the typed outcomes (leading B axis), the same numbers as
-    ``score_table(...).outcomes()`` table by table."""
+    ``score_table(...).outcomes()`` table by table. ValueError for an id that is not a card
+    of the deck, or a card twice at a table."""
+    check_card_ids(cards, jokers=False, what="cards", group=2)
     table = np.array(cards, dtype=np.int64)
     batch, n, _ = table.shape
     table[..., :3].sort(axis=-1)
