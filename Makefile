@@ -25,14 +25,15 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2
 
-# the slow tests include the Ray backend and outside RL tools, so they install the [ray] and
-# [ecosystem] extras; they include test-install's clean install of the wheel
+# the slow tests include the Ray backend and outside RL tools, so they install the [ray],
+# [ecosystem] and [rllib] extras (RLlib pins gymnasium, to 1.2.2); they include test-install's
+# clean install of the wheel
 test-slow: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e ".[dev,ray,ecosystem]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,ray,ecosystem,rllib]"
 	$(BIN)/python -m pytest -q -n 2 -m slow
 
 test-all: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e ".[dev,ray,ecosystem]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,ray,ecosystem,rllib]"
 	$(BIN)/python -m pytest -q -n 2 -m "slow or not slow"
 
 # the wheel built from this tree, installed (not editable) in a fresh venv in a temporary

@@ -40,6 +40,7 @@ import torch as th
 from ..envs.game import Game
 from ..envs.games import GAMES, game_class
 from ..envs.observation import observation_size
+from ..runtime.files import write_owned
 from .policy_kinds import (
     POLICY_KEYS,
     POLICY_KINDS,
@@ -129,7 +130,12 @@ def read_meta(path: str | Path) -> dict[str, Any]:
     description holds a key not in :data:`META_KEYS` or a value out of range."""
     path = Path(path)
     with _policy_archive(path) as archive:
-        if META_MEMBER not in archive.namelist():
+        names = archive.namelist()
+        if META_MEMBER not in names and POLICY_MEMBER in names and "data" in names:
+            raise ValueError(f"{path} is a Stable-Baselines3 model without the {META_MEMBER} of a splitpoker policy; "
+                             f"save it as one with: splitpoker export GAME {path} --players N --out policy.zip "
+                             "(or splitpoker.agents.export_policy)")
+        if META_MEMBER not in names:
             raise ValueError(f"{path} is not a splitpoker policy, or a truncated one (no {META_MEMBER} inside)")
         try:
             meta = json.loads(archive.read(META_MEMBER).decode())
@@ -247,13 +253,13 @@ def read_policy_state(path: str | Path) -> dict[str, th.Tensor]:
 _NAMED = 4
 
 
-def check_weights(path: str | Path, state: Any) -> dict[str, th.Tensor]:
+def check_weights(path: str | Path, state: Any, member: str = POLICY_MEMBER) -> dict[str, th.Tensor]:
     """``state`` as a dict when it maps names to tensors of :data:`~.policy_kinds.WEIGHT_DTYPE`
-    whose values are all finite; else :class:`BadWeights` naming ``path`` and each bad tensor
-    (the first few, and how many more). Which names and shapes the policy needs is checked
-    when they are loaded into it."""
+    whose values are all finite; else :class:`BadWeights` naming ``path``, the ``member`` of
+    it that holds them, and each bad tensor (the first few, and how many more). Which names
+    and shapes the policy needs is checked when they are loaded into it."""
     if not isinstance(state, Mapping):
-        raise BadWeights(f"{path} is damaged: its {POLICY_MEMBER} holds a {type(state).__name__}, not a "
+        raise BadWeights(f"{path} is damaged: its {member} holds a {type(state).__name__}, not a "
                          "state dict (a mapping of weight names to tensors)")
     dtype = getattr(th, WEIGHT_DTYPE)
     bad = []
@@ -268,7 +274,7 @@ def check_weights(path: str | Path, state: Any) -> dict[str, th.Tensor]:
                 bad.append(f"{key} ({count:,} NaN or infinite value{'s' if count > 1 else ''})")
     if bad:
         more = f" and {len(bad) - _NAMED} more" if len(bad) > _NAMED else ""
-        raise BadWeights(f"{path} is damaged: its {POLICY_MEMBER} holds weights no policy can use: "
+        raise BadWeights(f"{path} is damaged: its {member} holds weights no policy can use: "
                          f"{', '.join(bad[:_NAMED])}{more}; weights are finite {WEIGHT_DTYPE} values")
     return dict(state)
 
@@ -279,15 +285,17 @@ def stamped(meta: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def write_policy_file(path: str | Path, meta: Mapping[str, Any], state: Mapping[str, th.Tensor]) -> Path:
-    """Write a policy-only file (no optimizer; e.g. for ``agents/pretrained``), its
-    ``splitpoker.json`` stamped (:func:`stamped`)."""
+    """Write a policy-only file (no optimizer; e.g. for ``agents/pretrained``, or
+    :func:`.export.export_policy`), its ``splitpoker.json`` stamped (:func:`stamped`): whole
+    (to a temporary file beside it, then renamed into place) and never through a link
+    (:func:`~splitpoker.runtime.files.write_owned`)."""
     path = Path(path)
-    buffer = io.BytesIO()
-    th.save(dict(state), buffer)
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+    weights, archive_bytes = io.BytesIO(), io.BytesIO()
+    th.save(dict(state), weights)
+    with zipfile.ZipFile(archive_bytes, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         archive.writestr(META_MEMBER, json.dumps(stamped(meta), indent=1))
-        archive.writestr(POLICY_MEMBER, buffer.getvalue())
-    return path
+        archive.writestr(POLICY_MEMBER, weights.getvalue())
+    return write_owned(path, archive_bytes.getvalue())
 
 
 def pretrained_names() -> list[str]:

@@ -1,4 +1,5 @@
-"""Subcommands of splitpoker.agents: ``solve`` (the exhaustive solver on one hand)."""
+"""Subcommands of splitpoker.agents: ``solve`` (the exhaustive solver on one hand) and
+``export`` (a model trained elsewhere saved as a policy file)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import time
 from typing import Any
 
 from ..envs.commands import HAND_SIZES_TEXT, add_game_argument, add_rules_options, emit, game_from_args
+from ..runtime.arguments import whole_number
 
 
 def _solve(args: argparse.Namespace) -> None:
@@ -79,15 +81,62 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "printed weakest first.")
     add_game_argument(p)
     p.add_argument("cards", help=f'the hand, e.g. "As Kd ..." ({HAND_SIZES_TEXT})')
-    p.add_argument("--players", type=int, default=4, help="players at the table (default 4)")
-    p.add_argument("--seat", type=int, default=0, help="this hand's seat (default 0; matters for banker scoring)")
-    p.add_argument("--samples", type=int, default=256, help="sampled opponent deals (default 256)")
+    p.add_argument("--players", type=whole_number, default=4, help="players at the table (default 4)")
+    p.add_argument("--seat", type=whole_number, default=0,
+                   help="this hand's seat (default 0; matters for banker scoring)")
+    p.add_argument("--samples", type=whole_number, default=256, help="sampled opponent deals (default 256)")
     p.add_argument("--opponent", default="greedy", metavar="SPEC",
                    help="agent spec of the opponents (default greedy; e.g. random, solver, checkpoint:PATH)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the sampled deals (default 0)")
-    p.add_argument("--top", type=int, default=5, help="how many of the best splits to list (default 5)")
+    p.add_argument("--seed", type=whole_number, default=0, help="seed of the sampled deals (default 0)")
+    p.add_argument("--top", type=whole_number, default=5, help="how many of the best splits to list (default 5)")
     p.add_argument("--splits", choices=SPLITS, default=DEFAULT_SPLITS,
                    help="the splits measured: the candidates (default) or every valid split")
     add_rules_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=_solve)
+
+    p = sub.add_parser("export", help="save a model trained elsewhere as a policy file (checkpoint:PATH)",
+                       description="Save the policy of a Stable-Baselines3 PPO or MaskablePPO model (the .zip its "
+                       "save() wrote, an MlpPolicy over the flat observation, or the split scorer) as a splitpoker "
+                       "policy file for the table it was trained for, which checkpoint:PATH plays. The model file is "
+                       "read as tensors and JSON only (nothing in it is unpickled); the policy file is written whole "
+                       "and read back with the checks of every policy file. From Python: "
+                       "splitpoker.agents.export_policy, which also takes a model in memory or an nn.Sequential.")
+    add_game_argument(p)
+    p.add_argument("model", help="the model's .zip (as model.save(path) writes it)")
+    p.add_argument("--players", type=whole_number, default=4, help="players at the table it was trained for "
+                   "(default 4)")
+    add_rules_options(p)
+    p.add_argument("--out", required=True, help="the policy file to write (a .zip)")
+    p.add_argument("--force", action="store_true", help="replace the file --out names")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=_export)
+
+
+def _export(args: argparse.Namespace) -> None:
+    from pathlib import Path
+
+    from ..envs.switches import parse_assignments
+    from ..runtime.files import output_path
+    from .loading import training_extra
+
+    switches = parse_assignments(args.switches)
+    game_from_args(args)  # the game, preset and switches, checked before the model is read
+    out, model = output_path(args.out, "--out"), Path(args.model).expanduser()
+    if out.is_dir():
+        raise ValueError(f"--out {args.out!r} is a folder; name the policy file to write (a .zip)")
+    if out.exists() and model.exists() and out.resolve() == model.resolve():
+        raise ValueError(f"--out {args.out!r} is the model itself; write the policy file elsewhere")
+    if (out.exists() or out.is_symlink()) and not args.force:
+        raise ValueError(f"--out {args.out!r} exists; give --force to replace it, or name another file")
+    with training_extra("splitpoker export"):
+        from .checkpoint import read_meta
+        from .export import export_policy
+    path = export_policy(model, out, args.game, args.players, args.preset, **switches)
+    meta = read_meta(path)
+    document = {"path": str(path), "spec": f"checkpoint:{path}", "game": meta["game"],
+                "num_players": meta["num_players"], "preset": meta.get("preset"), "rules": meta["rules"],
+                "policy": meta["policy"], "step": meta["step"]}
+    emit(args, document, f"{path}: a policy of kind {meta['policy']['kind']} for {meta['game']} at "
+                         f"{meta['num_players']} players ({args.preset} rules), step {meta['step']:,}; "
+                         f"play it as checkpoint:{path}")

@@ -20,7 +20,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..envs.game import Game
-from ..envs.table import SeatView, as_generator, derived_seed
+from ..envs.messages import cut
+from ..envs.table import SeatView, as_generator, derived_seed, split_choices
 from .base import Agent
 from .loading import load_agent
 from .specs import AgentSpec
@@ -35,6 +36,7 @@ class MixtureAgent(Agent):
         if not members:
             raise ValueError("a mixture needs at least one member")
         self.members = list(members)
+        self.names = list(names)
         self.name = f"mixture({';'.join(names)})"
         self.rng = as_generator(seed)
         sizes = [m.batch_size for m in self.members if m.batch_size]
@@ -46,13 +48,21 @@ class MixtureAgent(Agent):
             member.seed(None if seed is None else derived_seed(seed, i))
 
     def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:
-        """Draw a member per view, then let each member decide its views in one batch (the
-        members' choices are checked where the table takes them, :meth:`Tables.decide`)."""
+        """Draw a member per view, then let each member decide its views in one batch. Each
+        member's choices are read as split indices here (a float that is no whole number is
+        refused, never truncated: :func:`~splitpoker.envs.table.split_choices`); whether each
+        is a split its seat may play is checked where the table takes them,
+        :meth:`Tables.decide`."""
         drawn = self.rng.integers(len(self.members), size=len(views))
         out = np.empty(len(views), dtype=np.int64)
         for m in np.unique(drawn):
             idx = np.flatnonzero(drawn == m)
-            out[idx] = self.members[int(m)].act_batch([views[i] for i in idx.tolist()])
+            name = self.names[int(m)] if int(m) < len(self.names) else str(int(m))
+            who = f"mixture member {cut(repr(name), 60)}"
+            chosen = split_choices(self.members[int(m)].act_batch([views[i] for i in idx.tolist()]), who)
+            if len(chosen) != len(idx):
+                raise ValueError(f"{who} returned {len(chosen)} splits for {len(idx)} seats")
+            out[idx] = chosen
         return out
 
 

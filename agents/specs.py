@@ -9,14 +9,17 @@ Specs::
     checkpoint:PATH                               a trained policy saved by ``splitpoker train``
     pretrained:NAME                               a policy shipped with the package
     mixture:SPEC;SPEC;...                         each seat played by one of the specs, drawn uniformly
-    package.module:attr                           any importable agent class or factory
+    package.module:attr[:key=value,...]           any importable agent class or factory, with keyword arguments
 
 A spec is ``kind`` or ``kind:argument``. The solver's argument is ``key=value`` options
 separated by commas, and its ``opponent`` is itself a spec; a mixture's argument is member
 specs separated by semicolons. A nested spec that holds the separator of the spec around it
 is written in parentheses: ``solver:opponent=(mixture:(solver:samples=4,opponent=greedy);random),samples=64``.
-The argument of ``checkpoint``, ``pretrained`` and an import is taken as it is, so a path may
-hold any character (inside a mixture or an option, parentheses keep its ``;`` or ``,``).
+The argument of ``checkpoint`` and ``pretrained`` is taken as it is, so a path may hold any
+character (inside a mixture or an option, parentheses keep its ``;`` or ``,``). An import,
+``package.module:attr``, may add ``:key=value`` options separated by commas, the keyword
+arguments of the factory (a value in parentheses where it holds a comma); a value written as
+a plain decimal number is that number (:func:`keyword_value`), any other is text.
 
 Text is read once, where it enters (the command line, a config, :func:`load_agent`): the
 result is an :class:`AgentSpec`, a tree of kinds, options and members, at most
@@ -33,18 +36,27 @@ before anything is built). Code builds specs as objects (:func:`checkpoint_spec`
 'mixture:(checkpoint:runs/a;b/c.zip);greedy'
 >>> parse_spec(mixed.text) == mixed
 True
+>>> own = parse_spec("myagents.scorer:ScorerAgent:weights=(w,1.pt), temperature=0.5")
+>>> own.argument, own.options
+('myagents.scorer:ScorerAgent', {'weights': 'w,1.pt', 'temperature': '0.5'})
+>>> own.canonical
+'myagents.scorer:ScorerAgent:weights=(w,1.pt),temperature=0.5'
+>>> parse_spec(own.canonical) == own, import_keywords(own)
+(True, {'weights': 'w,1.pt', 'temperature': 0.5})
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable, Mapping
+from keyword import iskeyword
 from pathlib import Path
 from typing import Union
 
-__all__ = ["AGENT_KINDS", "SPEC_FORMS", "MAX_SPEC_DEPTH", "AgentSpec", "SpecLike", "parse_spec",
+__all__ = ["AGENT_KINDS", "SPEC_FORMS", "MAX_SPEC_DEPTH", "TABLE_KEYWORDS", "AgentSpec", "SpecLike", "parse_spec",
            "split_outside_parentheses", "parse_options", "format_options", "bad_spec", "check_spec", "member_specs",
-           "checkpoint_spec", "mixture_spec"]
+           "checkpoint_spec", "mixture_spec", "keyword_value", "import_keywords"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,7 +87,10 @@ AGENT_KINDS: dict[str, AgentKind] = {
     "mixture": AgentKind("mixture:SPEC;SPEC;...", "mixture:mixture_agent", argument=True,
                          argument_name="list of agent specs", layout="members"),
 }
-IMPORTED_FORM = "package.module:attr"
+IMPORTED_FORM = "package.module:attr[:key=value,...]"
+#: the keyword arguments every imported agent factory is called with, from the table it plays
+#: at (an import's options give the others)
+TABLE_KEYWORDS = ("game", "num_players", "seed")
 SPEC_FORMS = tuple(kind.form for kind in AGENT_KINDS.values()) + (IMPORTED_FORM,)
 
 
@@ -114,8 +129,9 @@ def _checked_depth(spec: AgentSpec) -> AgentSpec:
 @dataclasses.dataclass(frozen=True)
 class AgentSpec:
     """A parsed spec: ``kind`` (a key of :data:`AGENT_KINDS`, or ``"import"`` for
-    ``package.module:attr``) with its ``argument`` as text (a path, a name, an import target),
-    its ``options`` (``key=value`` pairs, a spec for the kind's spec options) or its
+    ``package.module:attr``) with its ``argument`` as text (a path, a name, an import target
+    ``module:attr``), its ``options`` (``key=value`` pairs, a spec for the kind's spec
+    options, an import's keyword arguments as text) or its
     ``members`` (the specs of a mixture). Compare and hash by those; :attr:`text` is the
     spec as written where it was read, else its canonical form."""
 
@@ -154,7 +170,8 @@ class AgentSpec:
         """The spec's canonical text (nested specs in parentheses where they hold the
         separator of the spec around them)."""
         if self.kind == "import":
-            return self.argument
+            keywords = ",".join(f"{k}={_grouped(_text(v), ',')}" for k, v in self.option_items)
+            return f"{self.argument}:{keywords}" if keywords else self.argument
         if self.option_items:
             return f"{self.kind}:" + ",".join(f"{k}={_grouped(_text(v), ',')}" for k, v in self.option_items)
         if self.members:
@@ -167,6 +184,9 @@ class AgentSpec:
         merged = self.options
         for key, value in options.items():
             merged[key] = value if isinstance(value, AgentSpec) else str(value)
+        if self.kind == "import":
+            items = _import_items(tuple(merged.items()), self.text)
+            return dataclasses.replace(self, option_items=items, source="")
         return _checked_depth(_build(self.kind, tuple(merged.items())))
 
     def checkpoints(self) -> list[str]:
@@ -199,7 +219,11 @@ def _grouped(text: str, separator: str) -> str:
 
 
 def bad_spec(spec: str, why: str) -> ValueError:
-    return ValueError(f"bad agent spec {spec!r}: {why}; valid forms: {', '.join(SPEC_FORMS)}")
+    """The error of a spec that does not read, its text and ``why`` cut short (a long spec
+    is shown by its start and end, with its length)."""
+    shown = repr(spec) if len(spec) <= 80 else f"{spec[:40]!r}...{spec[-20:]!r} ({len(spec):,} characters)"
+    why = why if len(why) <= 160 else f"{why[:160]}..."
+    return ValueError(f"bad agent spec {shown}: {why}; valid forms: {', '.join(SPEC_FORMS)}")
 
 
 def split_outside_parentheses(text: str, separator: str, spec: str) -> list[str]:
@@ -281,8 +305,56 @@ def _parse(text: object, depth: int) -> AgentSpec:
             return AgentSpec(kind, members=tuple(read), source=spec)
         return AgentSpec(kind, argument.strip(), source=spec)
     if sep and "." in kind:
-        return AgentSpec("import", spec, source=spec)
+        attr, sep, keywords = argument.partition(":")
+        if not attr.strip():
+            raise bad_spec(spec, f"no attribute after {kind}:; write package.module:attr")
+        if sep and not keywords.strip():
+            raise bad_spec(spec, "no options after the second ':'; write package.module:attr:key=value,...")
+        items = _import_items(tuple(parse_options(keywords, spec).items()), spec)
+        return AgentSpec("import", f"{kind}:{attr}", option_items=items, source=spec)
     raise bad_spec(spec, f"unknown kind {kind!r}")
+
+
+def _import_items(items: tuple[tuple[str, OptionValue], ...], spec: str) -> tuple[tuple[str, OptionValue], ...]:
+    """The options of an import, ``items``, when each is a keyword argument the spec may give
+    (a Python name, not one of :data:`TABLE_KEYWORDS`, with a value); else ValueError naming
+    ``spec``."""
+    for key, value in items:
+        if not key.isidentifier() or iskeyword(key):
+            raise bad_spec(spec, f"option {key!r} is not a keyword argument (a Python name)")
+        if key in TABLE_KEYWORDS:
+            raise bad_spec(spec, f"option {key!r} is given by the table (every factory gets "
+                           f"{', '.join(TABLE_KEYWORDS)}); name your option otherwise")
+        if isinstance(value, AgentSpec):
+            raise bad_spec(spec, f"option {key!r} is an agent spec; an import's options are text (give its text)")
+        if not value:
+            raise bad_spec(spec, f"option {key!r} has no value; write {key}=VALUE")
+    return items
+
+
+_WHOLE = re.compile(r"-?(?:0|[1-9][0-9]*)", re.ASCII)
+_FRACTION = re.compile(r"-?(?:0|[1-9][0-9]*)\.[0-9]+", re.ASCII)
+
+
+def keyword_value(text: str) -> int | float | str:
+    """An import option's value as its factory gets it: a plain decimal whole number
+    (``64``, ``-2``) is an int, one with a decimal point and digits on both sides (``0.5``) a
+    float, and anything else (``w.pt``, ``1e3``, ``010``, ``1_000``, ``nan``) the text as written.
+
+    >>> [keyword_value(t) for t in ("64", "-2", "0.5", "w.pt", "1e3", "010")]
+    [64, -2, 0.5, 'w.pt', '1e3', '010']
+    """
+    if _WHOLE.fullmatch(text):
+        return int(text)
+    if _FRACTION.fullmatch(text):
+        return float(text)
+    return text
+
+
+def import_keywords(spec: AgentSpec) -> dict[str, int | float | str]:
+    """The keyword arguments an import spec gives its factory, besides :data:`TABLE_KEYWORDS`
+    (each value read by :func:`keyword_value`)."""
+    return {key: keyword_value(_text(value)) for key, value in spec.option_items}
 
 
 def _build(kind: str, items: tuple[tuple[str, OptionValue], ...], depth: int = 0) -> AgentSpec:

@@ -187,10 +187,13 @@ def _splits(args: argparse.Namespace) -> None:
 
 
 def _decode_index(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"split index {text!r} is not an integer") from None
+    from ..runtime.arguments import plain_whole, shown
+
+    index = plain_whole(text)
+    if index is None:
+        raise argparse.ArgumentTypeError(f"split index {shown(text)} is not an integer written in decimal digits "
+                                         "(without a leading 0 or '_')")
+    return index
 
 
 def _game_command(sub: argparse._SubParsersAction, name: str, run: Any, help: str,

@@ -182,8 +182,12 @@ class Game(abc.ABC):
     def valid_masks(self, slots: np.ndarray) -> np.ndarray:
         """Masks of many hands ``(N, hand size)`` → ``(N, n_actions)`` bool, equal to
         :meth:`valid_mask` hand by hand: every subset of every hand in one
-        :meth:`row_strengths` call per row size, gathered into every split."""
-        return self.valid_rows(*split_values(self.hands_array(slots), self.split_index, self.row_strengths))
+        :meth:`row_strengths` call per row size, gathered into every split (no hands: an
+        empty ``(0, n_actions)`` array)."""
+        slots = self.hands_array(slots)
+        if len(slots) == 0:
+            return np.zeros((0, self.n_actions), dtype=bool)
+        return self.valid_rows(*split_values(slots, self.split_index, self.row_strengths))
 
     @abc.abstractmethod
     def dominance_rows(self, slots: np.ndarray) -> DominanceRows:

@@ -14,6 +14,9 @@ import numbers
 from collections.abc import Mapping
 from typing import Any, ClassVar, TypeVar
 
+from ..runtime.arguments import plain_whole
+from .messages import cut
+
 T = TypeVar("T", bound="RuleSwitches")
 
 _TRUE = {"true", "on", "yes", "1"}
@@ -39,7 +42,7 @@ def parse_suit_order(value: str) -> tuple[int, ...]:
     names = [SUIT_WORDS.get(p, p) for p in parts]
     if sorted(names) != sorted(SUIT_WORDS.values()):
         raise ValueError(
-            f"suit_order {value!r} must name each of clubs, diamonds, hearts, spades once, "
+            f"suit_order {_shown(value)} must name each of clubs, diamonds, hearts, spades once, "
             "strongest first, separated by '>' (e.g. 'spades>hearts>clubs>diamonds')"
         )
     order = ["clubs", "diamonds", "hearts", "spades"]
@@ -76,20 +79,21 @@ class RuleSwitches:
             if isinstance(value, str) and value.lower() in _TRUE | _FALSE:
                 value = value.lower() in _TRUE
             if not isinstance(value, bool):
-                raise ValueError(f"{cls.GAME} switch {f.name}={value!r} is not allowed; use true or false")
+                raise ValueError(f"{cls.GAME} switch {f.name}={_shown(value)} is not allowed; use true or false")
         elif kind is int:
             try:
                 value = _integer(value)
             except (TypeError, ValueError):
-                raise ValueError(f"{cls.GAME} switch {f.name}={value!r} is not allowed; use an integer") from None
+                raise ValueError(f"{cls.GAME} switch {f.name}={_shown(value)} is not allowed; use an integer written "
+                                 "in decimal digits (without a leading 0 or '_')") from None
             if allowed is not None and value not in allowed:
-                raise ValueError(f"{cls.GAME} switch {f.name}={value!r} is not allowed; "
+                raise ValueError(f"{cls.GAME} switch {f.name}={_shown(value)} is not allowed; "
                                  f"allowed: {', '.join(map(str, allowed))}")
         elif f.name == "suit_order":
             parse_suit_order(value)
             value = ">".join(SUIT_WORDS.get(p.strip().lower(), p.strip().lower()) for p in str(value).split(">"))
         elif allowed is not None and value not in allowed:
-            raise ValueError(f"{cls.GAME} switch {f.name}={value!r} is not allowed; "
+            raise ValueError(f"{cls.GAME} switch {f.name}={_shown(value)} is not allowed; "
                              f"allowed: {', '.join(map(str, allowed))}")
         return value
 
@@ -98,13 +102,13 @@ class RuleSwitches:
         known = cls.switch_names()
         for name in names:
             if name not in known:
-                raise ValueError(f"unknown {cls.GAME} switch {name!r}; switches: {', '.join(known)}")
+                raise ValueError(f"unknown {cls.GAME} switch {_shown(name)}; switches: {', '.join(known)}")
 
     @classmethod
     def preset(cls: type[T], name: str = "classic", **overrides: Any) -> T:
         """The rules of preset ``name`` with single switches overridden."""
         if name not in cls.PRESETS:
-            raise ValueError(f"unknown {cls.GAME} preset {name!r}; presets: {', '.join(cls.PRESETS)}")
+            raise ValueError(f"unknown {cls.GAME} preset {_shown(name)}; presets: {', '.join(cls.PRESETS)}")
         cls._check_names(overrides)
         return cls(**{**cls.PRESETS[name], **overrides})
 
@@ -152,18 +156,33 @@ def parse_assignments(items: list[str] | None) -> dict[str, str]:
     for item in items or []:
         name, sep, value = item.partition("=")
         if not sep or not name.strip():
-            raise ValueError(f"cannot read --set {item!r}; expected switch=value")
+            raise ValueError(f"cannot read --set {_shown(item)}; expected switch=value")
         out[name.strip()] = value.strip()
     return out
 
 
+#: the most characters of a switch's value an error message repeats
+SHOWN_CHARS = 60
+
+
+def _shown(value: Any) -> str:
+    """``value`` as an error message writes it: its ``repr``, cut to :data:`SHOWN_CHARS`
+    characters (an integer of more digits by its size: Python writes at most 4,300)."""
+    bits = int(value).bit_length() if isinstance(value, numbers.Integral) and not isinstance(value, bool) else 0
+    return f"<an integer of {bits:,} bits>" if bits > 4 * SHOWN_CHARS else cut(repr(value), SHOWN_CHARS)
+
+
 def _integer(value: Any) -> int:
-    """``value`` as an int: an integer, a whole real number or the text of an integer;
-    ValueError for anything else (a fraction, a bool, text of a non-integer)."""
+    """``value`` as an int: an integer, a whole real number or the text of an integer in
+    plain decimal digits (``12``, ``-1``; not ``012``, ``1_000``, ``0x10`` or ``٣``, which
+    ``int()`` would read); ValueError for anything else (a fraction, a bool, other text)."""
     if isinstance(value, str):
-        return int(value)
+        whole = plain_whole(value)
+        if whole is None:
+            raise ValueError(f"{cut(repr(value), SHOWN_CHARS)} is not an integer in decimal digits")
+        return whole
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         return int(value)
     if isinstance(value, numbers.Real) and not isinstance(value, bool) and float(value).is_integer():
         return int(float(value))
-    raise ValueError(f"{value!r} is not an integer")
+    raise ValueError(f"{_shown(value)} is not an integer")

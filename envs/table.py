@@ -9,6 +9,7 @@ The one data flow::
 
     deal (a Generator, or scripted hands)  →  Tables.slots (B, players, hand size)
     Tables.view(b, seat) / views()        →  SeatView: slots, seat, mask, observation
+                                              (SeatViews: slots, observations, masks as arrays)
     Tables.decide(seated)                  →  actions (B, players) split indices: each agent
                                               decides all its seats in one batch, checked once
     Tables.score(actions)                  →  TableResult: payoffs (B, players), typed
@@ -33,6 +34,12 @@ without the per-step overhead of an environment API:
 ((256, 4), True)
 >>> result.outcomes.rows_won.shape
 (256, 4, 3)
+
+The views of many seats read as arrays, computed in one batched call each:
+
+>>> views = tables.views()
+>>> views.slots.shape, views.observations.shape, views.masks.shape
+((1024, 9), (1024, 197), (1024, 1680))
 """
 
 from __future__ import annotations
@@ -391,9 +398,10 @@ class TableResult:
 class SeatViews(Sequence[SeatView]):
     """The views of ``(table, seat)`` pairs of one :class:`Tables` (what :meth:`Tables.views_at`
     returns): a sequence whose :class:`SeatView` items are made when first read, and whose
-    hands (:attr:`slots`) and mask kind (:attr:`mask_kind`) an agent deciding a whole batch
-    reads at once, without making the views. A slice is views of the same group: their
-    masks and observations are still computed together."""
+    hands (:attr:`slots`), observations (:attr:`observations`), masks (:attr:`masks`) and mask
+    kind (:attr:`mask_kind`) an agent deciding a whole batch reads at once, as arrays, without
+    making the views. A slice is views of the same group: their masks and observations are
+    still computed together."""
 
     __slots__ = ("tables", "pairs", "group", "_items")
 
@@ -428,6 +436,21 @@ class SeatViews(Sequence[SeatView]):
     def mask_kind(self) -> str:
         """What every view's mask holds (:data:`MASKS`)."""
         return self.tables.mask_kind
+
+    @property
+    def observations(self) -> np.ndarray:
+        """The views' observations, ``(len(self), observation size)`` float32 in the views'
+        order: each row the view's :attr:`SeatView.observation`, those not yet known computed
+        together with the group's (:meth:`Tables.observations_at`)."""
+        return self.tables.observations_at(self.pairs, self.group)
+
+    @property
+    def masks(self) -> np.ndarray:
+        """The views' masks, ``(len(self), n_actions)`` bool in the views' order: each row the
+        view's :attr:`SeatView.mask` (the valid splits, or the candidates under
+        ``mask="undominated"``), those not yet known computed together with the group's
+        (:meth:`Tables.masks_at`)."""
+        return self.tables.masks_at(self.pairs, self.group)
 
 
 def _listed(splits: np.ndarray, split: int) -> bool:
@@ -552,6 +575,32 @@ class Tables:
         if (table, seat) not in self._observations:
             self.prepare([(table, seat), *group], masks=False)
         return self._observations[(table, seat)]
+
+    def observations_at(self, pairs: Sequence[tuple[int, int]], group: Sequence[tuple[int, int]] = ()) -> np.ndarray:
+        """The observations of ``(table, seat)`` pairs as one array, ``(len(pairs), observation
+        size)`` float32: row i is :meth:`observation` of ``pairs[i]`` (those not yet known
+        computed in one call, with those of ``group``). ValueError naming the first pair that
+        is not a table and a seat of these tables."""
+        pairs = self.seat_pairs(pairs)
+        missing = [pair for pair in pairs if pair not in self._observations]
+        if missing:
+            self.prepare([*missing, *group], masks=False)
+        out = np.empty((len(pairs), observation_size(self.game)), dtype=np.float32)
+        for i, pair in enumerate(pairs):
+            out[i] = self._observations[pair]
+        return out
+
+    def masks_at(self, pairs: Sequence[tuple[int, int]], group: Sequence[tuple[int, int]] = ()) -> np.ndarray:
+        """The masks of ``(table, seat)`` pairs as one array, ``(len(pairs), n_actions)`` bool:
+        row i is :meth:`mask` of ``pairs[i]``, the valid splits or under ``mask="undominated"``
+        the candidates (those not yet known computed in one call, with those of ``group``).
+        ValueError naming the first pair that is not a table and a seat of these tables."""
+        pairs = self.seat_pairs(pairs)
+        together = (*pairs, *group)
+        out = np.empty((len(pairs), self.game.n_actions), dtype=bool)
+        for i, (table, seat) in enumerate(pairs):
+            out[i] = self.mask(table, seat, together)
+        return out
 
     def seat_pairs(self, pairs: Any) -> tuple[tuple[int, int], ...]:
         """``(table, seat)`` pairs as a tuple of int pairs; ValueError naming the first pair that

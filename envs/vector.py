@@ -9,7 +9,8 @@ the next hands in the same step that scores the last ones (autoreset).
 ``reset(seed)``    ``(observations, action_masks, infos)``: observations ``(B, players, D)``
                    float32 (:func:`~splitpoker.envs.observation.encode_observations`), masks
                    ``(B, players, n_actions)`` bool (valid splits, or the candidates under
-                   ``mask="undominated"``), ``infos["slots"]`` the hands ``(B, players, hand size)``
+                   ``mask="undominated"``), ``infos["slots"]`` the hands (card ids in slot order)
+                   ``(B, players, hand size)``
 ``step(actions)``  ``actions`` ``(B, players)`` split indices → ``(observations, action_masks,
                    rewards, terminations, infos)`` of the next hands; ``rewards`` ``(B, players)``
                    the payoffs of the hands just played, ``terminations`` all true, ``infos``
@@ -23,20 +24,28 @@ learner seat per table (rotating hand by hand, or fixed), the other seats played
 ``opponents`` (any agent, deciding every table's seats in one ``act_batch`` call; by default
 uniformly random valid splits), in ``SAME_STEP`` autoreset mode: a step returns the next
 hands' observations, and the finished hands' in ``infos["final_obs"]``. The observation is
-a ``Dict`` of ``observation`` and ``action_mask`` (int8), as the PettingZoo environments
+a ``Dict`` of ``observation`` (float32) and ``action_mask`` (int8), as the PettingZoo environments
 give it, or with ``observation="flat"`` the vector alone (a ``Box`` of finite bounds) with
 the masks in ``infos["action_mask"]``; :meth:`ArrangeVectorEnv.action_masks` gives them as
 bool ``(B, n_actions)`` for sb3-contrib's masked algorithms. Rewards are the learner's
-payoffs; ``infos`` hold ``payoff``, ``payoffs`` ``(B, players)`` and ``seat``.
+payoffs. ``infos`` hold ``seat`` and ``hand_ids`` (the learner's hand: card ids of
+:mod:`splitpoker.envs.cards` in slot order, int64 ``(B, hand size)``, what the observation
+encodes) of the hands dealt, and after a step ``payoff``, ``payoffs`` ``(B, players)``,
+``played_seat`` and ``final_hand_ids`` of the hands just played.
 
 >>> env = ArrangeVectorEnv("biji", num_envs=8, num_players=4)
 >>> obs, infos = env.reset(seed=0)
->>> obs["action_mask"].shape, int(infos["seat"][1])
-((8, 1680), 1)
+>>> obs["action_mask"].shape, int(infos["seat"][1]), infos["hand_ids"].shape
+((8, 1680), 1, (8, 9))
 >>> actions = np.array([int(np.flatnonzero(m)[0]) for m in obs["action_mask"]])
 >>> obs, rewards, terminations, truncations, infos = env.step(actions)
->>> rewards.shape, bool(terminations.all()), infos["final_obs"].shape
-((8,), True, (8,))
+>>> rewards.shape, bool(terminations.all()), infos["final_obs"].shape, infos["final_hand_ids"].shape
+((8,), True, (8,), (8, 9))
+
+gymnasium's vector wrappers apply. ``RecordEpisodeStatistics`` records every hand, an episode
+of one step, from gymnasium 1.4 on; earlier releases ignore ``SAME_STEP`` autoreset and record
+each table's first hand right and every later one with return 0 and length 0: the environment
+warns once when such a wrapper drives it (:data:`RECORDS_SAME_STEP`).
 
 Both are seeded by ``reset(seed=s)``: the deals, the learner seats' rotation and the random
 opponents follow ``s``, and given opponents are reseeded from it. Pure: NumPy and gymnasium.
@@ -44,9 +53,14 @@ opponents follow ``s``, and given opponents are reseeded from it. Pure: NumPy an
 
 from __future__ import annotations
 
+import re
+import sys
+import warnings
 from collections.abc import Mapping, Sequence
+from types import FrameType
 from typing import Any, Protocol
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
@@ -77,6 +91,44 @@ MAX_TABLES = MAX_ENVS
 #: hands whose masks are computed in one call (the computation's scratch arrays grow with it)
 MASK_CHUNK = 1024
 OBSERVATIONS = ("dict", "flat")
+
+
+def _release(version: str) -> tuple[int, ...]:
+    """The major and minor numbers of a version string (``"1.2.2"`` → ``(1, 2)``)."""
+    return tuple(int(part) for part in re.findall(r"\d+", version)[:2])
+
+
+#: whether gymnasium's vector ``RecordEpisodeStatistics`` honours ``SAME_STEP`` autoreset (from
+#: 1.4 on; before, it takes the step after a finished episode for a reset step, so that every hand
+#: after a table's first is recorded with return 0 and length 0)
+RECORDS_SAME_STEP = _release(gymnasium.__version__) >= (1, 4)
+#: whether :func:`_warn_record_statistics` has warned in this process
+_statistics_warned = False
+#: the callers searched for gymnasium's ``RecordEpisodeStatistics`` (wrappers between it and the env)
+_CALLER_DEPTH = 8
+
+
+def _warn_record_statistics() -> None:
+    """Warn, once a process, when gymnasium's vector ``RecordEpisodeStatistics`` of a release
+    before 1.4 calls the environment's ``reset`` or ``step`` (directly or through other
+    wrappers): those releases ignore ``SAME_STEP`` autoreset and record wrong returns."""
+    global _statistics_warned
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+    codes = {RecordEpisodeStatistics.step.__code__, RecordEpisodeStatistics.reset.__code__}
+    frame: FrameType | None = sys._getframe(2)  # 0: here, 1: the env's reset or step
+    depth = 2
+    while frame is not None and depth < 2 + _CALLER_DEPTH:
+        if frame.f_code in codes:
+            _statistics_warned = True
+            warnings.warn(
+                f"gymnasium {gymnasium.__version__}'s vector RecordEpisodeStatistics ignores ArrangeVectorEnv's "
+                "SAME_STEP autoreset: it records each table's first hand right and every later hand with return 0 "
+                "and length 0. Install gymnasium 1.4 or later (pip install 'gymnasium>=1.4'; RLlib, the [rllib] "
+                "extra, holds it at 1.2.2), or take the returns from the step's rewards or infos['payoff']: every "
+                "hand is an episode of one step.", UserWarning, stacklevel=depth + 2)
+            return
+        frame, depth = frame.f_back, depth + 1
 
 
 class BatchAgent(Protocol):
@@ -249,9 +301,10 @@ class ArrangeVectorEnv(VectorEnv):  # type: ignore[misc]
         self.num_envs = _check_tables(num_envs)
         self.num_players = self.game.check_players(num_players)
         self.mask = check_mask(mask)
-        # the learner's mask (bool, and the int8 copy handed out), its observation and the table's
-        # hands; with random opponents under mask="undominated", the other seats' masks too
-        n_actions, hands = self.game.n_actions, self.num_players * self.game.hand_size
+        # the learner's mask (bool, and the int8 copy handed out), its observation, the table's hands
+        # and the learner's two in the infos; with random opponents under mask="undominated", the
+        # other seats' masks too
+        n_actions, hands = self.game.n_actions, (self.num_players + 2) * self.game.hand_size
         others = (self.num_players - 1) * n_actions if opponents is None and self.mask == "undominated" else 0
         _check_table_bytes(self.num_envs, self.game, self.num_players,
                            2 * n_actions + 4 * observation_size(self.game) + 8 * hands + others)
@@ -302,7 +355,7 @@ class ArrangeVectorEnv(VectorEnv):  # type: ignore[misc]
         mine = self._tables.slots[np.arange(b), self._seats]
         self._masks = seat_masks(self.game, mine, self.mask)
         vectors = encode_observations(self.game, mine, self._seats, n)
-        infos: dict[str, Any] = {"seat": self._seats.copy()}
+        infos: dict[str, Any] = {"seat": self._seats.copy(), "hand_ids": mine.astype(np.int64)}
         if self.observation_kind == "flat":
             self._obs = vectors
             infos["action_mask"] = self._masks.view(np.int8).copy()
@@ -340,11 +393,15 @@ class ArrangeVectorEnv(VectorEnv):  # type: ignore[misc]
             self._hands = 0
             for i, agent in enumerate(dict.fromkeys(self.opponents or ())):
                 agent.seed(derived_seed(int(seed), i))
+        if not (RECORDS_SAME_STEP or _statistics_warned):
+            _warn_record_statistics()
         return self._deal()
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         if self._tables is None:
             raise ValueError("call reset() before step()")
+        if not (RECORDS_SAME_STEP or _statistics_warned):
+            _warn_record_statistics()
         learner = np.asarray(actions)
         if learner.shape != (self.num_envs,) or not np.issubdtype(learner.dtype, np.integer):
             raise ValueError(f"actions of shape {learner.shape} and type {learner.dtype} are not "
@@ -370,8 +427,9 @@ class ArrangeVectorEnv(VectorEnv):  # type: ignore[misc]
         seats = self._seats
         final = np.empty(self.num_envs, dtype=object)
         final[:] = [self._obs_at(b) for b in range(self.num_envs)]
+        final_hands = tables.slots[rows, seats].astype(np.int64)
         observations, infos = self._deal()
-        infos.update({"payoff": payoff, "payoffs": payoffs, "played_seat": seats,
+        infos.update({"payoff": payoff, "payoffs": payoffs, "played_seat": seats, "final_hand_ids": final_hands,
                       "final_obs": final, "_final_obs": np.ones(self.num_envs, dtype=bool)})
         if not legal.all():
             infos["illegal"] = ~legal

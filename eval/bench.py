@@ -6,6 +6,10 @@ environment and training figures); a figure repeats the run several times. Figur
 measured pinned to one core with one torch thread, except those that measure a whole job
 using the cores the way that job does (``pinned=False``: training's hands per second), and
 timed by the process's CPU time, so that other load on the machine does not distort them.
+Each figure's first run is a warm-up (compiling, caches, lazy tables), left out of the
+figure and reported as such (``warmup``, in the figure's unit). The report is stamped with
+the splitpoker version and commit and the versions of Python and the packages
+(:func:`~splitpoker.agents.version.report_stamp`).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import numpy as np
 
 from ..agents import load_agent
 from ..agents.base import Agent
-from ..agents.version import stamp
+from ..agents.version import report_stamp
 from ..envs.game import Game
 from ..envs.games import GAMES, game_class, make_game
 from ..envs.table import deal
@@ -281,12 +285,13 @@ def run_bench(quick: bool = False, only: str | None = None, progress: bool = Tru
     out = _measure(figures, repeats=3 if quick else 7, progress=progress)
     pinning = ("one core per figure, except unpinned ones" if hasattr(os, "sched_setaffinity")
                else "not pinned (no sched_setaffinity)")
-    return {"machine": machine() | {"affinity": pinning}, "splitpoker": stamp(), "figures": out}
+    return {"machine": machine() | {"affinity": pinning}, "splitpoker": report_stamp(), "figures": out}
 
 
-def _measure_one(figure: Figure, repeats: int) -> list[float]:
+def _measure_one(figure: Figure, repeats: int) -> tuple[float | None, list[float]]:
     """Warm-up (caches, numba compilation, lazy tables), then the runs: pinned to one core
-    with one torch thread unless the figure measures a whole job."""
+    with one torch thread unless the figure measures a whole job. Returns the warm-up run's
+    value (None without one) and the runs'."""
     restore, threads = None, 0
     torch: Any = None
     if figure.pinned:
@@ -300,9 +305,8 @@ def _measure_one(figure: Figure, repeats: int) -> list[float]:
         except ImportError:
             torch = None
     try:
-        if figure.warm_up:
-            figure.once()
-        return [figure.once() for _ in range(figure.repeats or repeats)]
+        warm = float(figure.once()) if figure.warm_up else None
+        return warm, [figure.once() for _ in range(figure.repeats or repeats)]
     finally:
         if restore is not None:
             os.sched_setaffinity(0, restore)
@@ -318,10 +322,10 @@ def _measure(figures: Sequence[Figure], repeats: int, progress: bool) -> list[di
 
         iterator = track(figures, description="bench")
     for figure in iterator:
-        values = _measure_one(figure, repeats)
+        warm, values = _measure_one(figure, repeats)
         out.append({"name": figure.name, "median": float(np.median(values)), "min": float(min(values)),
                     "max": float(max(values)), "unit": figure.unit, "what": figure.what, "runs": len(values),
-                    "pinned": figure.pinned})
+                    "pinned": figure.pinned, "warmup": warm})
     return out
 
 
@@ -330,9 +334,13 @@ def print_table(report: dict[str, Any]) -> None:
     from rich.table import Table
 
     table = Table(title=f"splitpoker bench — {report['machine']['cpu']} ({report['machine']['affinity']})")
-    for column in ("figure", "median", "min", "max", "unit", "what"):
-        table.add_column(column, justify="right" if column in ("median", "min", "max") else "left",
+    for column in ("figure", "median", "min", "max", "warm-up", "unit", "what"):
+        table.add_column(column, justify="right" if column in ("median", "min", "max", "warm-up") else "left",
                          no_wrap=column != "what")
     for f in report["figures"]:
-        table.add_row(f["name"], f"{f['median']:.4g}", f"{f['min']:.4g}", f"{f['max']:.4g}", f["unit"], f["what"])
-    Console(width=max(Console().width, 150)).print(table)
+        warm = "–" if f.get("warmup") is None else f"{f['warmup']:.4g}"
+        table.add_row(f["name"], f"{f['median']:.4g}", f"{f['min']:.4g}", f"{f['max']:.4g}", warm, f["unit"],
+                      f["what"])
+    console = Console(width=max(Console().width, 160))
+    console.print(table)
+    console.print("warm-up: the untimed first run of each figure (compiling, caches), left out of median, min and max")

@@ -4,7 +4,7 @@ A *protocol* fixes everything a published figure depends on: the tracks (a game,
 preset and table size, and the shipped policy trained for it), the agents, the seeds and the
 number of deals. It is named (``"v1"``) and never changes once published: a different
 choice is a new entry in :data:`PROTOCOLS` (``"v2"``), so that "protocol v1, splitpoker
-0.1.0" names one set of numbers. Each protocol has a full size, for citing, and a quick
+0.2.0" (with the policies' weights) names one set of numbers. Each protocol has a full size, for citing, and a quick
 size, for checking that it runs (CI).
 
 On each track a protocol measures, for every agent of the track:
@@ -23,7 +23,12 @@ On each track a protocol measures, for every agent of the track:
   solver for every opponent hand it samples (see :data:`NOT_MEASURED_COST`);
 * the **decision time**: milliseconds of CPU time per decision of the agent alone (the masks
   and observations prepared beforehand, one torch thread), the median over repeated runs
-  (:func:`.bench.agent_ms`).
+  (:func:`.bench.agent_ms`), after untimed warm-up decisions (recorded as ``warmup_ms``).
+
+The report records what a citation needs: the splitpoker version and commit, the machine and
+the versions of Python and the packages (``splitpoker``,
+:func:`~splitpoker.agents.version.report_stamp`), and the sha256 of each policy file the
+agents play (``weights``).
 
 :func:`run_benchmark` plays a protocol and returns the report, which
 :func:`write_benchmark` writes as ``benchmark.json`` and ``leaderboard.md``.
@@ -44,8 +49,9 @@ from typing import Any
 import numpy as np
 
 from ..agents import load_agent
+from ..agents.policy_files import weights
 from ..agents.specs import check_spec, member_specs, parse_spec
-from ..agents.version import stamp
+from ..agents.version import report_stamp
 from ..envs.games import make_game
 from ..runtime.interrupts import Interrupted, signal_of
 from ..runtime.limits import check_workers
@@ -379,8 +385,12 @@ def _best_responses(track: Track, agents: list[str], sizes: Sizes, protocol: Pro
 
 def decision_ms(track: Track, spec: str, sizes: Sizes, seed: int) -> dict[str, Any]:
     """The agent's milliseconds of CPU time per decision (:func:`.bench.agent_ms`, one torch
-    thread): median, min and max over ``timing_runs`` runs of ``timing_decisions`` each."""
+    thread): median, min and max over ``timing_runs`` runs of ``timing_decisions`` each,
+    after untimed warm-up decisions (``warmup_ms``: compiling, caches), one as timed and those
+    of :func:`.runner.warm_up`. The agent timed is one of its own, so the warm-up changes no
+    decision of the matches."""
     from .bench import agent_ms
+    from .runner import warm_up
 
     game = make_game(track.game, track.preset)
     with warnings.catch_warnings():
@@ -391,13 +401,14 @@ def decision_ms(track: Track, spec: str, sizes: Sizes, seed: int) -> dict[str, A
     try:
         if torch is not None:
             torch.set_num_threads(1)
-        agent_ms(game, agent, track.players, 1)  # warm-up: compiled kernels, caches
+        warmup = agent_ms(game, agent, track.players, 1)  # warm-up: compiled kernels, caches
+        warmup += warm_up(game, [agent], track.players)[0] or 0.0  # the rarer paths too (the hardest hand)
         runs = [agent_ms(game, agent, track.players, sizes.timing_decisions) for _ in range(sizes.timing_runs)]
     finally:
         if torch is not None and threads is not None:
             torch.set_num_threads(threads)
     return {"median": float(np.median(runs)), "min": float(min(runs)), "max": float(max(runs)),
-            "runs": sizes.timing_runs, "decisions": sizes.timing_decisions}
+            "runs": sizes.timing_runs, "decisions": sizes.timing_decisions, "warmup_ms": warmup}
 
 
 def _timing(track: Track, agents: list[str], sizes: Sizes, protocol: Protocol, bar: _Bar,
@@ -411,10 +422,11 @@ def _timing(track: Track, agents: list[str], sizes: Sizes, protocol: Protocol, b
 
 
 def machine_stamp() -> dict[str, Any]:
-    """:func:`~splitpoker.agents.version.stamp` with the machine (:func:`.bench.machine`) where the stamp lacks it."""
+    """:func:`~splitpoker.agents.version.report_stamp` (version, commit, the versions of Python
+    and the packages) with the machine (:func:`.bench.machine`) where the stamp lacks it."""
     from .bench import machine
 
-    made: dict[str, Any] = dict(stamp())
+    made: dict[str, Any] = dict(report_stamp())
     made.setdefault("machine", machine())
     return made
 
@@ -424,7 +436,8 @@ def run_benchmark(chosen: Plan, *, progress: bool = True, out: str | None = None
     """Play ``chosen`` (see :func:`plan`) and return the report (``benchmark.json``). Ctrl-C or
     SIGTERM stops it and keeps what was played: ``partial`` and ``interrupted_by`` say so, and
     each figure carries the deals it covers. ``on_track(name, track)`` gets each track's report
-    as it is done."""
+    as it is done. ``weights`` holds the sha256 of each policy file the agents play, read as the
+    run starts."""
     protocol = chosen.protocol
     report: dict[str, Any] = {
         "protocol": protocol.name, "size": "quick" if chosen.quick else "full",
@@ -432,6 +445,7 @@ def run_benchmark(chosen: Plan, *, progress: bool = True, out: str | None = None
         "settings": {"protocol": protocol.to_dict(), "quick": chosen.quick, "workers": chosen.workers,
                      "tracks": [t.name for t in chosen.tracks], "extra_agents": chosen.extra},
         "skipped": [{"track": t, "agent": a, "why": why} for t, a, why in chosen.skipped],
+        "weights": weights(spec for track in chosen.tracks for spec in chosen.agents[track.name]),
         "tracks": {}, "partial": False, "interrupted_by": None, "elapsed_s": 0.0,
     }
     start = time.perf_counter()

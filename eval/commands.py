@@ -12,31 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from ..envs.commands import GAME_CHOICES, GAMES_TEXT
+from ..runtime.arguments import decimal_number as decimal_number  # re-exported: the argparse number types
+from ..runtime.arguments import whole_number
 
 _OPTION = re.compile(r"^[A-Za-z_]\w*=")
-#: how a number option must be written: ASCII decimal digits (int() would also read 1_000, ' 7',
-#: Unicode digits and 010, float() 1_0.5, nan and inf)
-_WHOLE = re.compile(r"[-+]?[0-9]+")
-_DECIMAL = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
-
-
-def whole_number(text: str) -> int:
-    """An argparse type: a whole number written in decimal digits, without a leading 0
-    (``10``; not ``010``, ``1_000``, ``0x10``, ``1e3`` or ``10.0``)."""
-    digits = text.lstrip("+-")
-    if not _WHOLE.fullmatch(text) or (len(digits) > 1 and digits.startswith("0")) or len(digits) > 4000:
-        raise argparse.ArgumentTypeError(f"invalid int value: {text[:40]!r}; write a whole number in decimal "
-                                         "digits, without a leading 0, '_', a point or an exponent")
-    return int(text)
-
-
-def decimal_number(text: str) -> float:
-    """An argparse type: a finite number written in decimal digits, with a point and an
-    exponent if any (``2.5``, ``1e-3``; not ``1_0``, ``nan`` or ``inf``)."""
-    if not _DECIMAL.fullmatch(text) or abs(float(text)) == float("inf"):
-        raise argparse.ArgumentTypeError(f"invalid float value: {text[:40]!r}; write a number in decimal digits, "
-                                         "such as 30 or 2.5")
-    return float(text)
 
 
 def split_agent_specs(text: str) -> list[str]:
@@ -108,7 +87,7 @@ def _settings(args: argparse.Namespace) -> Any:
 
 def _eval(args: argparse.Namespace) -> int:
     from ..runtime.files import check_writable_folder, claimed_output, output_path
-    from .report import DecisionsTable, report_files, results_table, write_report
+    from .report import DecisionsTable, report_files, results_table, warmup_line, write_report
     from .runner import default_out, run
 
     settings = _settings(args)
@@ -134,6 +113,8 @@ def _eval(args: argparse.Namespace) -> int:
     print(results_table(summary["agents"]))
     if summary["regret_model"]:
         print(f"regret relative to {summary['regret_model']}")
+    if warmup_line(summary["agents"]):
+        print(warmup_line(summary["agents"]))
     print(f"report: {out}/summary.md" + (" (PARTIAL)" if partial else ""))
     if partial:
         print(partial)
@@ -160,19 +141,19 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "solver:samples=256,greedy (random, greedy, solver[:opts], checkpoint:PATH, pretrained:NAME, "
                    "package.module:attr)")
     p.add_argument("--hands", type=whole_number, help="number of deals (default 200); each is played in every rotation")
-    p.add_argument("--players", type=int, help="players at the table (default 4)")
+    p.add_argument("--players", type=whole_number, help="players at the table (default 4)")
     p.add_argument("--preset", help="rules preset (default classic)")
     p.add_argument("--set", dest="switches", action="append", default=[], metavar="SWITCH=VALUE",
                    help="override one rule switch (repeatable)")
     p.add_argument("--seed", type=whole_number, help="seed of deals, agents and regret samples (default 0)")
-    p.add_argument("--workers", type=int, help="worker processes or Ray tasks in flight (default 1)")
+    p.add_argument("--workers", type=whole_number, help="worker processes or Ray tasks in flight (default 1)")
     p.add_argument("--backend", choices=("local", "ray"), help="local processes (default) or Ray tasks")
     p.add_argument("--address", help="Ray cluster address (default: start a local Ray instance)")
     p.add_argument("--out", help="report folder, one that holds no report yet (default "
                    "runs/eval/<game>__<players>p__<seed>__<time>); one eval writes it at a time")
     p.add_argument("--force", action="store_true", help="replace the report files (summary.json, summary.md, "
                    "decisions.csv, the plots) that --out already holds")
-    p.add_argument("--regret-samples", dest="regret_samples", type=int,
+    p.add_argument("--regret-samples", dest="regret_samples", type=whole_number,
                    help="samples of the regret solver (default 64)")
     p.add_argument("--regret-opponent", dest="regret_opponent", metavar="SPEC",
                    help="opponent model of the regret solver (default greedy)")
@@ -191,6 +172,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _exploit(args: argparse.Namespace) -> int:
     from ..envs.switches import parse_assignments
     from .exploit import best_response_gain
+    from .stats import ci_text
 
     result = best_response_gain(args.game, args.agent, samples=args.samples, hands=args.hands, players=args.players,
                                 preset=args.preset, switches=parse_assignments(args.switches), seed=args.seed,
@@ -204,10 +186,11 @@ def _exploit(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False))
         return status
-    lo, hi = result.ci95
+    interval = ci_text(result.ci95)  # a few deals that all scored alike give no interval: said so
+    deals = f"{result.hands} {'deals, paired' if args.paired else 'duplicate deals'}"
+    shown = f"95% CI {interval} over {deals}" if interval.startswith("[") else f"over {deals}, {interval}"
     print(f"best-response gain of {result.agent} ({result.game}, {result.players} players, {result.preset}): "
-          f"{result.gain:+.3f} per hand, 95% CI [{lo:+.3f}, {hi:+.3f}] over {result.hands} "
-          f"{'deals, paired' if args.paired else 'duplicate deals'}; best response {result.best_response}")
+          f"{result.gain:+.3f} per hand, {shown}; best response {result.best_response}")
     if result.partial:
         print(f"PARTIAL: interrupted ({result.interrupted_by}) after {result.hands} deals")
     return status
@@ -225,15 +208,16 @@ def register_exploit(sub: argparse._SubParsersAction) -> None:
     p.add_argument("game", choices=GAME_CHOICES, help="the game")
     p.add_argument("--agent", required=True, metavar="SPEC", help="the agent, any agent spec (greedy, heuristic, "
                    "solver:samples=16, checkpoint:PATH, pretrained:NAME, mixture:SPEC;SPEC, package.module:attr, ...)")
-    p.add_argument("--samples", type=int, default=DEFAULT_SAMPLES,
+    p.add_argument("--samples", type=whole_number, default=DEFAULT_SAMPLES,
                    help=f"opponent deals per decision of the best response (default {DEFAULT_SAMPLES})")
     p.add_argument("--hands", type=whole_number, default=200, help="duplicate deals (default 200)")
-    p.add_argument("--players", type=int, default=4, help="players at the table (default 4)")
+    p.add_argument("--players", type=whole_number, default=4, help="players at the table (default 4)")
     p.add_argument("--preset", default="classic", help="rules preset (default classic)")
     p.add_argument("--set", dest="switches", action="append", default=[], metavar="SWITCH=VALUE",
                    help="override one rule switch (repeatable)")
     p.add_argument("--seed", type=whole_number, default=0, help="seed of deals and of the solver (default 0)")
-    p.add_argument("--workers", type=int, default=1, help="worker processes or Ray tasks in flight (default 1)")
+    p.add_argument("--workers", type=whole_number, default=1,
+                   help="worker processes or Ray tasks in flight (default 1)")
     p.add_argument("--backend", choices=("local", "ray"), default="local",
                    help="local processes (default) or Ray tasks")
     p.add_argument("--address", help="Ray cluster address (default: start a local Ray instance)")
@@ -325,14 +309,14 @@ def register_convergence(sub: argparse._SubParsersAction) -> None:
                    help="training run folders (of one game, table size and rules), each optionally labelled")
     p.add_argument("--out", required=True, help="the PNG to write (a file that does not exist yet, unless --force)")
     p.add_argument("--force", action="store_true", help="replace the file --out names where it exists")
-    p.add_argument("--samples", type=int, default=256, help="opponent deals per decision of the best response "
+    p.add_argument("--samples", type=whole_number, default=256, help="opponent deals per decision of the best response "
                    "(default 256)")
     p.add_argument("--hands", type=whole_number, default=200, help="duplicate deals per checkpoint (default 200)")
-    p.add_argument("--points", type=int, default=5, help="checkpoints per run, evenly spread, the first and last "
-                   "among them (default 5)")
+    p.add_argument("--points", type=whole_number, default=5, help="checkpoints per run, evenly spread, the first and "
+                   "last among them (default 5)")
     p.add_argument("--seed", type=whole_number, default=0,
                    help="seed of the deals and of the best response (default 0)")
-    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--workers", type=whole_number, default=1, help="worker processes (default 1)")
     p.add_argument("--paired", action="store_true", help="measure by paired solves, as splitpoker exploit --paired")
     p.add_argument("--json", action="store_true", help="print the points as one JSON document")
     p.set_defaults(run=_convergence)
@@ -405,8 +389,8 @@ def register_benchmark(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tracks", metavar="NAME,...", help="only these tracks (default: every track of the protocol)")
     p.add_argument("--agents", metavar="SPEC,...", help="extra agents, added to every track they can play "
                    "(a policy only to the game, table size and rules it was trained for)")
-    p.add_argument("--workers", type=int, default=1, help="worker processes per match (default 1); the figures "
-                   "do not depend on it")
+    p.add_argument("--workers", type=whole_number, default=1, help="worker processes per match (default 1); the "
+                   "figures do not depend on it")
     p.add_argument("--out", help="report folder, one that holds no benchmark yet (default "
                    "runs/benchmark/<protocol>__<time>); one benchmark writes it at a time")
     p.add_argument("--force", action="store_true", help="replace the benchmark.json and leaderboard.md that --out "

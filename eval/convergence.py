@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..agents.checkpoint import read_meta
-from ..runtime.files import atomic_write_bytes
+from ..runtime.files import atomic_write_bytes, output_path
 from ..runtime.limits import MAX_HANDS, check_count, check_workers
 from .exploit import ESTIMATORS, best_response_gain
 
@@ -56,10 +56,11 @@ class Point:
 
 
 def parse_run(text: str) -> Run:
-    """``LABEL=RUN_DIR`` or ``RUN_DIR`` (labelled by the folder's name); ValueError naming a
-    folder that is not a run's."""
+    """``LABEL=RUN_DIR`` or ``RUN_DIR`` (labelled by the folder's name; ``~`` expanded as
+    :func:`~splitpoker.runtime.files.output_path` does); ValueError naming a folder that is
+    not a run's."""
     label, sep, path = text.partition("=")
-    folder = Path(path if sep else text)
+    folder = output_path(path if sep else text, "run folder")
     if not (folder / "checkpoints").is_dir():
         raise ValueError(f"{folder} is not a training run's folder (it has no checkpoints/)")
     return Run(label if sep and label else folder.name, folder)
@@ -136,7 +137,7 @@ def measure(runs: Sequence[Run], *, samples: int, hands: int, points: int, seed:
             if measured.partial:  # what was measured before is kept; the command continues from there
                 return out, measured.interrupted_by
             result = measured.to_dict()
-            atomic_write_bytes(kept, json.dumps(result, ensure_ascii=False).encode())
+            atomic_write_bytes(kept, json.dumps(result, ensure_ascii=False).encode(), within=run.path)
         out.append(Point(run.label, str(path), int(meta["step"]), float(meta["cpu_seconds"]), float(result["gain"]),
                          (float(result["ci95"][0]), float(result["ci95"][1])), int(result["hands"]), samples))
     return out, None

@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .report import environment_text, weights_lines
+from .stats import ci_text
+
 
 def _signed(x: float) -> str:
     return f"{x:+.3f}"
 
 
 def _ci(ci: Sequence[float]) -> str:
-    return f"[{ci[0]:+.3f}, {ci[1]:+.3f}]"
+    return ci_text(ci)
 
 
 def _ms(x: float) -> str:
@@ -88,7 +91,7 @@ def track_markdown(name: str, track: Mapping[str, Any], level: int = 2) -> list[
              f"{sizes['deals']:,} duplicate deals per pair (seed {track['seed']}); best-response gain: the solver "
              f"with {track['br_samples']} samples answering the agent, {sizes['br_deals']:,} duplicate deals "
              f"(seed {track['br_seed']}); decision time: CPU milliseconds per decision, median of "
-             f"{sizes['timing_runs']} runs of {sizes['timing_decisions']}."]
+             f"{sizes['timing_runs']} runs of {sizes['timing_decisions']}, after untimed warm-up decisions."]
     if not track.get("complete"):
         lines += ["", "**PARTIAL**: this track was interrupted; each figure covers the deals it names in "
                   "benchmark.json, and figures not reached are missing."]
@@ -117,8 +120,11 @@ def leaderboard(report: Mapping[str, Any]) -> str:
     if report["size"] == "quick":
         lines += ["**Quick size**: a check that the protocol runs, too few deals to cite.", ""]
     lines += [f"* Protocol: `{report['protocol']}` ({report['size']} size), {version}",
-              f"* Machine: {machine_line(made)}",
-              f"* Command: `{report['command']}`",
+              f"* Machine: {machine_line(made)}"]
+    if made.get("environment"):
+        lines.append(f"* Environment: {environment_text(made['environment'])}")
+    lines += [f"* Policy file: {line}" for line in weights_lines(report.get("weights") or {})]
+    lines += [f"* Command: `{report['command']}`",
               f"* Time: {report['elapsed_s']:.0f} s"]
     for skip in report.get("skipped", []):
         lines.append(f"* `{skip['agent']}` left out of {skip['track']}: {skip['why']}")

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..runtime.files import write_owned_files
 from .duplicate import AgentResult, Decision
+from .stats import ci_text
 
 
 def _fmt(x: float | None, digits: int = 3) -> str:
@@ -28,7 +29,7 @@ def table_rows(agents: Sequence[dict[str, Any]]) -> tuple[list[str], list[list[s
     for a in agents:
         regret = a.get("regret") or {}
         rows.append([
-            a["spec"], f"{a['mean']:+.3f}", f"[{a['ci95'][0]:+.3f}, {a['ci95'][1]:+.3f}]",
+            a["spec"], f"{a['mean']:+.3f}", ci_text(a["ci95"]),
             f"{regret['mean']:.3f}" if regret else "–", f"{regret['p90']:.3f}" if regret else "–",
             f"{a['agreement']:.1%}" if a.get("agreement") is not None else "–",
             f"{a['foul_rate']:.1%}", f"{a['ms_per_decision']:.2f}",
@@ -70,6 +71,12 @@ def markdown(summary: dict[str, Any]) -> str:
         made = summary["splitpoker"]
         lines.append(f"Measured by splitpoker {made['version']}"
                      + (f" (commit {made['commit']})." if made.get("commit") else "."))
+        if made.get("environment"):
+            lines.append(f"Environment: {environment_text(made['environment'])}.")
+    lines += [f"Policy file: {line}." for line in weights_lines(summary.get("weights") or {})]
+    warmed = warmup_line(summary["agents"])
+    if warmed:
+        lines.append(warmed)
     lines += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     extra = ["", "| agent | row/pot win rates | special rate | 喜 rate |", "|---|---|---|---|"]
@@ -77,6 +84,34 @@ def markdown(summary: dict[str, Any]) -> str:
         extra.append(f"| {a['spec']} | {' / '.join(f'{x:.1%}' for x in a['row_win_rate'])} | "
                      f"{a['special_rate']:.1%} | {a['xi_rate']:.1%} |")
     return "\n".join(lines + extra) + "\n"
+
+
+#: how :func:`environment_text` names the packages of :func:`~splitpoker.agents.version.environment`
+_PACKAGE_NAMES = {"python": "Python", "numpy": "NumPy", "numba": "numba", "torch": "torch", "gymnasium": "gymnasium",
+                  "pettingzoo": "PettingZoo"}
+
+
+def environment_text(environment: dict[str, Any]) -> str:
+    """``"Python 3.11.7, NumPy 2.4.6, numba 0.68.1, torch 2.13.0, gymnasium 1.4.0, PettingZoo 1.27.0"``:
+    the versions of a report's ``environment`` (``torch not installed`` where it is None)."""
+    return ", ".join(f"{_PACKAGE_NAMES.get(name, name)} {version if version else 'not installed'}"
+                     for name, version in environment.items())
+
+
+def weights_lines(weights: dict[str, Any]) -> list[str]:
+    """One line per policy file of a report's ``weights``: the spec, the file and its sha256."""
+    return [f"`{spec}` {entry.get('file') or '?'}, sha256 {entry['sha256']}" if entry.get("sha256")
+            else f"`{spec}` not read ({entry.get('error', 'unknown')})" for spec, entry in weights.items()]
+
+
+def warmup_line(agents: Sequence[dict[str, Any]]) -> str:
+    """The line saying what the decision times leave out: each agent's warm-up decision
+    (``warmup_ms``), or "" where the report has none."""
+    warmed = [(a["spec"], a["warmup_ms"]) for a in agents if a.get("warmup_ms") is not None]
+    if not warmed:
+        return ""
+    return ("Decision times leave out each agent's untimed warm-up decisions (compiling, caches): "
+            + ", ".join(f"{spec} {ms:,.1f} ms" for spec, ms in warmed) + ".")
 
 
 def plot(summary: dict[str, Any], decisions: Sequence[Decision], out: Path) -> list[Path]:

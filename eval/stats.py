@@ -37,3 +37,24 @@ def mean_ci(values: Sequence[float] | np.ndarray) -> tuple[float, float]:
         return (-math.inf, math.inf)
     half = t_quantile_975(len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x))
     return (float(x.mean() - half), float(x.mean() + half))
+
+
+#: what :func:`ci_text` writes for an interval the deals cannot give
+TOO_FEW_DEALS = "no interval: too few deals"
+
+
+def ci_text(ci: Sequence[float], digits: int = 3) -> str:
+    """An interval of :func:`mean_ci` as text: ``[-0.120, +0.340]``; where the deals give no
+    interval, saying so: one deal (an interval of infinite width), or deals that all scored
+    alike (an interval of no width: a few deals whose best response agreed with the agent
+    everywhere, say), rather than an interval of zeros.
+
+    >>> ci_text((-0.12, 0.34)), ci_text((1.0, 1.0)), ci_text((-math.inf, math.inf))
+    ('[-0.120, +0.340]', 'no interval: too few deals (all alike)', 'no interval: too few deals (one)')
+    """
+    lo, hi = float(ci[0]), float(ci[1])
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return f"{TOO_FEW_DEALS} (one)"
+    if lo == hi:
+        return f"{TOO_FEW_DEALS} (all alike)"
+    return f"[{lo:+.{digits}f}, {hi:+.{digits}f}]"

@@ -95,7 +95,7 @@ def bind(host: str, port: int) -> socket.socket:
 def register(sub: argparse._SubParsersAction) -> None:
     """Add this package's subcommand."""
     from ..envs.commands import add_rules_options
-    from ..eval.commands import decimal_number, whole_number
+    from ..runtime.arguments import decimal_number, whole_number
 
     p: Any = sub.add_parser(
         "play", help="play against agents in the browser",

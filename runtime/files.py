@@ -1,8 +1,10 @@
 """Files of settings and results: strict reading of YAML settings files (``splitpoker train``
 configs and ``splitpoker eval
 --config``): a missing file, a folder, unreadable text, invalid YAML, a key given twice in one
-mapping and a document that is not a mapping are each one ``ValueError`` naming the file (and
-the line where YAML tells it). :func:`output_path` reads every output path the project takes
+mapping, a document that is not a mapping and a number or a bool written loosely (``010``,
+which YAML reads as 8, ``0x10``, ``1_000``, ``yes``: :func:`loose_scalar`) are each one
+``ValueError`` naming the file (and the line where YAML tells it); a FIFO or a device is named
+as one, and never blocks the read. :func:`output_path` reads every output path the project takes
 (``~`` expanded), :func:`check_writable_folder` tells, before any work, whether an output
 folder can be made and written, and every file the project writes goes through
 :func:`write_owned_files` (:func:`write_owned` for one file): atomically, so that a reader
@@ -25,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import secrets
 import stat
 import time
@@ -34,8 +37,9 @@ from typing import Any
 
 import yaml
 
-__all__ = ["read_mapping", "load_yaml", "output_path", "check_writable_folder", "write_owned", "write_owned_files",
-           "atomic_write_bytes", "owned_folder", "check_owned_tree", "exclusive_lock", "claimed_output"]
+__all__ = ["read_mapping", "load_yaml", "loose_scalar", "output_path", "check_writable_folder", "write_owned",
+           "write_owned_files", "atomic_write_bytes", "owned_folder", "check_owned_tree", "exclusive_lock",
+           "claimed_output"]
 
 
 class _StrictLoader(yaml.SafeLoader):
@@ -157,20 +161,79 @@ def load_yaml(text: str) -> Any:
         loader.dispose()
 
 
+#: how YAML scalars must be written to be read as numbers and bools: YAML 1.1, which PyYAML
+#: reads, takes 010 as octal 8, 0x10, 0b11, 1_000 and 1:30 (sexagesimal, 90) as integers, and
+#: yes, no, on and off as bools
+_PLAIN_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
+_BOOL_WORDS = ("true", "false", "True", "False", "TRUE", "FALSE")
+_INT_TAG, _FLOAT_TAG, _BOOL_TAG = (f"tag:yaml.org,2002:{kind}" for kind in ("int", "float", "bool"))
+#: the most characters of a value a message about a settings file repeats
+SHOWN_CHARS = 200
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "..."
+
+
+def _as_read(written: str) -> str:
+    """What YAML reads the scalar ``written`` as, written as a message shows it."""
+    read = yaml.safe_load(written)
+    if isinstance(read, bool):
+        return str(read).lower()
+    try:
+        return _cut(str(read))
+    except ValueError:  # an integer of more digits than Python writes
+        return f"an integer of {read.bit_length():,} bits"
+
+
+def loose_scalar(text: str, lines: bool = True) -> tuple[str, str] | None:
+    """The key (dotted, "" for the document) and what is wrong with the first scalar of the
+    YAML document ``text`` that YAML reads otherwise than it reads in decimal (``010``, octal 8;
+    ``0x10``, ``1_000``, ``1:30``, ``1_0.5``) or as a bool without being true or false
+    (``yes``, ``on``), with its line when ``lines``; None when there is none. ``text`` is
+    valid YAML (read before, by :func:`load_yaml`). Every settings file (:func:`read_mapping`)
+    and every ``train --set`` value is held to it, so that a number reads as it is written."""
+    loader = yaml.SafeLoader(text)
+    try:
+        root = loader.get_single_node()
+    finally:
+        loader.dispose()
+    stack: list[tuple[Any, tuple[str, ...]]] = [(root, ())]
+    seen: set[int] = set()
+    while stack:
+        node, where = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            for key, item in reversed(node.value):
+                name = key.value if isinstance(key, yaml.ScalarNode) else "?"
+                stack += [(item, (*where, str(name))), (key, where)]
+        elif isinstance(node, yaml.SequenceNode):
+            stack += [(item, (*where, str(i))) for i, item in reversed(list(enumerate(node.value)))]
+        elif isinstance(node, yaml.ScalarNode):
+            written = node.value
+            if node.tag == _INT_TAG and not _PLAIN_INT.fullmatch(written):
+                what = "is not a plain decimal integer"
+                do = "write it in decimal digits, without a leading 0, a 0x, 0o or 0b prefix, '_' or ':'"
+            elif node.tag == _FLOAT_TAG and ("_" in written or ":" in written):
+                what, do = "is not a plain decimal number", "write it without '_' or ':'"
+            elif node.tag == _BOOL_TAG and written not in _BOOL_WORDS:
+                what, do = "is not true or false", "write true or false"
+            else:
+                continue
+            read = _as_read(written) if node.style is None else _cut(written)
+            line = f" (line {node.start_mark.line + 1})" if lines else ""
+            return ".".join(where), f"{_cut(written)}{line} {what} (YAML would read it as {read}); {do}"
+    return None
+
+
 def read_mapping(path: str | Path, what: str = "settings file") -> dict[str, Any]:
     """The mapping in the YAML file ``path`` (empty for an empty file); ValueError naming the
-    file when it is missing, a folder, unreadable, invalid YAML or not a mapping."""
+    file when it is missing, a folder, unreadable, invalid YAML or not a mapping, or when it
+    writes a number or a bool loosely (``010``, ``0x10``, ``1_000``, ``yes``: :func:`loose_scalar`)."""
     path = Path(path)
-    if path.is_dir():
-        raise ValueError(f"{what} {str(path)!r} is a folder, not a YAML file")
-    if not path.is_file():
-        raise ValueError(f"{what} {str(path)!r} {_not_a_file(path)}")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a YAML text file (not UTF-8)") from None
-    except OSError as error:
-        raise ValueError(f"{path}: cannot be read ({error.strerror})") from None
+    text = _settings_text(path, what)
     try:
         data = load_yaml(text)
     except yaml.YAMLError as error:
@@ -185,7 +248,47 @@ def read_mapping(path: str | Path, what: str = "settings file") -> dict[str, Any
     if not isinstance(data, dict):
         raise ValueError(f"{path}: {'a config' if what == 'config file' else what} is a mapping of keys, "
                          f"got {type(data).__name__}")
+    loose = loose_scalar(text) if data else None
+    if loose:
+        raise ValueError(f"{path}: {_cut(loose[0]) + ': ' if loose[0] else ''}{loose[1]}")
     return data
+
+
+def _settings_text(path: Path, what: str) -> str:
+    """The text of the settings file ``path``; ValueError naming it (as ``what``) when it is no
+    regular file or cannot be read. It is opened without blocking (a FIFO with no writer
+    answers at once) and checked on the open descriptor, so what is read is what was checked."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC)
+    except OSError as error:
+        if isinstance(error, FileNotFoundError) or error.errno == errno.ELOOP:
+            raise ValueError(f"{what} {str(path)!r} {_not_a_file(path)}") from None
+        if path.is_dir():
+            raise ValueError(f"{what} {str(path)!r} is a folder, not a YAML file") from None
+        raise ValueError(f"{path}: cannot be read ({error.strerror or error})") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise ValueError(f"{what} {str(path)!r} is a folder, not a YAML file")
+        if not stat.S_ISREG(mode):
+            raise ValueError(f"{what} {str(path)!r} is {_kind(mode)}, not a YAML file")
+        stream = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    try:
+        with stream:
+            return stream.read().decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a YAML text file (not UTF-8)") from None
+    except OSError as error:
+        raise ValueError(f"{path}: cannot be read ({error.strerror or error})") from None
+
+
+def _kind(mode: int) -> str:
+    """What a file of ``mode`` that is no regular file and no folder is, in words."""
+    return ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
 
 
 def _not_a_file(path: Path) -> str:
@@ -197,9 +300,7 @@ def _not_a_file(path: Path) -> str:
         return "is a broken symbolic link" if path.is_symlink() else "does not exist"
     except OSError as error:
         return f"cannot be read ({error.strerror})"
-    kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
-    return f"is {kind}, not a YAML file"
+    return f"is {_kind(mode)}, not a YAML file"
 
 
 def output_path(value: str | os.PathLike[str], what: str) -> Path:

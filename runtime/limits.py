@@ -5,7 +5,8 @@ is one line naming the value and the limit instead of a machine run out of memor
 Every path applies them through the same checks: :func:`check_count` (an integer in a range),
 :func:`check_workers` (processes: evaluation, exploitation, labelling, one-process-per-env
 training), :func:`check_threads` and :func:`check_batch` (a number of tables bounded by the
-bytes their arrays take, :data:`MAX_BATCH_BYTES`)."""
+bytes their arrays take, :data:`MAX_BATCH_BYTES`), and :func:`check_bytes` (the same bound on
+bytes several values ask for together: a training run's rollout)."""
 
 from __future__ import annotations
 
@@ -72,6 +73,16 @@ def most_within_bytes(bytes_each: int, most: int | None = None) -> int:
     at most ``most``)."""
     fit = MAX_BATCH_BYTES // max(1, int(bytes_each))
     return fit if most is None else min(fit, most)
+
+
+def check_bytes(total: int, what: str, do: str) -> int:
+    """``total`` when it is at most :data:`MAX_BATCH_BYTES`; else ValueError saying that
+    ``what`` (the values that ask for it, named as the user gives them) would take ``total``
+    bytes, more than the most allowed, and what to ``do``."""
+    if total > MAX_BATCH_BYTES:
+        raise ValueError(f"{what} would take about {_bytes(total)}, more than the most allowed, "
+                         f"{_bytes(MAX_BATCH_BYTES)}; {do}")
+    return total
 
 
 def check_batch(value: Any, what: str, bytes_each: int, least: int = 1, most: int | None = None,

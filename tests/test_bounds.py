@@ -1,7 +1,8 @@
 """Bounds on every resource-sized count (worker processes, subprocess environments, the
-tables of a vector environment or a deal), checked before any work starts, and the checks
-of the Python API's inputs: card ids, table and seat indexes, seeds and the splits an
-agent returns, each refused with a ValueError that names the argument and the value."""
+tables of a vector environment or a deal, the rollout of a training run), checked before any
+work starts, and the checks of the Python API's inputs: card ids, table and seat indexes,
+seeds and the splits an agent (or a mixture's member) returns, each refused with a
+ValueError that names the argument and the value."""
 
 from __future__ import annotations
 
@@ -342,3 +343,77 @@ def test_vector_env_opponents_are_checked() -> None:
     obs, _ = fine.reset(seed=0)
     _, rewards, *_ = fine.step(np.array([int(np.flatnonzero(m)[0]) for m in obs["action_mask"]]))
     assert rewards.shape == (3,)
+
+
+def test_a_mixture_reads_its_members_splits_as_split_indices() -> None:
+    """A member's 40.9 is refused, naming the member, not truncated to 40 before the table
+    checks it; a float that is a whole number is its split."""
+    from splitpoker.agents.mixture import MixtureAgent
+
+    views = deal(BIJI, 4, 0).views(0)
+    with pytest.raises(ValueError, match=r"mixture member 'floaty' returned \d+\.9, not a split index"):
+        MixtureAgent([FloatAgent(0.9)], ["floaty"], seed=0).act_batch(views)
+    tables = deal(BIJI, 4, 0)
+    with pytest.raises(ValueError, match=r"mixture member 'floaty' returned \d+\.5, not a split index"):
+        tables.decide([(0, s, MixtureAgent([FloatAgent(0.0), FloatAgent(0.5)], ["whole", "floaty"], seed=s))
+                       for s in range(4)])
+    whole = MixtureAgent([FloatAgent(0.0)], ["floaty"], seed=0).act_batch(views)
+    assert whole.dtype == np.int64 and whole.tolist() == [int(np.flatnonzero(v.mask)[0]) for v in views]
+
+
+def test_training_opponents_splits_are_checked() -> None:
+    pytest.importorskip("stable_baselines3")
+    from splitpoker.agents.mixture import MixtureAgent
+    from splitpoker.train.config import SelfPlayConfig
+    from splitpoker.train.selfplay import NamedAgent, OpponentPool, SelfPlayEnv, SelfPlayVecEnv
+
+    env = SelfPlayEnv("biji", 4, opponents=[MixtureAgent([FloatAgent(0.9)], ["floaty"], seed=0)] * 3)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"mixture member 'floaty' returned \d+\.9, not a split index"):
+        env.step(int(np.flatnonzero(env.action_masks())[0]))
+    pool = OpponentPool(BIJI, 4, {}, SelfPlayConfig(baselines=["greedy"]), seed=0)
+    pool.baselines = [NamedAgent("mixture:floaty", MixtureAgent([FloatAgent(0.9)], ["floaty"], seed=0))]
+    vec = SelfPlayVecEnv(BIJI, 4, pool, n_envs=3)
+    vec.reset()
+    vec.step_async(np.array([int(np.flatnonzero(m)[0]) for m in vec.action_masks()]))
+    with pytest.raises(ValueError, match=r"mixture member 'floaty' returned \d+\.9, not a split index"):
+        vec.step_wait()
+
+
+# --------------------------------------------------------------------------- training memory
+def test_a_training_rollout_is_bounded_by_the_bytes_it_takes(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """Thirteen's masks take 9 KB a hand in the rollout buffer (kept as bits) and 72 KB a seat
+    in the env: 65,536 envs of 64 steps, within the count cap, would take some 97 GiB. The bound
+    is found when the config is read, naming n_envs and ppo.n_steps."""
+    pytest.importorskip("pydantic")
+    import yaml
+
+    from splitpoker.runtime.limits import MAX_BATCH_BYTES
+    from splitpoker.train import config as configs
+    from splitpoker.train.config import load_config_dict
+
+    base = {"game": "thirteen", "num_players": 4, "total_timesteps": 64, "progress": False,
+            "output_dir": str(tmp_path / "runs"), "ppo": {"n_steps": 64, "batch_size": 64}}
+    with pytest.raises(ValueError, match=r"n_envs: 65536 with ppo.n_steps: 64 \(4,194,304 thirteen hands a rollout\) "
+                                         r"would take about [\d.]+ GiB, more than the most allowed, 4.0 GiB; lower "
+                                         r"n_envs or ppo.n_steps"):
+        load_config_dict({**base, "n_envs": 65_536})
+    with pytest.raises(ValueError, match=r"n_envs: 64 with ppo.n_steps: 8192 \(524,288 thirteen hands"):
+        load_config_dict({**base, "n_envs": 64, "ppo": {"n_steps": 8192, "batch_size": 64}})
+    fits = load_config_dict({**base, "n_envs": 256})
+    assert 0 < configs.rollout_bytes(fits) <= MAX_BATCH_BYTES
+    path = tmp_path / "thirteen.yaml"
+    path.write_text(yaml.safe_dump({**base, "n_envs": 8}))
+    status = main(["train", str(path), "--set", "n_envs=65536"])
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert status == 2 and len(lines) == 1 and "n_envs: 65536 with ppo.n_steps: 64" in lines[0], lines
+    assert not (tmp_path / "runs").exists()  # refused before the run folder is made
+
+
+# --------------------------------------------------------------------------- no hands
+@pytest.mark.parametrize("game", [BIJI, THIRTEEN], ids=["biji", "thirteen"])
+def test_the_masks_of_no_hands_are_empty(game: Any) -> None:
+    none = np.zeros((0, game.hand_size), dtype=np.intp)
+    for masks in (game.valid_masks(none), game.candidate_masks(none), game.valid_masks([])):
+        assert masks.shape == (0, game.n_actions) and masks.dtype == bool

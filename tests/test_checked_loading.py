@@ -2,14 +2,16 @@
 path a ``checkpoint:`` names, the nesting of agent specs and of YAML settings.
 
 * Weights: finite ``float32`` tensors in a mapping of names; anything else (a NaN, an
-  infinity, integers, doubles, a list) is one ValueError naming the file and each bad tensor.
+  infinity, integers, doubles, a list) is one ValueError naming the file and each bad tensor,
+  in a policy file as in a run's checkpoint or pool file read by ``train --resume``.
 * Description: a key ``splitpoker.json`` does not define (at the top, in its rules, in its
   policy mapping) is refused, naming the key; the shipped policies and format-1 files load.
-* Paths: a FIFO, a device or a folder given as a policy file says what it is, and reading
-  never blocks on a FIFO.
+* Paths: a FIFO, a device or a folder given as a policy file or a settings file says what it
+  is, and reading never blocks on a FIFO.
 * Depth: a spec nested deeper than ``MAX_SPEC_DEPTH`` and YAML nested deeper than
   ``MAX_YAML_DEPTH`` are one line each (exit status 2 on the command line), found before
-  anything is built, never a RecursionError.
+  anything is built, never a RecursionError; a long spec that is not deep is cut short in
+  its message.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import threading
 import zipfile
 from collections.abc import Callable
@@ -409,3 +412,123 @@ def test_cli_deep_yaml_is_status_2_and_one_line(tmp_path: Path, capsys: pytest.C
     (tmp_path / "spec.yaml").write_text(f"game: biji\nagents: ['{_mixtures(3000)}', random]\nhands: 2\n")
     line = one_line_status_2(["eval", "--config", str(tmp_path / "spec.yaml")], capsys)
     assert f"more than {MAX_SPEC_DEPTH} levels deep" in line, line
+
+
+# --------------------------------------------------------------------------- a long spec, not deep
+@pytest.mark.parametrize("spec", ["greedy:" + "x" * 100_000, "solver:samples=1," + "a=b," * 20_000,
+                                  "nokind" * 20_000, "mixture:" + "greedy;" * 20_000 + "bogus",
+                                  "solver:opponent=(" + "x" * 100_000],
+                         ids=["options", "options twice", "kind", "member", "parenthesis"])
+def test_a_long_shallow_bad_spec_is_one_short_line(spec: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        load_agent(spec, "biji", 4)
+    message = str(caught.value)
+    short = message.startswith("bad agent spec") and len(message.splitlines()) == 1 and len(message) < 700
+    assert short, f"{len(message):,} characters: {message[:300]}"
+
+
+def test_cli_long_specs_are_one_short_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spec = "greedy:" + "x" * 100_000
+    for argv in (["solve", "biji", "As Ks Qs Js Ts 9s 8s 7s 6s", "--samples", "2", "--opponent", spec],
+                 ["eval", "biji", "--agents", f"{spec},random", "--hands", "2", "--out", str(tmp_path / "a")],
+                 ["eval", "biji", "--agents", "greedy,random", "--regret-opponent", spec, "--hands", "2",
+                  "--out", str(tmp_path / "b")],
+                 ["exploit", "biji", "--agent", spec, "--hands", "2"]):
+        line = one_line_status_2(argv, capsys)
+        short = "greedy takes no options" in line and len(line) < 900
+        assert short, f"{len(line):,} characters: {line[:300]}"
+
+
+# --------------------------------------------------------------------------- settings files
+def test_a_settings_file_swapped_for_a_fifo_never_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What is read is what was checked: a FIFO put in place of the file after a check that
+    it is one (here: a check that says so) is refused at once, never read."""
+    fifo = tmp_path / "eval.yaml"
+    os.mkfifo(fifo)
+    real_is_file = Path.is_file
+    monkeypatch.setattr(Path, "is_file", lambda self, *a, **k: self == fifo or real_is_file(self, *a, **k))
+    outcome: list[BaseException | None] = []
+
+    def read() -> None:
+        try:
+            read_mapping(fifo, what="eval config")
+            outcome.append(None)
+        except BaseException as error:
+            outcome.append(error)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(timeout=20)
+    if reader.is_alive():  # blocked on the FIFO: a writer lets it go
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(timeout=20)
+        pytest.fail("reading a FIFO as a settings file blocked")
+    assert isinstance(outcome[0], ValueError), outcome
+    assert str(outcome[0]) == f"eval config {str(fifo)!r} is a FIFO (named pipe), not a YAML file"
+
+
+# --------------------------------------------------------------------------- weights read on resume
+@pytest.fixture(scope="module")
+def stopped_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished PPO run of 64 hands whose pool holds snapshots."""
+    from splitpoker.train.config import load_config_dict
+    from splitpoker.train.launch import train
+
+    tmp = tmp_path_factory.mktemp("run")
+    config = {**_tiny_config(tmp), "selfplay": {"snapshot_interval": 32}}
+    return train(load_config_dict(config), command="test", emit=lambda line: None).run_dir
+
+
+def _files(run: Path) -> dict[Path, bytes]:
+    return {p.relative_to(run): p.read_bytes() for p in sorted(run.rglob("*")) if p.is_file()}
+
+
+def _latest(run: Path) -> tuple[Path, Path]:
+    """The checkpoint and the pool file a resume of ``run`` reads."""
+    state = json.loads((run / "checkpoints" / "state.json").read_text())
+    return run / "checkpoints" / state["checkpoint"], run / "checkpoints" / state["pool"]
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")], ids=["nan", "inf"])
+def test_resume_refuses_a_checkpoint_with_bad_weights(stopped_run: Path, tmp_path: Path, value: float,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    run = Path(shutil.copytree(stopped_run, tmp_path / "run"))
+    checkpoint, _ = _latest(run)
+    os.replace(rewritten(checkpoint, tmp_path / "poisoned.zip", state_edit=_with_value(value)), checkpoint)
+    before = _files(run)
+    line = one_line_status_2(["train", "--resume", str(run), "--set", "total_timesteps=128"], capsys)
+    assert line.startswith(f"splitpoker train: error: {checkpoint} is damaged: its {POLICY_MEMBER} holds weights "
+                           "no policy can use: ") and "(1 NaN or infinite value)" in line, line
+    assert _files(run) == before
+
+
+def test_resume_refuses_a_pool_with_bad_weights(stopped_run: Path, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    run = Path(shutil.copytree(stopped_run, tmp_path / "run"))
+    _, pool = _latest(run)
+    state = th.load(pool, weights_only=True)
+    assert state["snapshots"], "the run's pool holds no snapshot"
+    snapshot = state["snapshots"][-1]
+    _with_value(float("nan"))(snapshot["state"])
+    th.save(state, pool)
+    before = _files(run)
+    line = one_line_status_2(["train", "--resume", str(run), "--set", "total_timesteps=128"], capsys)
+    assert line.startswith(f"splitpoker train: error: {pool} is damaged: its snapshot {snapshot['name']} holds "
+                           "weights no policy can use: ") and "NaN or infinite" in line, line
+    assert _files(run) == before
+
+
+def test_a_policy_checkpoint_with_bad_weights_is_refused(stopped_run: Path, tmp_path: Path) -> None:
+    """Fictitious play's learner reads its checkpoints the same way."""
+    from splitpoker.agents.checkpoint import BadWeights
+    from splitpoker.envs.games import make_game
+    from splitpoker.train.config import load_config
+    from splitpoker.train.learner import load_policy_checkpoint
+
+    checkpoint, _ = _latest(stopped_run)
+    config = load_config(stopped_run / "config.yaml")
+    policy, counters = load_policy_checkpoint(config, make_game("biji"), checkpoint)
+    assert counters["num_timesteps"] == 64
+    poisoned = rewritten(checkpoint, tmp_path / "poisoned.zip", state_edit=_with_value(float("nan")))
+    with pytest.raises(BadWeights, match=rf"{poisoned} is damaged: its {POLICY_MEMBER} holds weights no policy"):
+        load_policy_checkpoint(config, make_game("biji"), poisoned)

@@ -3,10 +3,10 @@
 ``PettingZooEnv`` / ``ParallelPettingZooEnv``, plus the ``infos="arrays"`` contract that
 tensor-converting wrappers rely on.
 
-The clients' tests are slow (``make test-slow``, which installs the ``[ecosystem]`` extra)
-and are skipped, saying which, when their library is not installed; the ``infos="arrays"``
-contract runs in the default suite. Tables are 3 seats and a few hands:
-the machines have 2 cores.
+The clients' tests are slow (``make test-slow``, which installs the ``[ecosystem]`` extra and,
+for RLlib, the ``[rllib]`` extra) and are skipped, saying which, when their library is not
+installed; the ``infos="arrays"`` contract runs in the default suite. Tables are 3 seats and
+a few hands: the machines have 2 cores.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from splitpoker.envs.registration import env_name
 MODULES = {name: getattr(envs, env_name(cls)) for name, cls in GAMES.items()}
 PLAYERS = 3
 MISSING = "not installed: `make test-slow` installs the [ecosystem] extra (pip install -e '.[ecosystem]')"
+MISSING_RLLIB = "not installed: `make test-slow` installs the [rllib] extra (pip install -e '.[rllib]')"
 
 
 def _array_infos_signature(info: dict[str, Any]) -> dict[str, Any]:
@@ -202,7 +203,7 @@ def test_rllib_pettingzoo_envs_pass_the_multiagent_check_and_play_hands(game: st
     so the parallel env is built with ``illegal_action="penalty"``, the AEC ``env()``'s
     default), and hands played through the ``MultiAgentEnv`` API with masked random actions
     return the infos' payoffs, summing to zero."""
-    pytest.importorskip("ray.rllib", reason=f"RLlib (ray[rllib]) {MISSING}")
+    pytest.importorskip("ray.rllib", reason=f"RLlib (ray[rllib]) {MISSING_RLLIB}")
     from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv, PettingZooEnv
     from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 

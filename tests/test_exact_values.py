@@ -8,8 +8,9 @@
   short at a line) is refused, naming the first key lost, and nothing in the folder changes.
 * ``splitpoker play``: an ``Origin`` is the page's own, ``http://`` or ``https://`` and its
   host; every number option is bounded at start (``--hint-samples 2000000`` would fail the
-  first hint) and written in plain decimal digits, as are ``--seed`` and ``--hands`` of
-  ``eval``, ``exploit`` and ``convergence``.
+  first hint) and written in plain decimal digits, as is every number option of every other
+  subcommand, a rule switch's number given as ``--set SWITCH=VALUE``, and every number of a
+  settings file (``eval --config``); a huge value is cut short in its message.
 """
 
 from __future__ import annotations
@@ -321,3 +322,158 @@ def test_plain_seeds_and_hands_are_read() -> None:
     assert (args.hands, args.seed) == (10, -1)
     args = build_parser().parse_args(["exploit", "biji", "--agent", "greedy", "--hands", "0", "--seed", "+3"])
     assert (args.hands, args.seed) == (0, 3)
+
+
+# --------------------------------------------------------------------------- every number option
+HAND = "As Ks Qs Js Ts 9s 8s 7s 6s"
+
+
+def _value_options() -> list[tuple[str, str, Any]]:
+    """(subcommand, option, type) of every option of every subcommand that takes a typed value."""
+    import argparse
+
+    parser = build_parser()
+    found = []
+    for group in parser._actions:
+        if isinstance(group, argparse._SubParsersAction):
+            for name, command in group.choices.items():
+                found += [(name, (action.option_strings or [action.dest])[0], action.type)
+                          for action in command._actions if action.type is not None]
+    return found
+
+
+def test_no_option_reads_its_number_with_int_or_float() -> None:
+    """int() reads 1_000, ' 7' and ٣; float() reads nan and 1_0.5: every number option of every
+    subcommand reads plain decimal digits instead."""
+    from splitpoker.runtime.arguments import decimal_number, whole_number
+
+    options = _value_options()
+    assert {(command, option) for command, option, kind in options if kind in (int, float)} == set()
+    numbers = {(command, option) for command, option, kind in options if kind in (whole_number, decimal_number)}
+    assert {("solve", "--top"), ("eval", "--workers"), ("exploit", "--samples"), ("convergence", "--points"),
+            ("benchmark", "--workers"), ("play", "--time-limit")} <= numbers
+
+
+NUMBER_CASES = [
+    ["solve", "biji", HAND, "--players", "٣"],
+    ["solve", "biji", HAND, "--seat", "0_1"],
+    ["solve", "biji", HAND, "--samples", "1_000"],
+    ["solve", "biji", HAND, "--top", "+05"],
+    ["eval", "biji", "--agents", "greedy", "--players", "03"],
+    ["eval", "biji", "--agents", "greedy", "--workers", "1_0"],
+    ["eval", "biji", "--agents", "greedy", "--regret-samples", "٦٤"],
+    ["exploit", "biji", "--agent", "greedy", "--samples", "0_8"],
+    ["exploit", "biji", "--agent", "greedy", "--players", " 3"],
+    ["exploit", "biji", "--agent", "greedy", "--workers", "02"],
+    ["convergence", "run", "--out", "x.png", "--samples", "2_56"],
+    ["convergence", "run", "--out", "x.png", "--points", "05"],
+    ["convergence", "run", "--out", "x.png", "--workers", "1_0"],
+    ["benchmark", "--protocol", "v1", "--workers", "01"],
+]
+
+
+@pytest.mark.parametrize("argv", NUMBER_CASES, ids=lambda argv: " ".join(argv[:1] + argv[-2:]))
+def test_every_number_option_is_plain_decimal(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        build_parser().parse_args(argv)
+    line = one_line(capsys, stop.value.code)
+    assert f"argument {argv[-2]}: invalid int value: {argv[-1]!r}; write a whole number in decimal digits" in line
+
+
+def test_plain_numbers_are_read_by_every_option() -> None:
+    args = build_parser().parse_args(["solve", "biji", HAND, "--players", "3", "--seat", "+1", "--samples", "8",
+                                      "--top", "2", "--seed", "0"])
+    assert (args.players, args.seat, args.samples, args.top, args.seed) == (3, 1, 8, 2, 0)
+    args = build_parser().parse_args(["convergence", "run", "--out", "x.png", "--samples", "16", "--points", "3",
+                                      "--workers", "2"])
+    assert (args.samples, args.points, args.workers) == (16, 3, 2)
+    assert build_parser().parse_args(["splits", "biji", HAND, "--decode", "40"]).decode == 40
+
+
+@pytest.mark.parametrize("value", ["010", "0_1", "٣"])
+def test_a_split_index_is_plain_decimal(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        build_parser().parse_args(["splits", "biji", HAND, "--decode", value])
+    line = one_line(capsys, stop.value.code)
+    assert f"argument --decode: split index {value!r} is not an integer written in decimal digits" in line, line
+
+
+def test_a_huge_number_option_is_cut_in_its_message(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        build_parser().parse_args(["solve", "biji", HAND, "--samples", "9" * 10_000])
+    line = one_line(capsys, stop.value.code)
+    assert "invalid int value: '9999" in line and "(10,000 characters)" in line and len(line) < 300, line[:300]
+
+
+# --------------------------------------------------------------------------- rule switches
+SWITCH_COMMANDS = [["rules", "biji"], ["solve", "biji", HAND, "--samples", "2"],
+                   ["eval", "biji", "--agents", "greedy,random", "--hands", "2", "--no-regret"],
+                   ["exploit", "biji", "--agent", "greedy", "--samples", "2", "--hands", "2"]]
+
+
+@pytest.mark.parametrize("value", ["010", "1_0", "٢", "0x10", "+02"])
+@pytest.mark.parametrize("command", SWITCH_COMMANDS, ids=lambda argv: argv[0])
+def test_a_rule_switch_is_read_exactly(command: list[str], value: str, tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    line = one_line(capsys, main([*command, "--set", f"xi_sweep={value}", *(
+        ["--out", str(tmp_path / "report")] if command[0] == "eval" else [])]))
+    assert f"biji switch xi_sweep={value!r} is not allowed; use an integer written in decimal digits" in line, line
+    assert not (tmp_path / "report").exists()
+
+
+def test_a_plain_rule_switch_is_read(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    assert main(["rules", "biji", "--set", "xi_sweep=12", "--set", "xi_all_red=0", "--json"]) == 0
+    rules = json.loads(capsys.readouterr().out)
+    assert (rules["xi_sweep"], rules["xi_all_red"]) == (12, 0)
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["solve", "biji", HAND, "--set", "jokers={huge}"], "biji switch jokers='9999"),
+    (["rules", "biji", "--set", "xi_sweep={huge}"], "biji switch xi_sweep='9999"),
+    (["rules", "biji", "--set", "xi_sweep=1{huge}"], "biji switch xi_sweep='1999"),
+    (["rules", "biji", "--set", "suit_order={huge}"], "suit_order '9999"),
+    (["rules", "biji", "--set", "{huge}=1"], "unknown biji switch '9999"),
+    (["rules", "biji", "--set", "{huge}"], "cannot read --set '9999"),
+    (["rules", "biji", "--preset", "{huge}"], "unknown biji preset '9999"),
+], ids=["choice", "integer", "digits", "suit order", "name", "no value", "preset"])
+def test_a_huge_rule_switch_is_cut_in_its_message(argv: list[str], expected: str,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    huge = "9" * 10_000
+    line = one_line(capsys, main([a.replace("{huge}", huge) for a in argv]))
+    assert expected in line and len(line) < 400, f"{len(line):,} characters: {line[:300]}"
+
+
+# --------------------------------------------------------------------------- every settings file
+@pytest.mark.parametrize(("line", "expected"), [
+    ("seed: 010", "seed: 010 (line 4) is not a plain decimal integer (YAML would read it as 8); write it in decimal "
+                  "digits"),
+    ("hands: 1_0", "hands: 1_0 (line 4) is not a plain decimal integer (YAML would read it as 10)"),
+    ("switches: {xi_sweep: 0x10}", "switches.xi_sweep: 0x10 (line 4) is not a plain decimal integer (YAML would "
+                                   "read it as 16)"),
+    ("regret: yes", "regret: yes (line 4) is not true or false (YAML would read it as true); write true or false"),
+], ids=["octal", "underscore", "switch", "bool word"])
+def test_every_settings_file_reads_its_numbers_exactly(line: str, expected: str, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from splitpoker.runtime.files import read_mapping
+
+    path = tmp_path / "eval.yaml"
+    path.write_text(f"game: biji\nagents: [greedy, random]\nplayers: 2\n{line}\n")
+    with pytest.raises(ValueError) as raised:
+        read_mapping(path, what="eval config")
+    assert str(raised.value).startswith(f"{path}: {expected}"), str(raised.value)
+    status = main(["eval", "--config", str(path), "--out", str(tmp_path / "report")])
+    assert expected in one_line(capsys, status)
+    assert not (tmp_path / "report").exists()
+
+
+def test_a_huge_loose_number_in_a_settings_file_is_cut(tmp_path: Path) -> None:
+    from splitpoker.runtime.files import read_mapping
+
+    path = tmp_path / "eval.yaml"
+    path.write_text("game: biji\nseed: 0x" + "f" * 20_000 + "\n")
+    with pytest.raises(ValueError) as raised:
+        read_mapping(path)
+    message = str(raised.value)
+    assert "seed: 0xfff" in message and "is not a plain decimal integer" in message and len(message) < 800, message

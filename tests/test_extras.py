@@ -5,6 +5,10 @@ are one line naming the extra, never a traceback.
 The packages of the extra are not uninstalled from this environment: each check runs in a
 fresh interpreter whose first meta-path finder refuses to import them, as if they were
 missing.
+
+The extras together: no extra but ``[rllib]`` changes a version that ``[train]`` installs
+(read off pyproject.toml, and in the slow suite from pip's resolutions), and the slow suite
+installs the extras its tests need.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -147,3 +152,104 @@ def test_the_bench_names_every_training_figure():
 
     names = {f.name.partition(".")[2] for f in training_figures(quick=True)}
     assert names == set(TRAINING_FIGURES)
+
+
+# ---------------------------------------------------------------------- the extras together
+
+ROOT = Path(__file__).resolve().parents[1]
+#: the extras the slow suite's tests need (the Ray backend, the outside RL libraries, RLlib)
+SLOW_EXTRAS = {"dev", "ray", "ecosystem", "rllib"}
+
+
+def _extras() -> dict[str, list[Any]]:
+    """pyproject's extras, each as its requirements (``packaging`` Requirements), the
+    project's own extras that one names (``splitpoker[train]``) expanded into theirs."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        tomllib = pytest.importorskip("tomli")
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    raw = {extra: [Requirement(text) for text in texts] for extra, texts in project["optional-dependencies"].items()}
+
+    def expand(extra: str, seen: tuple[str, ...]) -> list[Any]:
+        out = []
+        for requirement in raw[extra]:
+            if requirement.name != project["name"]:
+                out.append(requirement)
+                continue
+            for inner in sorted(set(requirement.extras) - set(seen)):
+                out += expand(inner, (*seen, extra))
+        return out
+
+    return {extra: expand(extra, ()) for extra in raw}
+
+
+def test_rllib_has_an_extra_of_its_own_and_no_other_extra_holds_gymnasium_back():
+    """RLlib pins gymnasium (ray 2.60: 1.2.2, older than the release [train] installs), so
+    ``ray[rllib]`` is in the ``[rllib]`` extra alone; no other extra gives gymnasium an upper
+    bound."""
+    extras = _extras()
+    assert any(r.name == "ray" and "rllib" in r.extras for r in extras["rllib"])
+    for extra, requirements in extras.items():
+        if extra == "rllib":
+            continue
+        assert not any(r.name == "ray" and "rllib" in r.extras for r in requirements), f"[{extra}] holds ray[rllib]"
+        for requirement in requirements:
+            if requirement.name == "gymnasium":
+                assert all(s.operator in (">=", ">", "!=") for s in requirement.specifier), (extra, str(requirement))
+
+
+def test_train_holds_back_what_the_ecosystem_extra_holds_back():
+    """Tianshou (``[ecosystem]``) needs virtualenv 20, which needs filelock below 4; torch
+    (``[train]``) needs filelock of any release. ``[train]`` holds it below 4 too, so that
+    adding ``[ecosystem]`` changes no version that ``[train]`` installed."""
+    extras = _extras()
+    if not any(r.name == "tianshou" for r in extras["ecosystem"]):
+        pytest.skip("[ecosystem] holds no tianshou")
+    locks = [r for r in extras["train"] if r.name == "filelock"]
+    assert locks, "[train] does not hold filelock below 4, as [ecosystem]'s tianshou needs"
+    assert not locks[0].specifier.contains("4.0.0") and locks[0].specifier.contains("3.32.7")
+
+
+def test_the_slow_suite_installs_the_extras_its_tests_need():
+    import re
+
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    extras = _extras()
+    for target in ("test-slow", "test-all"):
+        recipe = re.search(rf"^{target}:.*\n((?:\t.*\n)+)", makefile, re.M)
+        assert recipe, f"no {target} target in the Makefile"
+        installed = re.search(r'pip install .*-e "\.\[([^\]]+)\]"', recipe.group(1))
+        assert installed, f"{target} installs no extras"
+        names = set(installed.group(1).split(","))
+        assert SLOW_EXTRAS <= names <= set(extras), (target, sorted(names))
+
+
+@pytest.mark.slow
+def test_no_extra_but_rllib_changes_a_version_that_train_resolves(tmp_path):
+    """pip's resolutions (``--dry-run``, from scratch): every extra but ``[rllib]``, all
+    together, keeps the version of every package ``[train]`` resolves; ``[rllib]`` changes
+    gymnasium's only. Skipped when the package index cannot be reached."""
+    from packaging.utils import canonicalize_name
+
+    probe = subprocess.run([sys.executable, "-m", "pip", "index", "versions", "gymnasium"], capture_output=True,
+                           text=True, timeout=300, stdin=subprocess.DEVNULL)
+    if probe.returncode != 0:
+        pytest.skip(f"the package index cannot be reached, so pip cannot resolve the extras: {probe.stderr.strip()}")
+
+    def resolve(extras: str) -> dict[str, str]:
+        report = tmp_path / f"{extras.replace(',', '_')}.json"
+        done = subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
+                               "--report", str(report), f"{ROOT}[{extras}]"], capture_output=True, text=True,
+                              timeout=1200, stdin=subprocess.DEVNULL)
+        assert done.returncode == 0, f"pip cannot resolve [{extras}]:\n{done.stderr}"
+        return {canonicalize_name(item["metadata"]["name"]): item["metadata"]["version"]
+                for item in json.loads(report.read_text(encoding="utf-8"))["install"]}
+
+    train = resolve("train")
+    every = resolve(",".join(sorted(set(_extras()) - {"rllib"})))
+    assert {name: (version, every.get(name)) for name, version in train.items() if every.get(name) != version} == {}
+    rllib = resolve("train,rllib")
+    assert {name for name, version in train.items() if rllib.get(name) != version} <= {"gymnasium"}

@@ -1,8 +1,9 @@
 """Files the project writes are its own: every file goes through one helper that writes
 atomically and never through a symbolic link; run folders with a link planted in them are
 refused before anything is written; report folders are held by one command at a time and
-an earlier report is replaced only with ``--force``; ``~`` is expanded in every output path;
-a failed report write leaves nothing that blocks the next one."""
+an earlier report is replaced only with ``--force``; ``~`` is expanded in every output path
+(and in the run folders ``convergence`` measures, whose ``eval/br_gain/`` is written as a run
+folder is); a failed report write leaves nothing that blocks the next one."""
 
 from __future__ import annotations
 
@@ -356,3 +357,54 @@ def test_convergence_checks_the_runs_measurement_folder_before_measuring(bare_ru
     line = one_line(capsys)
     assert line.startswith(f"splitpoker convergence: error: {bare_run}: ") and "cannot be written" in line, line
     assert not (tmp_path / "gain.png").exists()
+
+
+class _Measured:
+    """What a best-response measurement returns, without the measuring."""
+
+    partial = False
+    interrupted_by = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"gain": 0.5, "ci95": [0.25, 0.75], "hands": 2}
+
+
+@pytest.fixture()
+def measurable_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A run folder of one checkpoint whose best-response gain is measured at once."""
+    from splitpoker.eval import convergence
+
+    run = tmp_path / "run"
+    (run / "checkpoints").mkdir(parents=True)
+    checkpoint = run / "checkpoints" / "step_64.zip"
+    meta = {"game": "biji", "num_players": 4, "rules": {}, "step": 64, "cpu_seconds": 1.0}
+    monkeypatch.setattr(convergence, "checkpoints", lambda run: [(checkpoint, meta)])
+    monkeypatch.setattr(convergence, "best_response_gain", lambda *args, **kwargs: _Measured())
+    return run
+
+
+def test_convergence_never_keeps_a_measurement_through_a_link_in_the_run(measurable_run, tmp_path):
+    from splitpoker.eval.convergence import Run, measure
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (measurable_run / "eval").symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(ValueError, match=f"{measurable_run}/eval is a symbolic link"):
+        measure([Run("run", measurable_run)], samples=2, hands=2, points=1, emit=lambda line: None)
+    assert list(elsewhere.rglob("*")) == []
+    (measurable_run / "eval").unlink()
+    points, stopped = measure([Run("run", measurable_run)], samples=2, hands=2, points=1, emit=lambda line: None)
+    assert stopped is None and [p.gain for p in points] == [0.5]
+    assert [p.name for p in (measurable_run / "eval" / "br_gain").iterdir()] == ["step_64__samples2_hands2_seed0.json"]
+
+
+def test_convergence_expands_the_home_folder_in_a_labelled_run(tmp_path, monkeypatch):
+    from splitpoker.eval.convergence import parse_run
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "runs" / "a" / "checkpoints").mkdir(parents=True)
+    for text, label in (("ppo=~/runs/a", "ppo"), ("~/runs/a", "a")):
+        run = parse_run(text)
+        assert (run.label, run.path) == (label, tmp_path / "runs" / "a")
+    with pytest.raises(ValueError, match="run folder '' names no path"):
+        parse_run("ppo=")

@@ -4,6 +4,8 @@ opponents as agents, illegal splits, and gymnasium's vector wrappers on top."""
 
 from __future__ import annotations
 
+import re
+import warnings
 from typing import Any
 
 import gymnasium
@@ -144,17 +146,69 @@ def test_random_splits_are_valid_and_spread() -> None:
     assert set(draws.tolist()) == set(valid.tolist())  # every valid split drawn (about 20 times each)
 
 
-def test_gymnasium_vector_wrappers() -> None:
-    """gymnasium's RecordEpisodeStatistics reads SAME_STEP autoreset from the metadata: every
-    hand is an episode of length 1 whose return is the step's reward (releases before 1.4
-    record the first hand of each table only)."""
+STATISTICS_WARNING = (rf"gymnasium {re.escape(gymnasium.__version__)}'s vector RecordEpisodeStatistics ignores "
+                      r"ArrangeVectorEnv's SAME_STEP autoreset: .*\(pip install 'gymnasium>=1\.4'.* infos\['payoff'\]")
+
+
+def test_gymnasium_vector_wrappers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """gymnasium's RecordEpisodeStatistics reads SAME_STEP autoreset from the metadata: from
+    1.4 on every hand is an episode of length 1 whose return is the step's reward, and the
+    environment says nothing. Releases before 1.4 record each table's first hand right and
+    every later one with return 0 and length 0: the environment warns once, naming the
+    release and what to do."""
+    from splitpoker.envs import vector
+
+    monkeypatch.setattr(vector, "_statistics_warned", False, raising=False)
     env = gymnasium.wrappers.vector.RecordEpisodeStatistics(ArrangeVectorEnv("biji", num_envs=4, num_players=2))
-    env.reset(seed=0)
-    release = tuple(int(p) for p in gymnasium.__version__.split(".")[:2])
-    for step in range(3 if release >= (1, 4) else 1):
-        _, rewards, _, _, infos = env.step(random_actions(env.unwrapped, step))  # type: ignore[arg-type]
-        assert infos["episode"]["l"].tolist() == [1, 1, 1, 1]
-        assert np.allclose(infos["episode"]["r"], rewards)
+    fixed = tuple(int(part) for part in re.findall(r"\d+", gymnasium.__version__)[:2]) >= (1, 4)
+    if fixed:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            env.reset(seed=0)
+            for step in range(3):
+                _, rewards, _, _, infos = env.step(random_actions(env.unwrapped, step))  # type: ignore[arg-type]
+                assert infos["episode"]["l"].tolist() == [1, 1, 1, 1]
+                assert np.allclose(infos["episode"]["r"], rewards)
+        assert vector.RECORDS_SAME_STEP
+        return
+    with pytest.warns(UserWarning, match=STATISTICS_WARNING) as caught:
+        env.reset(seed=0)
+        for step in range(2):
+            _, rewards, _, _, infos = env.step(random_actions(env.unwrapped, step))  # type: ignore[arg-type]
+            recorded = (1, rewards) if step == 0 else (0, np.zeros(4))
+            assert infos["episode"]["l"].tolist() == [recorded[0]] * 4
+            assert np.allclose(infos["episode"]["r"], recorded[1])
+    assert sum("RecordEpisodeStatistics" in str(w.message) for w in caught) == 1
+    assert not vector.RECORDS_SAME_STEP
+
+
+def test_a_statistics_wrapper_that_ignores_same_step_is_warned_of_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As under gymnasium before 1.4: an environment no such wrapper drives says nothing; one
+    that it drives, directly or through other wrappers, warns once a process, at the line
+    that called the wrapper."""
+    from splitpoker.envs import vector
+
+    monkeypatch.setattr(vector, "RECORDS_SAME_STEP", False)
+    monkeypatch.setattr(vector, "_statistics_warned", False)
+    bare = ArrangeVectorEnv("biji", num_envs=2, num_players=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bare.reset(seed=0)
+        bare.step(random_actions(bare))
+        gymnasium.vector.VectorWrapper(bare).reset(seed=1)
+    record = gymnasium.wrappers.vector.RecordEpisodeStatistics
+    with pytest.warns(UserWarning, match=STATISTICS_WARNING) as caught:
+        wrapped = record(gymnasium.vector.VectorWrapper(ArrangeVectorEnv("biji", num_envs=2, num_players=4)))
+        wrapped.reset(seed=0)
+        wrapped.step(random_actions(wrapped.unwrapped))  # type: ignore[arg-type]
+        record(ArrangeVectorEnv("biji", num_envs=2, num_players=4)).reset(seed=1)
+    (warning,) = [w for w in caught if "RecordEpisodeStatistics" in str(w.message)]
+    assert warning.filename == __file__
+    monkeypatch.setattr(vector, "_statistics_warned", False)
+    stepped = ArrangeVectorEnv("biji", num_envs=2, num_players=4)
+    stepped.reset(seed=2)  # reset directly, then stepped through the wrapper
+    with pytest.warns(UserWarning, match=STATISTICS_WARNING):
+        record(stepped).step(random_actions(stepped))
 
 
 def test_every_seat_in_one_batch() -> None:

@@ -42,8 +42,8 @@ from ..agents.solver import MAX_SAMPLES
 from ..agents.specs import check_spec, parse_spec
 from ..envs.games import check_game, game_class, game_names, make_rules
 from ..envs.messages import cut
-from ..runtime.files import load_yaml, read_mapping
-from ..runtime.limits import MAX_ENVS, MAX_HANDS, MAX_THREADS, MAX_TIMESTEPS, MAX_WORKERS
+from ..runtime.files import load_yaml, loose_scalar, read_mapping
+from ..runtime.limits import MAX_ENVS, MAX_HANDS, MAX_THREADS, MAX_TIMESTEPS, MAX_WORKERS, check_bytes
 from .trainers import TRAINERS
 
 #: the configs shipped with the package, ``splitpoker.configs`` (the top-level ``configs/``
@@ -77,6 +77,26 @@ class _Section(BaseModel):
             if problem:
                 raise ValueError(problem)
         return value
+
+
+#: the float32 values the rollout buffer keeps for each hand beside its observation and mask:
+#: the action, reward, value, log-probability, advantage, return and episode start
+_BUFFER_SCALARS = 7
+
+
+def rollout_bytes(config: TrainConfig) -> int:
+    """About the most bytes a PPO run's rollout takes: the rollout buffer (each hand's mask as
+    bits, its float32 observation and :data:`_BUFFER_SCALARS` float32 values) twice, as
+    Stable-Baselines3 flattens a copy of it to train, and the vector env's tables (each seat's
+    bool mask, float32 observation and hand)."""
+    from ..envs.games import make_game
+    from ..envs.observation import observation_size
+
+    game = make_game(config.game, config.preset, **config.rules)
+    observation = 4 * observation_size(game)
+    per_hand = (game.n_actions + 7) // 8 + observation + 4 * _BUFFER_SCALARS
+    per_table = config.num_players * (game.n_actions + observation + 8 * game.hand_size)
+    return 2 * config.ppo.n_steps * config.n_envs * per_hand + config.n_envs * per_table
 
 
 def _numeric(annotation: Any) -> bool:
@@ -166,7 +186,9 @@ class PPOConfig(_Section):
 
     A rollout holds ``n_steps * n_envs`` hands, and its buffer keeps one float32 mask per
     hand: 288 KB for Thirteen's 72,072 splits (512 hands: 148 MB, plus a flattened copy
-    while training), 6.7 KB for Biji's 1,680."""
+    while training), 6.7 KB for Biji's 1,680. ``n_steps`` with ``n_envs`` is refused when the
+    config is read where the rollout would take more than
+    :data:`~splitpoker.runtime.limits.MAX_BATCH_BYTES` (:func:`rollout_bytes`)."""
 
     learning_rate: float = Field(3e-4, gt=0)
     n_steps: int = Field(64, gt=0, description="hands per env per rollout")
@@ -552,6 +574,10 @@ class TrainConfig(_Section):
         if self.ppo.batch_size > rollout:
             raise ValueError(f"ppo.batch_size: {self.ppo.batch_size} exceeds a rollout of ppo.n_steps * n_envs "
                              f"= {rollout} hands")
+        if "ppo" not in self.unused_keys():
+            check_bytes(rollout_bytes(self), f"n_envs: {self.n_envs} with ppo.n_steps: {self.ppo.n_steps} "
+                        f"({rollout:,} {self.game} hands a rollout)",
+                        "lower n_envs or ppo.n_steps (the rollout buffer keeps every hand's mask and observation)")
         if self.algorithm == "fictitious_play":
             fp = self.fictitious_play
             if self.total_timesteps != fp.total_hands():
@@ -681,63 +707,12 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     except yaml.YAMLError as error:
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
         raise ValueError(f"cannot read the value of --set {_shown(text)} as YAML: {problem}") from None
-    loose = _loose_scalar(value, lines=False) if value.strip() else None
+    loose = loose_scalar(value, lines=False) if value.strip() else None
     if loose:
         inner, problem = loose
         where = f"{_shown('.'.join([*parts, inner]), quote=False)}: " if inner else ""
         raise ValueError(f"--set {_shown(text)}: {where}{problem}")
     return parts, parsed
-
-
-#: how YAML scalars must be written to be read as numbers and bools: YAML 1.1, which PyYAML
-#: reads, takes 010 as octal 8, 0x10, 0b11, 1_000 and 1:30 (sexagesimal, 90) as integers, and
-#: yes, no, on and off as bools
-_PLAIN_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
-_BOOL_WORDS = ("true", "false", "True", "False", "TRUE", "FALSE")
-_INT_TAG, _FLOAT_TAG, _BOOL_TAG = (f"tag:yaml.org,2002:{kind}" for kind in ("int", "float", "bool"))
-
-
-def _loose_scalar(text: str, lines: bool = True) -> tuple[str, str] | None:
-    """The key (dotted, "" for the document) and what is wrong with the first scalar of the
-    YAML document ``text`` that YAML reads otherwise than it reads in decimal (``010``, octal 8;
-    ``0x10``, ``1_000``, ``1:30``, ``1_0.5``) or as a bool without being true or false
-    (``yes``, ``on``), with its line when ``lines``; None when there is none. ``text`` is
-    valid YAML (read before)."""
-    loader = yaml.SafeLoader(text)
-    try:
-        root = loader.get_single_node()
-    finally:
-        loader.dispose()
-    stack: list[tuple[Any, tuple[str, ...]]] = [(root, ())]
-    seen: set[int] = set()
-    while stack:
-        node, where = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, yaml.MappingNode):
-            for key, item in reversed(node.value):
-                name = key.value if isinstance(key, yaml.ScalarNode) else "?"
-                stack += [(item, (*where, str(name))), (key, where)]
-        elif isinstance(node, yaml.SequenceNode):
-            stack += [(item, (*where, str(i))) for i, item in reversed(list(enumerate(node.value)))]
-        elif isinstance(node, yaml.ScalarNode):
-            written = node.value
-            if node.tag == _INT_TAG and not _PLAIN_INT.fullmatch(written):
-                what = "is not a plain decimal integer"
-                do = "write it in decimal digits, without a leading 0, a 0x, 0o or 0b prefix, '_' or ':'"
-            elif node.tag == _FLOAT_TAG and ("_" in written or ":" in written):
-                what, do = "is not a plain decimal number", "write it without '_' or ':'"
-            elif node.tag == _BOOL_TAG and written not in _BOOL_WORDS:
-                what, do = "is not true or false", "write true or false"
-            else:
-                continue
-            read = yaml.safe_load(written) if node.style is None else written
-            shown = str(read).lower() if isinstance(read, bool) else _shown(read, quote=False)
-            line = f" (line {node.start_mark.line + 1})" if lines else ""
-            return ".".join(where), (f"{_shown(written, quote=False)}{line} {what} (YAML would read it as "
-                                     f"{shown}); {do}")
-    return None
 
 
 def apply_overrides(data: Mapping[str, Any], overrides: Iterable[str]) -> dict[str, Any]:
@@ -812,12 +787,9 @@ def _deep_copy(data: Any) -> Any:
 def read_yaml(path: str | Path) -> dict[str, Any]:
     """The mapping in a YAML file; ValueError when missing, a folder, unreadable, not valid
     YAML, holding a key twice or not a mapping, or writing a number or a bool loosely (``010``,
-    ``0x10``, ``1_000``, ``yes``: :func:`_loose_scalar`)."""
-    data = read_mapping(path, what="config file")
-    loose = _loose_scalar(Path(path).read_text(encoding="utf-8")) if data else None
-    if loose:
-        raise ValueError(f"{path}: {loose[0] + ': ' if loose[0] else ''}{loose[1]}")
-    return data
+    ``0x10``, ``1_000``, ``yes``: :func:`~splitpoker.runtime.files.loose_scalar`, as every
+    settings file)."""
+    return read_mapping(path, what="config file")
 
 
 def packaged_configs() -> list[str]:

@@ -39,7 +39,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.save_util import save_to_zip_file
 from stable_baselines3.common.utils import FloatSchedule, get_device, set_random_seed
 
-from ..agents.checkpoint import META_MEMBER, policy_meta, stamped
+from ..agents.checkpoint import META_MEMBER, check_weights, policy_meta, stamped
 from ..agents.networks import policy_class, policy_kwargs
 from ..envs.games import Game
 from ..envs.observation import spaces_of
@@ -117,10 +117,17 @@ def save_pool(state: Mapping[str, Any], path: Path) -> Path:
 
 def load_pool(path: Path) -> dict[str, Any]:
     """A pool file, read as tensors, numbers, strings and containers only (torch's
-    ``weights_only``): a file holding anything else is refused, never run."""
+    ``weights_only``): a file holding anything else is refused, never run. Each snapshot's
+    weights are checked (:func:`~splitpoker.agents.checkpoint.check_weights`): a NaN or an
+    infinity is a :class:`~splitpoker.agents.checkpoint.BadWeights` naming the file and the
+    snapshot."""
     state = th.load(path, map_location="cpu", weights_only=True)
     if not isinstance(state, dict) or not isinstance(state.get("snapshots"), list):
         raise ValueError("not a pool: no list of snapshots")
+    for i, snapshot in enumerate(state["snapshots"]):
+        if not isinstance(snapshot, dict) or "state" not in snapshot:
+            raise ValueError(f"not a pool: its snapshot {i} holds no weights")
+        check_weights(path, snapshot["state"], member=f"snapshot {str(snapshot.get('name', i))[:60]}")
     return state
 
 
@@ -140,19 +147,31 @@ def checkpoint_counters(path: Path) -> dict[str, int]:
     return counters
 
 
+def checkpoint_params(path: Path, device: Any = "cpu") -> dict[str, Any]:
+    """The learner's tensors in checkpoint ``path``, read as tensors only: its policy weights
+    (``policy``, checked by :func:`~splitpoker.agents.checkpoint.check_weights`: a NaN or an
+    infinity is a :class:`~splitpoker.agents.checkpoint.BadWeights` naming the file) and its
+    optimizer state (``policy.optimizer``), on ``device``."""
+    device = get_device(device)
+    params = {}
+    with zipfile.ZipFile(path) as archive:
+        members = set(archive.namelist())
+        for name in ("policy", "policy.optimizer"):
+            if f"{name}.pth" not in members:
+                raise ValueError(f"it has no {name}.pth member")
+            params[name] = th.load(io.BytesIO(archive.read(f"{name}.pth")), map_location=device, weights_only=True)
+    params["policy"] = check_weights(path, params["policy"])
+    return params
+
+
 def load_policy_checkpoint(config: TrainConfig, game: Game, path: Path) -> tuple[MaskableActorCriticPolicy,
                                                                                  dict[str, int]]:
-    """The policy (weights and optimizer state, read as tensors only) and the
+    """The policy (weights and optimizer state: :func:`checkpoint_params`) and the
     :func:`checkpoint_counters` of checkpoint ``path``, built from ``config``
     (:func:`build_policy`)."""
     counters = checkpoint_counters(path)
     policy = build_policy(config, game)
-    device = get_device(config.device)
-    with zipfile.ZipFile(path) as archive:
-        members = set(archive.namelist())
-        for name, module in (("policy", policy), ("policy.optimizer", policy.optimizer)):
-            if f"{name}.pth" not in members:
-                raise ValueError(f"it has no {name}.pth member")
-            state = th.load(io.BytesIO(archive.read(f"{name}.pth")), map_location=device, weights_only=True)
-            module.load_state_dict(state)
+    params = checkpoint_params(path, config.device)
+    policy.load_state_dict(params["policy"])
+    policy.optimizer.load_state_dict(params["policy.optimizer"])
     return policy, counters

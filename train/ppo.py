@@ -45,7 +45,7 @@ from ..runtime.interrupts import spawning_deaf
 from ..runtime.limits import check_workers
 from .buffers import PackedMaskRolloutBuffer
 from .config import TrainConfig
-from .learner import checkpoint_counters, policy_spec, run_meta, save_checkpoint
+from .learner import checkpoint_counters, checkpoint_params, policy_spec, run_meta, save_checkpoint
 from .run import Trainer as BaseTrainer
 from .run import next_multiple
 from .selfplay import OpponentPool, SelfPlayEnv, SelfPlayVecEnv
@@ -91,11 +91,13 @@ def build_model(config: TrainConfig, env: VecEnv) -> MaskablePPO:
 def load_learner(config: TrainConfig, env: VecEnv, path: Path) -> MaskablePPO:
     """The learner saved in checkpoint ``path``, without running anything the file holds:
     built from ``config`` (:func:`build_model`, the settings a resume may not change), then
-    given the checkpoint's weights and optimizer state (read as tensors only) and its
+    given the checkpoint's weights and optimizer state (read as tensors only, the weights
+    checked: :func:`~splitpoker.train.learner.checkpoint_params`) and its
     :func:`~splitpoker.train.learner.checkpoint_counters`."""
     counters = checkpoint_counters(path)
+    params = checkpoint_params(path, config.device)
     model = build_model(config, env)
-    model.set_parameters(str(path), exact_match=True, device=config.device)
+    model.set_parameters(params, exact_match=True, device=config.device)
     for key, value in counters.items():
         setattr(model, key, value)
     return model

@@ -46,7 +46,7 @@ import torch as th
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.logger import HParam
 
-from ..agents.checkpoint import read_meta
+from ..agents.checkpoint import BadWeights, read_meta
 from ..agents.policy import PolicyAgent
 from ..envs.games import make_game
 from ..runtime.files import owned_folder, write_owned
@@ -185,6 +185,9 @@ class Trainer:
         for name, load in loads:
             try:
                 load(self.checkpoints / name)
+            except BadWeights:  # its message names the file and the bad weights
+                self.close_learner()
+                raise
             except Exception as error:  # CRC, zlib, torch or pickle errors of a damaged file
                 self.close_learner()
                 first = str(error).splitlines()[0] if str(error).strip() else ""

@@ -52,7 +52,7 @@ from ..agents.base import Agent
 from ..envs.cards import format_cards
 from ..envs.game import Game
 from ..envs.games import make_game
-from ..envs.observation import observation_size, spaces_of
+from ..envs.observation import observation_high, observation_size, spaces_of
 from ..envs.table import (
     SeatView,
     Tables,
@@ -196,7 +196,11 @@ class SelfPlayEnv(gymnasium.Env):
         #: the agents of the other seats in seat order, when given (else drawn from the pool)
         self.opponents = None if opponents is None else self._build_opponents(opponents)
         self.reward_scale = float(reward_scale)
-        self.observation_space, self.action_space = spaces_of(game)
+        _, self.action_space = spaces_of(game)
+        # the observation's own bounds (0, and 1 or the count a rule sets): finite, as gymnasium's checks
+        # ask (a policy reads the same values under spaces_of's unbounded Box of the same shape)
+        high = observation_high(game, finite=True)
+        self.observation_space = gymnasium.spaces.Box(np.zeros_like(high), high, dtype=np.float32)
         self.seat_offset = seat_offset
         self._episode = seat_offset
         self._tables: Tables | None = None

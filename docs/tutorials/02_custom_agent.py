@@ -25,12 +25,22 @@ file is the module ``tutorials.02_custom_agent`` and its agent is the spec
 ``yourpackage.agents:CandidateAgent``). Worker processes (``--workers``) import the module
 again, so the agent must live in an importable file, not only in ``__main__``.
 
-The script then does, from Python, what these commands do::
+**Options.** ``package.module:attr:key=value,...`` passes keyword arguments to the factory
+besides the three above: ``tutorials.02_custom_agent:CandidateAgent:name=mine`` builds
+``CandidateAgent(game=..., num_players=..., seed=..., name="mine")``. A value written as a
+plain decimal number reaches it as a number (``64``, ``0.5``), any other as text (a path such
+as ``weights=runs/w.pt``); a keyword the factory does not take is an error naming it.
 
-    PYTHONPATH=docs splitpoker eval biji --agents tutorials.02_custom_agent:CandidateAgent,greedy \\
-        --hands 1000 --no-regret
-    PYTHONPATH=docs splitpoker exploit biji --agent tutorials.02_custom_agent:CandidateAgent \\
-        --samples 32 --hands 200
+**Where the module is found.** A command imports the module as Python would, and if it is
+installed nowhere, from the folder the command runs in (added at the end of the import
+path, after the installed packages): run in ``docs/``, the commands below need no path set.
+From any other folder, add the folder that holds the package to ``PYTHONPATH``.
+
+The script then does, from Python, what these commands do (run in ``docs/``; from the root
+of a checkout, prefix each with ``PYTHONPATH=docs``)::
+
+    splitpoker eval biji --agents tutorials.02_custom_agent:CandidateAgent,greedy --hands 1000 --no-regret
+    splitpoker exploit biji --agent tutorials.02_custom_agent:CandidateAgent --samples 32 --hands 200
 
 1. A duplicate-deal match (:class:`splitpoker.eval.runner.EvalSettings` and
    :func:`splitpoker.eval.runner.run`, the engine of ``splitpoker eval``): each deal is
@@ -76,11 +86,10 @@ SPEC = "tutorials.02_custom_agent:CandidateAgent"
 class CandidateAgent(Agent):
     """A uniformly random candidate: a valid split that no other valid split dominates."""
 
-    name = "candidate"
-
-    def __init__(self, game: Game, num_players: int = 4, seed: int | None = None) -> None:
+    def __init__(self, game: Game, num_players: int = 4, seed: int | None = None, name: str = "candidate") -> None:
         self.game = game
         self.rng = np.random.default_rng(seed)
+        self.name = name                                                 # an option: SPEC:name=...
 
     def seed(self, seed: int | None) -> None:
         self.rng = np.random.default_rng(seed)
@@ -104,6 +113,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     agent = load_agent(SPEC, "biji", num_players=4, seed=0)            # the spec resolves to our class
     print(f"{SPEC} -> {agent!r}")
+    print(f"{SPEC}:name=mine -> {load_agent(f'{SPEC}:name=mine', 'biji', num_players=4)!r}")   # an option
 
     for other in ("greedy", "random"):
         settings = EvalSettings(game="biji", agents=[SPEC, other], hands=hands, players=4, regret=False, seed=0)

@@ -23,13 +23,13 @@ ignores ``SAME_STEP`` in that wrapper (it assumes the next step is a reset step)
 every hand after a table's first is recorded with return 0 and length 0; the script says
 which case it meets and, in the second, reads the rewards directly (``infos["payoff"]``
 holds them too). Then it runs ``check_env`` on a ``SelfPlayEnv`` against greedy players and
-plays one hand. ``check_env`` warns that the ``SelfPlayEnv`` observation space is
-unbounded (its ``Box`` is the one the policies are built for; ``ArrangeVectorEnv`` with
-``observation="flat"`` gives finite bounds).
+plays one hand. ``check_env`` has no warning: the ``SelfPlayEnv`` observation space is a
+``Box`` of the observation's finite bounds.
 
 PettingZoo's tests, SuperSuit's wrappers, TorchRL's ``PettingZooWrapper``, a Tianshou
 collector and RLlib's PettingZoo environments on the multi-agent environments are shown in
-``docs/ecosystem.md``, each without glue code (``pip install "splitpoker[ecosystem]"``).
+``docs/ecosystem.md``, each without glue code (``pip install "splitpoker[ecosystem]"``, and
+``"splitpoker[rllib]"`` for RLlib).
 
 Run it::
 

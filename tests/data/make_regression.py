@@ -402,8 +402,9 @@ EVAL_CLI_CASES = {
         "eval", "biji", "--preset", "no-jokers", "--agents", "solver:samples=16,random,greedy", "--hands", "5",
         "--players", "5", "--seed", "8", "--regret-samples", "16", "--regret-opponent", "random"],
 }
-#: time-based keys and the stamp of the version that ran (it changes with every commit), never recorded
-TIME_KEYS = ("elapsed_s", "ms_per_decision", "splitpoker")
+#: time-based keys, the stamp of the version that ran (it changes with every commit) and the
+#: hashes of the policy files played, never recorded
+TIME_KEYS = ("elapsed_s", "ms_per_decision", "warmup_ms", "splitpoker", "weights")
 
 
 def _drop_times(value: Any) -> Any:
