@@ -22,6 +22,9 @@ T = TypeVar("T", bound="RuleSwitches")
 _TRUE = {"true", "on", "yes", "1"}
 _FALSE = {"false", "off", "no", "0"}
 SUIT_WORDS = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
+#: the largest size of an integer switch with no list of allowed values (a payment in units):
+#: payoffs are summed in 64-bit integers over millions of hands, so a larger one could overflow
+MAX_SWITCH_UNITS = 1_000_000
 
 
 def choice(default: Any, allowed: tuple[Any, ...] | None = None, doc: str = "",
@@ -89,6 +92,9 @@ class RuleSwitches:
             if allowed is not None and value not in allowed:
                 raise ValueError(f"{cls.GAME} switch {f.name}={_shown(value)} is not allowed; "
                                  f"allowed: {', '.join(map(str, allowed))}")
+            if allowed is None and abs(value) > MAX_SWITCH_UNITS:
+                raise ValueError(f"{cls.GAME} switch {f.name}={_shown(value)} is not allowed; use at most "
+                                 f"{MAX_SWITCH_UNITS:,}")
         elif f.name == "suit_order":
             parse_suit_order(value)
             value = ">".join(SUIT_WORDS.get(p.strip().lower(), p.strip().lower()) for p in str(value).split(">"))

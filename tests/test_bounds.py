@@ -417,3 +417,17 @@ def test_the_masks_of_no_hands_are_empty(game: Any) -> None:
     none = np.zeros((0, game.hand_size), dtype=np.intp)
     for masks in (game.valid_masks(none), game.candidate_masks(none), game.valid_masks([])):
         assert masks.shape == (0, game.n_actions) and masks.dtype == bool
+
+
+# --------------------------------------------------------------------------- payments in units
+@pytest.mark.parametrize(("game", "switch"), [("biji", "xi_sweep"), ("thirteen", "special_pays")])
+def test_a_payment_switch_is_bounded(game: str, switch: str) -> None:
+    """An integer switch with no list of allowed values is a payment in units: one beyond
+    :data:`MAX_SWITCH_UNITS` would overflow the 64-bit sums of payoffs, so it is refused."""
+    from splitpoker.envs.games import make_game
+    from splitpoker.envs.switches import MAX_SWITCH_UNITS
+
+    assert getattr(make_game(game, **{switch: MAX_SWITCH_UNITS}).rules, switch) == MAX_SWITCH_UNITS
+    with pytest.raises(ValueError, match=rf"^{game} switch {switch}=99999999999999999999 is not allowed; use at most "
+                                         r"1,000,000$"):
+        make_game(game, **{switch: 99_999_999_999_999_999_999})
