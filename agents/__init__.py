@@ -21,7 +21,7 @@ def export_policy(model: Any, path: str | os.PathLike[str], game: Any = "thirtee
     """Save ``model`` (a PPO or MaskablePPO model, its policy, its saved ``.zip``, or an
     ``nn.Sequential``) as a policy file that ``checkpoint:PATH`` plays, for the table of
     ``game``, ``num_players``, ``preset`` and rule switches; see
-    :func:`splitpoker.agents.export.export_policy`. Needs the ``[train]`` extra."""
+    :func:`splitpoker.agents.learned.export.export_policy`. Needs the ``[train]`` extra."""
     with training_extra("export_policy"):
-        from .export import export_policy as export
+        from .learned.export import export_policy as export
     return export(model, path, game, num_players, preset, **options)

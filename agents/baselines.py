@@ -9,7 +9,8 @@ import numpy as np
 
 from ..envs.game import Game
 from ..envs.strength import gather_rows, split_of_rows
-from ..envs.table import SeatView, as_generator, stacked_slots
+from ..envs.table import SeatView, stacked_slots
+from ..runtime.seeding import as_generator
 from .base import Agent, within_masks
 from .specs import AgentSpec
 

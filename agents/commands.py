@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from ..envs.commands import HAND_SIZES_TEXT, add_game_argument, add_rules_options, emit, game_from_args
-from ..runtime.arguments import whole_number
+from ..runtime.arguments import check_whole, whole_number
 
 
 def _solve(args: argparse.Namespace) -> None:
@@ -18,8 +18,7 @@ def _solve(args: argparse.Namespace) -> None:
     game = game_from_args(args)
     if args.top < 1:
         raise ValueError(f"--top {args.top} must be at least 1")
-    if args.seed < 0:
-        raise ValueError(f"--seed {args.seed} must be an integer of at least 0")
+    check_whole(args.seed, "--seed", least=0)
     hand = parse_cards(args.cards)
     agent = SolverAgent(game, num_players=args.players, samples=args.samples, opponent=args.opponent,
                         seed=args.seed, splits=args.splits)
@@ -130,8 +129,8 @@ def _export(args: argparse.Namespace) -> None:
     if (out.exists() or out.is_symlink()) and not args.force:
         raise ValueError(f"--out {args.out!r} exists; give --force to replace it, or name another file")
     with training_extra("splitpoker export"):
-        from .checkpoint import read_meta
-        from .export import export_policy
+        from .learned.checkpoint import read_meta
+        from .learned.export import export_policy
     path = export_policy(model, out, args.game, args.players, args.preset, **switches)
     meta = read_meta(path)
     document = {"path": str(path), "spec": f"checkpoint:{path}", "game": meta["game"],

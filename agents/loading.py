@@ -25,9 +25,10 @@ import numpy as np
 
 from ..envs.game import Game
 from ..envs.games import make_game
-from ..envs.table import SeatView, check_seed, split_choices
+from ..envs.table import SeatView, split_choices
+from ..runtime.seeding import check_seed
 from .base import Agent, one_split
-from .specs import AGENT_KINDS, TABLE_KEYWORDS, AgentSpec, SpecLike, bad_spec, import_keywords, parse_spec
+from .specs import AGENT_BUILDERS, TABLE_KEYWORDS, AgentSpec, SpecLike, bad_spec, import_keywords, parse_spec
 
 __all__ = ["TRAINING_PACKAGES", "TRAIN_INSTALL", "MissingExtra", "load_agent", "training_extra"]
 
@@ -82,10 +83,8 @@ def load_agent(spec: SpecLike, game: str | Game = "thirteen", num_players: int =
     num_players = the_game.check_players(num_players)
     if parsed.kind == "import":
         return _import_agent(parsed, the_game, num_players, seed)
-    module_name, _, function = AGENT_KINDS[parsed.kind].builder.partition(":")
     with training_extra(parsed.text):  # a learned agent's module imports torch and SB3
-        builder = getattr(importlib.import_module(f"{__package__}.{module_name}"), function)
-        return builder(parsed, the_game, num_players, seed)
+        return AGENT_BUILDERS[parsed.kind](parsed, the_game, num_players, seed)
 
 
 class _ActOnly(Agent):

@@ -21,7 +21,8 @@ import numpy as np
 
 from ..envs.game import Game
 from ..envs.messages import cut
-from ..envs.table import SeatView, as_generator, derived_seed, split_choices
+from ..envs.table import SeatView, split_choices
+from ..runtime.seeding import as_generator, derived_seed
 from .base import Agent
 from .loading import load_agent
 from .specs import AgentSpec

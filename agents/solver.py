@@ -40,7 +40,9 @@ import numpy as np
 from ..envs.cards import format_cards, parse_cards
 from ..envs.game import Game
 from ..envs.messages import cut
-from ..envs.table import MASKS, SeatView, Tables, as_generator, check_seat, deal_around
+from ..envs.table import MASKS, SeatView, Tables, check_seat, deal_around
+from ..runtime.arguments import is_whole
+from ..runtime.seeding import as_generator
 from .base import Agent, check_table_size
 from .loading import load_agent
 from .specs import AgentSpec, parse_spec
@@ -213,8 +215,7 @@ MAX_SAMPLES = 1_000_000
 
 
 def _positive_int(name: str, value: Any) -> int:
-    integer = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-    if not (integer or isinstance(value, str) and value.strip().lstrip("+-").isdigit()):
+    if not (is_whole(value) or isinstance(value, str) and value.strip().lstrip("+-").isdigit()):
         raise ValueError(f"solver option {name}={value} is not an integer")
     number = int(value)
     if number < 1:

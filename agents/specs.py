@@ -52,20 +52,21 @@ import re
 from collections.abc import Iterable, Mapping
 from keyword import iskeyword
 from pathlib import Path
-from typing import Union
+from types import MappingProxyType
+from typing import Any, Union
 
-__all__ = ["AGENT_KINDS", "SPEC_FORMS", "MAX_SPEC_DEPTH", "TABLE_KEYWORDS", "AgentSpec", "SpecLike", "parse_spec",
-           "split_outside_parentheses", "parse_options", "format_options", "bad_spec", "check_spec", "member_specs",
-           "checkpoint_spec", "mixture_spec", "keyword_value", "import_keywords"]
+from ..runtime.registry import Registry
+
+__all__ = ["AGENT_KINDS", "AGENT_BUILDERS", "SPEC_FORMS", "MAX_SPEC_DEPTH", "TABLE_KEYWORDS", "AgentSpec", "SpecLike",
+           "parse_spec", "split_outside_parentheses", "parse_options", "format_options", "bad_spec", "check_spec",
+           "member_specs", "checkpoint_spec", "mixture_spec", "keyword_value", "import_keywords"]
 
 
 @dataclasses.dataclass(frozen=True)
 class AgentKind:
-    """A registered kind of agent: how its spec reads and the function that builds it."""
+    """A registered kind of agent: how its spec reads (its builder is in :data:`AGENT_BUILDERS`)."""
 
     form: str
-    #: ``"module:function"`` under ``splitpoker.agents``, called as ``f(spec, game, num_players, seed)``
-    builder: str
     #: whether the spec takes an argument after ``kind:`` (``None``: optional)
     argument: bool | None
     argument_name: str = ""
@@ -75,18 +76,31 @@ class AgentKind:
     spec_options: tuple[str, ...] = ()
 
 
-#: every agent kind by name; ``package.module:attr`` specs import outside code instead
-AGENT_KINDS: dict[str, AgentKind] = {
-    "random": AgentKind("random", "baselines:random_agent", argument=False),
-    "greedy": AgentKind("greedy", "baselines:greedy_agent", argument=False),
-    "heuristic": AgentKind("heuristic", "heuristic:heuristic_agent", argument=False),
-    "solver": AgentKind("solver[:samples=256,opponent=greedy,seed=0]", "solver:solver_agent", argument=None,
-                        layout="options", spec_options=("opponent",)),
-    "checkpoint": AgentKind("checkpoint:PATH", "policy:checkpoint_agent", argument=True, argument_name="path"),
-    "pretrained": AgentKind("pretrained:NAME", "policy:pretrained_agent", argument=True, argument_name="name"),
-    "mixture": AgentKind("mixture:SPEC;SPEC;...", "mixture:mixture_agent", argument=True,
-                         argument_name="list of agent specs", layout="members"),
-}
+_KINDS: dict[str, AgentKind] = {}
+#: every agent kind by name (read-only); ``package.module:attr`` specs import outside code instead
+AGENT_KINDS: Mapping[str, AgentKind] = MappingProxyType(_KINDS)
+#: the function that builds each agent kind, called as ``f(spec, game, num_players, seed)``,
+#: imported when first asked for (the learned kinds' modules need the ``[train]`` extra)
+AGENT_BUILDERS: Registry[Any] = Registry("agent kind")
+
+
+def _register(name: str, kind: AgentKind, builder: str) -> None:
+    """Register agent kind ``name``: how its spec reads, and the entry point of its builder."""
+    AGENT_BUILDERS.register(name, builder)  # a name registered twice is refused here
+    _KINDS[name] = kind
+
+
+_register("random", AgentKind("random", argument=False), "splitpoker.agents.baselines:random_agent")
+_register("greedy", AgentKind("greedy", argument=False), "splitpoker.agents.baselines:greedy_agent")
+_register("heuristic", AgentKind("heuristic", argument=False), "splitpoker.agents.heuristic:heuristic_agent")
+_register("solver", AgentKind("solver[:samples=256,opponent=greedy,seed=0]", argument=None, layout="options",
+                              spec_options=("opponent",)), "splitpoker.agents.solver:solver_agent")
+_register("checkpoint", AgentKind("checkpoint:PATH", argument=True, argument_name="path"),
+          "splitpoker.agents.learned.policy:checkpoint_agent")
+_register("pretrained", AgentKind("pretrained:NAME", argument=True, argument_name="name"),
+          "splitpoker.agents.learned.policy:pretrained_agent")
+_register("mixture", AgentKind("mixture:SPEC;SPEC;...", argument=True, argument_name="list of agent specs",
+                               layout="members"), "splitpoker.agents.mixture:mixture_agent")
 IMPORTED_FORM = "package.module:attr[:key=value,...]"
 #: the keyword arguments every imported agent factory is called with, from the table it plays
 #: at (an import's options give the others)

@@ -10,7 +10,7 @@ reports record it.
 
 Reports (``summary.json``, ``benchmark.json``, ``exploit --json``, the bench JSON) record
 more, what a figure needs to be cited: :func:`report_stamp` adds :func:`environment`, the
-versions of Python and of the packages the figures depend on (:func:`splitpoker.agents.policy_files.weights`
+versions of Python and of the packages the figures depend on (:func:`splitpoker.agents.learned.policy_files.weights`
 gives the sha256 of each policy file the agents play).
 
 This module imports only the standard library, so any layer can import it without cycles.

@@ -21,17 +21,17 @@ import importlib
 import importlib.util
 from types import ModuleType
 
-from .registration import ENV_MODULES, ENV_PATHS, REGISTRY_NAMESPACE, register_envs
+from .registration import ENV_MODULES, ENV_PATHS, ENVIRONMENTS, REGISTRY_NAMESPACE, register_envs
 
-__all__ = [*ENV_MODULES, "ENV_MODULES", "ENV_PATHS", "REGISTRY_NAMESPACE", "register_envs"]
+__all__ = [*ENV_MODULES, "ENV_MODULES", "ENV_PATHS", "ENVIRONMENTS", "REGISTRY_NAMESPACE", "register_envs"]
 
 
 def __getattr__(name: str) -> ModuleType:
-    if name in ENV_PATHS:
+    if name in ENVIRONMENTS:
         # a module of that name here (the shims thirteen_v0.py and biji_v0.py, kept so that
         # ``import splitpoker.envs.biji_v0`` works), else the game's own environment module
         own = f"{__name__}.{name}"
-        module = importlib.import_module(own if importlib.util.find_spec(own) is not None else ENV_PATHS[name])
+        module = importlib.import_module(own) if importlib.util.find_spec(own) is not None else ENVIRONMENTS[name]
         globals()[name] = module
         return module
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

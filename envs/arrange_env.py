@@ -77,13 +77,15 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import aec_to_parallel_wrapper
 from pettingzoo.utils.wrappers import BaseWrapper
 
+from ..runtime.arguments import is_bool
+from ..runtime.seeding import check_seed
 from .cards import format_cards
 from .game import Game, Score
 from .games import game_class, make_game
 from .observation import observation_high
 from .registration import ENV_MODULES, register_envs
 from .render import render_table
-from .table import Tables, check_illegal, check_mask, check_seed, deal, from_hands
+from .table import Tables, check_illegal, check_mask, deal, from_hands
 
 RENDER_MODES = ("ansi", "human")
 #: keyword arguments of every environment besides the rule switches
@@ -290,7 +292,7 @@ class ArrangeEnv(AECEnv, EzPickle):
         if action is None:
             raise ValueError(f"{agent} has not acted yet; it needs a split index of its hand {hand()}, not None")
         try:
-            if isinstance(action, (bool, np.bool_)):
+            if is_bool(action):
                 raise TypeError
             index = operator.index(action)
         except TypeError:

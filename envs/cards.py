@@ -17,6 +17,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from ..runtime.arguments import is_whole, shown
+
 RANK_CHARS = "23456789TJQKA"
 SUIT_CHARS = "cdhs"  # the canonical suit order of slots: clubs < diamonds < hearts < spades
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
@@ -146,9 +148,8 @@ def check_hand(cards: Sequence[int] | np.ndarray, size: int, *, jokers: bool, wh
     """Raise a ValueError naming the problem when ``cards`` is not a hand of ``size``
     distinct cards of the game's deck."""
     for card in cards:
-        if isinstance(card, (bool, np.bool_)) or not isinstance(card, (int, np.integer)) or not 0 <= card < N_IDS:
-            shown = int(card) if isinstance(card, np.integer) else repr(card)
-            raise ValueError(f"{what} holds {shown}, which is not a card id (an integer 0..{N_IDS - 1})")
+        if not is_whole(card) or not 0 <= card < N_IDS:
+            raise ValueError(f"{what} holds {shown(card)}, which is not a card id (an integer 0..{N_IDS - 1})")
     if len(cards) != size:
         raise ValueError(f"{what} has {len(cards)} cards ({format_cards(cards)}); expected {size}")
     if not jokers:

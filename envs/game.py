@@ -23,7 +23,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .cards import check_card_ids, deck, format_cards
+from ..runtime.arguments import is_whole
+from .cards import RANK, check_card_ids, deck, format_cards
 from .dominance import CANDIDATE, DominanceRows, candidate_lists, split_classes
 from .splits import SplitIndex
 from .strength import gather_rows, split_values, subset_strengths
@@ -118,7 +119,7 @@ class Game(abc.ABC):
     def check_players(self, n: Any) -> int:
         """``n`` as an int when a table of ``n`` seats is allowed; else ValueError."""
         lo, hi = self.players
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not lo <= n <= hi:
+        if not is_whole(n) or not lo <= n <= hi:
             raise ValueError(f"num_players={n!r} is not allowed for {self.name}; use {lo} to {hi}")
         self.check_table(int(n))
         return int(n)
@@ -294,6 +295,36 @@ class Game(abc.ABC):
     def describe_rows(self, rows: Sequence[Sequence[int]]) -> list[str]:
         """The type name of each row of an arrangement."""
         return [self.type_name(int(self.row_strengths(np.sort(np.asarray(r, dtype=np.intp))[None])[0])) for r in rows]
+
+    def held_bonuses(self, rows: Sequence[Sequence[int]]) -> dict[str, int]:
+        """The bonuses a valid arrangement (rows of card ids) is paid whatever the other
+        seats hold, by name, each with its count (Biji's 喜 but the sweep, which depends on
+        the table); none in a game without such bonuses."""
+        return {}
+
+    @staticmethod
+    def role_order(row: Sequence[int]) -> list[int]:
+        """The cards of a row in the order a player reads what it makes: the jokers first,
+        then the ranks by the size of their group and by rank, highest first (the order in
+        which rows of one type are compared); a run with the ace low ends with the ace.
+
+        >>> from splitpoker.envs.cards import format_cards, parse_cards
+        >>> format_cards(Game.role_order(parse_cards("2c 2h Kc Kh Ks")))
+        'Ks Kh Kc 2h 2c'
+        >>> format_cards(Game.role_order(parse_cards("Ah 2c 3d 4s 5h")))
+        '5h 4s 3d 2c Ah'
+        """
+        ranks = [int(RANK[c]) for c in row]
+        count = {r: ranks.count(r) for r in ranks}
+        low_ace = len(count) == len(ranks) > 1 and set(count) == {12, *range(len(ranks) - 1)}
+
+        def key(card: int) -> tuple[int, int, int]:
+            rank = int(RANK[card])
+            if rank < 0:
+                return (0, 0, -card)
+            return (1, -count[rank], 1 if low_ace and rank == 12 else -rank)
+
+        return sorted((int(c) for c in row), key=lambda c: (*key(c), -c))
 
     @abc.abstractmethod
     def payoff_items(self, score: Score) -> list[dict[str, Any]]:

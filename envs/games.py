@@ -5,7 +5,8 @@ Every game is a package under ``envs/`` whose ``game`` module defines a
 everything that needs the list of games reads it from here: the command line's choices,
 config validation, policy lookups, the solver's engine and the PettingZoo registration. A
 third game is one new package (``rules``, ``game``, ``env`` modules and RULES.md, with the
-package and RULES.md declared in pyproject.toml) and one line below. Pure: standard library and NumPy.
+package and RULES.md declared in pyproject.toml) and one :meth:`~splitpoker.runtime.registry.Registry.register`
+line below. Pure: standard library and NumPy; a game's modules are imported when it is first asked for.
 
 >>> {'biji', 'thirteen'} <= set(GAMES)
 True
@@ -19,33 +20,32 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .biji.game import BijiGame
+from ..runtime.registry import Registry
 from .game import Game, Outcomes, Score
 from .switches import RuleSwitches
-from .thirteen.game import ThirteenGame
 
 __all__ = ["GAMES", "Game", "Outcomes", "Score", "check_game", "game_class", "game_names", "make_rules",
            "make_game", "game_of"]
 
-#: every game by name
-GAMES: dict[str, type[Game]] = {cls.name: cls for cls in (ThirteenGame, BijiGame)}
+#: every game by name: its :class:`Game` subclass, imported when first asked for
+GAMES: Registry[type[Game]] = Registry("game")
+GAMES.register("thirteen", "splitpoker.envs.thirteen.game:ThirteenGame")
+GAMES.register("biji", "splitpoker.envs.biji.game:BijiGame")
 
 
 def game_names() -> tuple[str, ...]:
     """The registered games' names."""
-    return tuple(GAMES)
+    return GAMES.names
 
 
 def check_game(name: Any) -> str:
     """``name`` when it names a registered game; else ValueError listing the games."""
-    if not isinstance(name, str) or name not in GAMES:
-        raise ValueError(f"unknown game {name!r}; games: {', '.join(GAMES)}")
-    return name
+    return GAMES.check(name)
 
 
 def game_class(name: str) -> type[Game]:
     """The :class:`Game` subclass registered as ``name``."""
-    return GAMES[check_game(name)]
+    return GAMES[name]
 
 
 def make_rules(game: str, preset: str = "classic", switches: Mapping[str, Any] | None = None) -> RuleSwitches:

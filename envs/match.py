@@ -37,9 +37,11 @@ from typing import Any
 
 import numpy as np
 
+from ..runtime.arguments import is_whole
+from ..runtime.seeding import as_generator
 from .cards import format_card, format_cards
 from .game import Game, Score
-from .table import Tables, as_generator
+from .table import Tables
 
 __all__ = ["Deal", "HandRecord", "Match", "deal_in_order"]
 
@@ -172,6 +174,6 @@ class Match:
 
 
 def _positive(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+    if not is_whole(value) or value < 1:
         raise ValueError(f"{name}={value!r} is not a whole number of at least 1")
     return int(value)

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..runtime.arguments import is_whole
 from .cards import N_IDS, RANK, RANK_CHARS, SUIT, SUIT_CHARS
 from .game import Game
 from .games import GAMES, make_game
@@ -111,8 +112,7 @@ def observation_high(game: Game, finite: bool = False) -> np.ndarray:
     rule's value under ``game.rules`` (at least 1), for a ``Box`` of finite bounds."""
     labels = observation_labels(game)
     high = np.ones(len(labels), dtype=np.float32)
-    counts = {name: value for name, value in game.rules.to_dict().items()
-              if isinstance(value, int) and not isinstance(value, bool)}
+    counts = {name: value for name, value in game.rules.to_dict().items() if is_whole(value)}
     for i, label in enumerate(labels):
         if label in counts:
             high[i] = max(1, counts[label]) if finite else np.inf

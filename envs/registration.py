@@ -9,6 +9,10 @@ attributes) and registered as ``splitpoker/<game>_v0``:
 ('thirteen_v0', 'biji_v0')
 >>> ENV_PATHS["biji_v0"]
 'splitpoker.envs.biji.env'
+
+Registering changes PettingZoo's registry for the whole process (and needs PettingZoo 1.27),
+so these two are not run as doctests:
+
 >>> ids = register_envs()  # doctest: +SKIP
 >>> import pettingzoo; env = pettingzoo.make("aec", "splitpoker/thirteen_v0")  # doctest: +SKIP
 """
@@ -16,7 +20,10 @@ attributes) and registered as ``splitpoker/<game>_v0``:
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from types import MappingProxyType, ModuleType
 
+from ..runtime.registry import Registry
 from .game import Game
 from .games import GAMES
 
@@ -30,10 +37,14 @@ def env_name(game: type[Game]) -> str:
     return f"{game.name}_v{ENV_VERSION}"
 
 
-#: the full module path of each registered game's environment, by its public name
-ENV_PATHS: dict[str, str] = {env_name(cls): f"{_PACKAGE}.{cls.env_module}" for cls in GAMES.values()}
+#: each registered game's environment module by its public name, imported when first asked for
+ENVIRONMENTS: Registry[ModuleType] = Registry("environment")
+for _game in GAMES.values():
+    ENVIRONMENTS.register(env_name(_game), f"{_PACKAGE}.{_game.env_module}")
+#: the full module path of each registered game's environment, by its public name (read-only)
+ENV_PATHS: Mapping[str, str] = MappingProxyType({name: ENVIRONMENTS.entry_point(name) for name in ENVIRONMENTS})
 #: the versioned environment names, one per registered game: attributes of ``splitpoker.envs``
-ENV_MODULES = tuple(ENV_PATHS)
+ENV_MODULES = ENVIRONMENTS.names
 #: the PettingZoo registry namespace of the environments
 REGISTRY_NAMESPACE = "splitpoker"
 

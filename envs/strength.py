@@ -3,7 +3,7 @@
 A game supplies one vectorised function that maps a batch of rows (card ids, each row in
 canonical slot order) to one integer strength per row. This module applies it to every
 subset of a hand's slots once, and gathers the results into the ``(n_actions, 3)`` table of
-all splits (DESIGN.md's one data flow).
+all splits: the one path by which every game's strengths reach its splits.
 """
 
 from __future__ import annotations

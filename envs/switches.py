@@ -10,11 +10,10 @@ is allowed.
 from __future__ import annotations
 
 import dataclasses
-import numbers
 from collections.abc import Mapping
 from typing import Any, ClassVar, TypeVar
 
-from ..runtime.arguments import plain_whole
+from ..runtime.arguments import is_number, is_whole, plain_whole
 from .messages import cut
 
 T = TypeVar("T", bound="RuleSwitches")
@@ -174,7 +173,7 @@ SHOWN_CHARS = 60
 def _shown(value: Any) -> str:
     """``value`` as an error message writes it: its ``repr``, cut to :data:`SHOWN_CHARS`
     characters (an integer of more digits by its size: Python writes at most 4,300)."""
-    bits = int(value).bit_length() if isinstance(value, numbers.Integral) and not isinstance(value, bool) else 0
+    bits = int(value).bit_length() if is_whole(value) else 0
     return f"<an integer of {bits:,} bits>" if bits > 4 * SHOWN_CHARS else cut(repr(value), SHOWN_CHARS)
 
 
@@ -187,8 +186,8 @@ def _integer(value: Any) -> int:
         if whole is None:
             raise ValueError(f"{cut(repr(value), SHOWN_CHARS)} is not an integer in decimal digits")
         return whole
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+    if is_whole(value):
         return int(value)
-    if isinstance(value, numbers.Real) and not isinstance(value, bool) and float(value).is_integer():
+    if is_number(value) and float(value).is_integer():
         return int(float(value))
     raise ValueError(f"{_shown(value)} is not an integer")

@@ -22,11 +22,11 @@ the next hands in the same step that scores the last ones (autoreset).
 :class:`ArrangeVectorEnv`, a ``gymnasium.vector.VectorEnv`` for single-agent learners: one
 learner seat per table (rotating hand by hand, or fixed), the other seats played by
 ``opponents`` (any agent, deciding every table's seats in one ``act_batch`` call; by default
-uniformly random valid splits), in ``SAME_STEP`` autoreset mode: a step returns the next
-hands' observations, and the finished hands' in ``infos["final_obs"]``. The observation is
-a ``Dict`` of ``observation`` (float32) and ``action_mask`` (int8), as the PettingZoo environments
-give it, or with ``observation="flat"`` the vector alone (a ``Box`` of finite bounds) with
-the masks in ``infos["action_mask"]``; :meth:`ArrangeVectorEnv.action_masks` gives them as
+uniformly random valid splits, :class:`RandomSplits`), in ``SAME_STEP`` autoreset mode: a
+step returns the next hands' observations, and the finished hands' in ``infos["final_obs"]``.
+The observation is a ``Dict`` of ``observation`` (float32) and ``action_mask`` (int8), as the
+PettingZoo environments give it, or with ``observation="flat"`` the vector alone (a ``Box``
+of finite bounds) with the masks in ``infos["action_mask"]``; :meth:`ArrangeVectorEnv.action_masks` gives them as
 bool ``(B, n_actions)`` for sb3-contrib's masked algorithms. Rewards are the learner's
 payoffs. ``infos`` hold ``seat`` and ``hand_ids`` (the learner's hand: card ids of
 :mod:`splitpoker.envs.cards` in slot order, int64 ``(B, hand size)``, what the observation
@@ -48,7 +48,12 @@ each table's first hand right and every later one with return 0 and length 0: th
 warns once when such a wrapper drives it (:data:`RECORDS_SAME_STEP`).
 
 Both are seeded by ``reset(seed=s)``: the deals, the learner seats' rotation and the random
-opponents follow ``s``, and given opponents are reseeded from it. Pure: NumPy and gymnasium.
+opponents follow ``s``, and given opponents are reseeded from it.
+
+Both read every hand, mask and observation from :class:`~splitpoker.envs.table.Tables`;
+:class:`ArrangeVectorEnv` is a gymnasium adapter over
+:class:`~splitpoker.envs.learner_seat.LearnerSeats`, the learner-seat core that training's
+``SelfPlayVecEnv`` adapts to Stable-Baselines3. Pure: NumPy and gymnasium.
 """
 
 from __future__ import annotations
@@ -56,7 +61,7 @@ from __future__ import annotations
 import re
 import sys
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import FrameType
 from typing import Any, Protocol
 
@@ -66,30 +71,27 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from ..runtime.arguments import is_whole
 from ..runtime.limits import MAX_ENVS, check_batch
+from ..runtime.seeding import as_generator, check_seed, derived_seed
 from .game import Game
 from .games import make_game
-from .observation import encode_observations, observation_high, observation_size
+from .learner_seat import MASK_CHUNK, LearnerSeats, Opponent, prepare_seats
+from .observation import observation_high, observation_size
 from .table import (
-    SeatView,
+    SeatViews,
     Tables,
-    as_generator,
     check_illegal,
     check_mask,
-    check_seed,
     deal,
-    derived_seed,
-    split_choices,
 )
 
-__all__ = ["TableBatchEnv", "ArrangeVectorEnv", "random_valid_splits", "MAX_TABLES"]
+__all__ = ["TableBatchEnv", "ArrangeVectorEnv", "RandomSplits", "random_valid_splits", "MAX_TABLES"]
 
 #: the most tables one vector environment steps; fewer where their masks and observations
 #: would take more than :data:`splitpoker.runtime.limits.MAX_BATCH_BYTES` (a game of many
 #: splits: each seat's mask takes n_actions bytes)
 MAX_TABLES = MAX_ENVS
-#: hands whose masks are computed in one call (the computation's scratch arrays grow with it)
-MASK_CHUNK = 1024
 OBSERVATIONS = ("dict", "flat")
 
 
@@ -131,17 +133,15 @@ def _warn_record_statistics() -> None:
         frame, depth = frame.f_back, depth + 1
 
 
-class BatchAgent(Protocol):
-    """What an opponent of :class:`ArrangeVectorEnv` must offer (every splitpoker agent does)."""
-
-    def act_batch(self, views: Sequence[SeatView]) -> np.ndarray: ...
+class BatchAgent(Opponent, Protocol):
+    """What an opponent of :class:`ArrangeVectorEnv` must offer (every splitpoker agent does):
+    ``act_batch(views)``, and ``seed`` (the environment's seed reseeds it)."""
 
     def seed(self, seed: int | None) -> None: ...
 
 
 def _check_tables(num_envs: Any) -> int:
-    if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or not (
-            1 <= num_envs <= MAX_TABLES):
+    if not is_whole(num_envs) or not 1 <= num_envs <= MAX_TABLES:
         raise ValueError(f"num_envs={num_envs!r} is not a number of tables from 1 to {MAX_TABLES:,}")
     return int(num_envs)
 
@@ -166,8 +166,14 @@ def _game(game: Game | str, preset: str, switches: Mapping[str, Any]) -> Game:
 
 def seat_masks(game: Game, slots: np.ndarray, mask: str) -> np.ndarray:
     """The masks of hands ``slots`` (K, hand size) of the kind ``mask``: every valid split,
-    or the candidates; bool (K, n_actions), computed :data:`MASK_CHUNK` hands at a time (so
-    that the computation's scratch arrays stay small beside the masks)."""
+    or the candidates; bool (K, n_actions), computed :data:`MASK_CHUNK` hands at a time.
+
+    Deprecated: the environments read their seats' masks from the table core
+    (:meth:`Tables.masks_at <splitpoker.envs.table.Tables.masks_at>`, ``SeatViews.masks``),
+    which computes them :data:`MASK_CHUNK` seats a call
+    (:func:`~splitpoker.envs.learner_seat.prepare_seats`)."""
+    warnings.warn("splitpoker.envs.vector.seat_masks is deprecated: read the seats' masks from the table core "
+                  "(Tables.masks_at, SeatViews.masks)", DeprecationWarning, stacklevel=2)
     compute = game.valid_masks if mask == "valid" else game.candidate_masks
     if len(slots) <= MASK_CHUNK:
         return compute(slots)
@@ -219,6 +225,23 @@ def random_valid_splits(game: Game, slots: np.ndarray | None, rng: np.random.Gen
     return choice
 
 
+class RandomSplits:
+    """The opponent of :class:`ArrangeVectorEnv` when none is given: at each seat a split
+    drawn uniformly from its mask (:func:`random_valid_splits`; from the valid splits without
+    making their masks), from the generator ``rng()`` returns at each call (the environment's,
+    which deals too)."""
+
+    name = "random"
+
+    def __init__(self, game: Game, rng: Callable[[], np.random.Generator]) -> None:
+        self.game = game
+        self.rng = rng
+
+    def act_batch(self, views: SeatViews) -> np.ndarray:
+        masks = None if views.mask_kind == "valid" else views.masks
+        return random_valid_splits(self.game, views.slots, self.rng(), masks)
+
+
 class TableBatchEnv:
     """``num_envs`` tables of ``num_players`` seats, every seat acting (see the module doc).
     ``game``: a game's name (with ``preset`` and rule switches) or a Game."""
@@ -236,19 +259,13 @@ class TableBatchEnv:
         self._tables: Tables | None = None
         self._masks = np.zeros((0, self.num_players, self.game.n_actions), dtype=bool)
 
-    def _masks_of(self, slots: np.ndarray) -> np.ndarray:
-        flat = slots.reshape(-1, self.game.hand_size)
-        masks = seat_masks(self.game, flat, self.mask)
-        return masks.reshape(*slots.shape[:2], self.game.n_actions)
-
     def _deal(self) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
-        self._tables = deal(self.game, self.num_players, self.rng, batch=self.num_envs)
-        slots = self._tables.slots
-        self._masks = self._masks_of(slots)
-        seats = np.broadcast_to(np.arange(self.num_players), slots.shape[:2])
-        observations = encode_observations(self.game, slots.reshape(-1, self.game.hand_size), seats.reshape(-1),
-                                           self.num_players).reshape(*slots.shape[:2], -1)
-        return observations, self._masks, {"slots": slots.copy()}
+        tables = self._tables = deal(self.game, self.num_players, self.rng, batch=self.num_envs, mask=self.mask)
+        views = tables.views()  # every seat, table by table
+        prepare_seats(tables, views.pairs)
+        shape = tables.slots.shape[:2]
+        self._masks = views.masks.reshape(*shape, self.game.n_actions)
+        return views.observations.reshape(*shape, -1), self._masks, {"slots": tables.slots.copy()}
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
         """Deal new hands at every table (``seed``, a non-negative integer or a sequence of
@@ -312,8 +329,7 @@ class ArrangeVectorEnv(VectorEnv):  # type: ignore[misc]
         if not isinstance(observation, str) or observation not in OBSERVATIONS:
             raise ValueError(f"observation={observation!r} is not one of {', '.join(map(repr, OBSERVATIONS))}")
         self.observation_kind = observation
-        if seat != "rotate" and (isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer))
-                                 or not 0 <= seat < self.num_players):
+        if seat != "rotate" and (not is_whole(seat) or not 0 <= int(seat) < self.num_players):
             raise ValueError(f"seat={seat!r} is neither 'rotate' nor a seat of a {self.num_players}-player table")
         self.seat = seat
         self.opponents = self._opponents(opponents)
@@ -326,11 +342,22 @@ class ArrangeVectorEnv(VectorEnv):  # type: ignore[misc]
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.rng = np.random.default_rng()
-        self._hands = 0
-        self._tables: Tables | None = None
-        self._seats = np.zeros(self.num_envs, dtype=np.int64)
-        self._masks = np.zeros((self.num_envs, n_actions), dtype=bool)
+        #: the tables, the learner seats, their masks and observations
+        self.core = LearnerSeats(self.game, self.num_envs, self.num_players, self.mask, seat)
+        #: the agents of every table's other seats, in seat order
+        self._others: list[Sequence[Any]] = [
+            self.opponents or [RandomSplits(self.game, lambda: self.rng)] * (self.num_players - 1)]
         self._obs: Any = None
+
+    @property
+    def _tables(self) -> Tables | None:
+        """The tables of the hands dealt (None before :meth:`reset`)."""
+        return self.core.tables
+
+    @property
+    def _seats(self) -> np.ndarray:
+        """The learner's seat at each table, ``(num_envs,)``."""
+        return self.core.seats
 
     def _opponents(self, opponents: Any) -> list[BatchAgent] | None:
         if opponents is None:
@@ -347,41 +374,16 @@ class ArrangeVectorEnv(VectorEnv):  # type: ignore[misc]
 
     # ------------------------------------------------------------------ hands
     def _deal(self) -> tuple[Any, dict[str, Any]]:
-        n, b = self.num_players, self.num_envs
-        self._tables = deal(self.game, n, self.rng, batch=b, mask=self.mask)
-        rotate = (self._hands + np.arange(b)) % n
-        self._seats = rotate if self.seat == "rotate" else np.full(b, int(self.seat))
-        self._hands += 1
-        mine = self._tables.slots[np.arange(b), self._seats]
-        self._masks = seat_masks(self.game, mine, self.mask)
-        vectors = encode_observations(self.game, mine, self._seats, n)
-        infos: dict[str, Any] = {"seat": self._seats.copy(), "hand_ids": mine.astype(np.int64)}
+        core = self.core
+        core.deal(self.rng, self._others * self.num_envs)
+        infos: dict[str, Any] = {"seat": core.seats.copy(), "hand_ids": core.hand_ids()}
+        masks = core.masks.view(np.int8).copy()
         if self.observation_kind == "flat":
-            self._obs = vectors
-            infos["action_mask"] = self._masks.view(np.int8).copy()
+            self._obs = core.observations
+            infos["action_mask"] = masks
         else:
-            self._obs = {"observation": vectors, "action_mask": self._masks.view(np.int8).copy()}
+            self._obs = {"observation": core.observations, "action_mask": masks}
         return self._obs, infos
-
-    def _opponent_actions(self, actions: np.ndarray) -> None:
-        """Every other seat's split into ``actions`` (B, players)."""
-        assert self._tables is not None
-        b, n = actions.shape
-        others = np.array([[s for s in range(n) if s != seat] for seat in range(n)])[self._seats]  # (B, n - 1)
-        tables = np.repeat(np.arange(b), n - 1)
-        seats = others.reshape(-1)
-        if self.opponents is None:
-            slots = self._tables.slots[tables, seats]
-            masks = None if self.mask == "valid" else seat_masks(self.game, slots, self.mask)
-            actions[tables, seats] = random_valid_splits(self.game, slots, self.rng, masks)
-            return
-        for agent in dict.fromkeys(self.opponents):  # each distinct agent decides once
-            chosen = np.isin(np.arange(n - 1), [i for i, a in enumerate(self.opponents) if a is agent])
-            pick = np.tile(chosen, b)
-            pairs = list(zip(tables[pick].tolist(), seats[pick].tolist()))
-            views = self._tables.views_at(pairs)
-            name = getattr(agent, "name", type(agent).__name__)
-            actions[tables[pick], seats[pick]] = split_choices(agent.act_batch(views), f"agent {name!r}")
 
     # ------------------------------------------------------------------ VectorEnv API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
@@ -390,7 +392,7 @@ class ArrangeVectorEnv(VectorEnv):  # type: ignore[misc]
         if seed is not None:
             check_seed(seed)
             self.rng = np.random.default_rng([int(seed), 11])
-            self._hands = 0
+            self.core.hands = 0
             for i, agent in enumerate(dict.fromkeys(self.opponents or ())):
                 agent.seed(derived_seed(int(seed), i))
         if not (RECORDS_SAME_STEP or _statistics_warned):
@@ -398,36 +400,25 @@ class ArrangeVectorEnv(VectorEnv):  # type: ignore[misc]
         return self._deal()
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        if self._tables is None:
-            raise ValueError("call reset() before step()")
+        core = self.core
+        core.dealt()
         if not (RECORDS_SAME_STEP or _statistics_warned):
             _warn_record_statistics()
         learner = np.asarray(actions)
         if learner.shape != (self.num_envs,) or not np.issubdtype(learner.dtype, np.integer):
             raise ValueError(f"actions of shape {learner.shape} and type {learner.dtype} are not "
                              f"{self.num_envs} integer split indices")
-        rows = np.arange(self.num_envs)
-        inside = (learner >= 0) & (learner < self.game.n_actions)
-        legal = inside & self._masks[rows, np.where(inside, learner, 0)]
-        if not legal.all() and (self.illegal_action == "raise" or not inside.all()):
+        legal = core.legal(learner)
+        outside = (learner < 0) | (learner >= self.game.n_actions)
+        if not legal.all() and (self.illegal_action == "raise" or outside.any()):
             b = int(np.flatnonzero(~legal)[0])
             raise ValueError(f"split {learner[b]} is not in the action mask of the learner's hand "
-                             f"(env {b}, seat {self._seats[b]})")
-        tables = self._tables
-        played = np.zeros((self.num_envs, self.num_players), dtype=np.int64)
-        self._opponent_actions(played)
-        played[rows, self._seats] = np.where(legal, learner, played[rows, self._seats])
-        payoffs = np.zeros((self.num_envs, self.num_players))
-        if legal.all():
-            payoffs = tables.score(played).payoffs
-        elif legal.any():
-            kept = Tables(self.game, tables.slots[legal], self.mask)
-            payoffs[legal] = kept.score(played[legal]).payoffs
-        payoff = np.where(legal, payoffs[rows, self._seats], self.illegal_reward)
-        seats = self._seats
+                             f"(env {b}, seat {core.seats[b]})")
+        seats, final_hands = core.seats, core.hand_ids()
+        payoffs = core.play(learner, legal)
+        payoff = np.where(legal, payoffs[np.arange(self.num_envs), seats], self.illegal_reward)
         final = np.empty(self.num_envs, dtype=object)
         final[:] = [self._obs_at(b) for b in range(self.num_envs)]
-        final_hands = tables.slots[rows, seats].astype(np.int64)
         observations, infos = self._deal()
         infos.update({"payoff": payoff, "payoffs": payoffs, "played_seat": seats, "final_hand_ids": final_hands,
                       "final_obs": final, "_final_obs": np.ones(self.num_envs, dtype=bool)})
@@ -443,7 +434,7 @@ class ArrangeVectorEnv(VectorEnv):  # type: ignore[misc]
 
     def action_masks(self) -> np.ndarray:
         """The learners' masks, bool ``(num_envs, n_actions)``."""
-        return self._masks
+        return self.core.masks
 
     def close_extras(self, **kwargs: Any) -> None:
-        self._tables = None
+        self.core.tables = None

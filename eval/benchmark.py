@@ -49,13 +49,14 @@ from typing import Any
 import numpy as np
 
 from ..agents import load_agent
-from ..agents.policy_files import weights
+from ..agents.learned.policy_files import weights
 from ..agents.specs import check_spec, member_specs, parse_spec
 from ..agents.version import report_stamp
 from ..envs.games import make_game
 from ..runtime.interrupts import Interrupted, signal_of
 from ..runtime.limits import check_workers
 from .stats import mean_ci
+from .summary import EvalSummary
 
 #: why an agent's best-response gain is left out: its best response would call the agent
 #: itself (the solver) on every opponent hand it samples, samples x (players - 1) solver
@@ -303,7 +304,7 @@ def _group_means(decisions: Sequence[Any], agent: int) -> dict[int, float]:
 
 
 def _match(track: Track, agents: list[str], deals: int, seed: int, workers: int,
-           bar: _Bar, task: Any) -> tuple[dict[str, Any], list[Any]]:
+           bar: _Bar, task: Any) -> tuple[EvalSummary, list[Any]]:
     from .runner import EvalSettings, run
 
     settings = EvalSettings(game=track.game, agents=agents, hands=deals, players=track.players,
@@ -311,9 +312,9 @@ def _match(track: Track, agents: list[str], deals: int, seed: int, workers: int,
     return run(settings, progress=False, sink=_Sink(bar, task))
 
 
-def _stop_if_partial(summary: Mapping[str, Any]) -> None:
-    if summary["partial"]:
-        raise Interrupted(signal.Signals[summary["interrupted_by"]])
+def _stop_if_partial(summary: EvalSummary) -> None:
+    if summary.partial:
+        raise Interrupted(signal.Signals[str(summary.interrupted_by)])
 
 
 def _head_to_head(track: Track, agents: list[str], sizes: Sizes, protocol: Protocol, workers: int,
@@ -328,11 +329,11 @@ def _head_to_head(track: Track, agents: list[str], sizes: Sizes, protocol: Proto
         bar.describe(task, f"{track.name}: {a} vs {b}")
         summary, decisions = _match(track, [a, b], sizes.deals, protocol.seed, workers, bar, task)
         for index, (me, them) in enumerate(((a, b), (b, a))):
-            result = summary["agents"][index]
-            matrix[me][them] = {"mean": result["mean"], "ci95": list(result["ci95"]), "deals": summary["hands"]}
+            result = summary.agents[index]
+            matrix[me][them] = {"mean": result.mean, "ci95": list(result.ci95), "deals": summary.hands}
             groups[me][them] = _group_means(decisions, index)
-        out["pairs"].append({"agents": [a, b], "deals": summary["hands"], "planned": sizes.deals,
-                             "partial": summary["partial"], "elapsed_s": summary["elapsed_s"]})
+        out["pairs"].append({"agents": [a, b], "deals": summary.hands, "planned": sizes.deals,
+                             "partial": summary.partial, "elapsed_s": summary.elapsed_s})
         _stop_if_partial(summary)
 
 
@@ -377,9 +378,9 @@ def _best_responses(track: Track, agents: list[str], sizes: Sizes, protocol: Pro
         solver = best_response_spec(agent, protocol.br_samples)
         summary, _ = _match(track, [solver] + [agent] * (track.players - 1), sizes.br_deals, protocol.br_seed,
                             workers, bar, task)
-        result = summary["agents"][0]
-        gains[agent] = {"gain": result["mean"], "ci95": list(result["ci95"]), "deals": summary["hands"],
-                        "samples": protocol.br_samples, "best_response": solver, "elapsed_s": summary["elapsed_s"]}
+        result = summary.agents[0]
+        gains[agent] = {"gain": result.mean, "ci95": list(result.ci95), "deals": summary.hands,
+                        "samples": protocol.br_samples, "best_response": solver, "elapsed_s": summary.elapsed_s}
         _stop_if_partial(summary)
 
 
@@ -389,8 +390,8 @@ def decision_ms(track: Track, spec: str, sizes: Sizes, seed: int) -> dict[str, A
     after untimed warm-up decisions (``warmup_ms``: compiling, caches), one as timed and those
     of :func:`.runner.warm_up`. The agent timed is one of its own, so the warm-up changes no
     decision of the matches."""
-    from .bench import agent_ms
     from .runner import warm_up
+    from .speed import agent_ms
 
     game = make_game(track.game, track.preset)
     with warnings.catch_warnings():
@@ -424,7 +425,7 @@ def _timing(track: Track, agents: list[str], sizes: Sizes, protocol: Protocol, b
 def machine_stamp() -> dict[str, Any]:
     """:func:`~splitpoker.agents.version.report_stamp` (version, commit, the versions of Python
     and the packages) with the machine (:func:`.bench.machine`) where the stamp lacks it."""
-    from .bench import machine
+    from .speed import machine
 
     made: dict[str, Any] = dict(report_stamp())
     made.setdefault("machine", machine())

@@ -47,7 +47,7 @@ def _settings(args: argparse.Namespace) -> Any:
 
     values: dict[str, Any] = {}
     if args.config:
-        from ..runtime.files import read_mapping
+        from ..runtime.settings import read_mapping
 
         loaded = read_mapping(args.config, what="eval config")
         known = {f for f in EvalSettings.__dataclass_fields__}
@@ -97,37 +97,37 @@ def _eval(args: argparse.Namespace) -> int:
     with claimed_output(out, report_files(plots=not args.no_plots, regret=settings.regret), force=args.force):
         table = DecisionsTable()  # decisions.csv is formatted as the deals are played
         summary, decisions = run(settings, progress=not args.json, sink=table)
-        if summary["partial"]:  # on stderr: stdout keeps the report (and --json its one document)
-            print(f"splitpoker eval: interrupted ({summary['interrupted_by']}) after {summary['hands']} of "
-                  f"{summary['hands_planned']} deals; writing the partial report to {out}", file=sys.stderr,
+        if summary.partial:  # on stderr: stdout keeps the report (and --json its one document)
+            print(f"splitpoker eval: interrupted ({summary.interrupted_by}) after {summary.hands} of "
+                  f"{summary.hands_planned} deals; writing the partial report to {out}", file=sys.stderr,
                   flush=True)
         write_report(summary, decisions, out, plots=not args.no_plots, table=table)
-    status = _status(summary)
+    status = _status(summary.partial, summary.interrupted_by)
     if args.json:
-        print(json.dumps(summary, ensure_ascii=False))
+        print(json.dumps(summary.to_dict(), ensure_ascii=False))
         return status
-    partial = (f"PARTIAL: interrupted ({summary['interrupted_by']}) after {summary['hands']} of "
-               f"{summary['hands_planned']} deals; the figures cover those deals only") if summary["partial"] else ""
+    partial = (f"PARTIAL: interrupted ({summary.interrupted_by}) after {summary.hands} of "
+               f"{summary.hands_planned} deals; the figures cover those deals only") if summary.partial else ""
     if partial:
         print(partial)
-    print(results_table(summary["agents"]))
-    if summary["regret_model"]:
-        print(f"regret relative to {summary['regret_model']}")
-    if warmup_line(summary["agents"]):
-        print(warmup_line(summary["agents"]))
+    print(results_table(summary.agents))
+    if summary.regret_model:
+        print(f"regret relative to {summary.regret_model}")
+    if warmup_line(summary.agents):
+        print(warmup_line(summary.agents))
     print(f"report: {out}/summary.md" + (" (PARTIAL)" if partial else ""))
     if partial:
         print(partial)
     return status
 
 
-def _status(report: dict[str, Any]) -> int:
+def _status(partial: bool, interrupted_by: str | None) -> int:
     """The exit status of a report: 0, or that of the signal that interrupted it."""
-    if not report["partial"]:
+    if not partial:
         return 0
     from ..runtime.interrupts import exit_status
 
-    return exit_status(signal.Signals[report["interrupted_by"]])
+    return exit_status(signal.Signals[str(interrupted_by)])
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -242,7 +242,7 @@ def _convergence(args: argparse.Namespace) -> int:
     figure = None
     if points:
         first = points[0]
-        from ..agents.checkpoint import read_meta
+        from ..agents.learned.checkpoint import read_meta
 
         meta = read_meta(first.checkpoint)
         title = (f"{meta['game']}, {meta['num_players']} players, {meta.get('preset', 'classic')}\nbest response "
@@ -344,7 +344,7 @@ def _benchmark(args: argparse.Namespace) -> int:
             print(f"splitpoker benchmark: interrupted ({report['interrupted_by']}); writing the partial report to "
                   f"{out}", file=sys.stderr, flush=True)
         write_benchmark(report, out)
-    status = _status(report)
+    status = _status(report["partial"], report["interrupted_by"])
     if args.json:
         print(json.dumps(report, ensure_ascii=False))
         return status

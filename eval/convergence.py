@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..agents.checkpoint import read_meta
+from ..agents.learned.checkpoint import read_meta
 from ..runtime.files import atomic_write_bytes, output_path
 from ..runtime.limits import MAX_HANDS, check_count, check_workers
 from .exploit import ESTIMATORS, best_response_gain

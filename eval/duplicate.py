@@ -18,7 +18,9 @@ import numpy as np
 
 from ..agents.base import Agent
 from ..envs.game import Game
-from ..envs.table import Tables, deal, derived_seed
+from ..envs.table import Tables, deal
+from ..runtime.arguments import check_whole
+from ..runtime.seeding import derived_seed
 from .stats import mean_ci
 
 #: a function returning (best EV, EVs indexed by split) for a seat's hand, or None without regret
@@ -269,10 +271,8 @@ def evaluate(game: Game, agents: Sequence[Agent], num_players: int, hands: int, 
     """A duplicate match of agent objects in this process: ``hands`` deal groups."""
     game.check_players(num_players)
     check_lineup(len(agents), num_players)
-    if isinstance(hands, bool) or not isinstance(hands, (int, np.integer)) or hands < 1:
-        raise ValueError(f"hands={hands!r} must be an integer of at least 1")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed={seed!r} must be a non-negative integer")
+    check_whole(hands, "hands=", least=1)
+    check_whole(seed, "seed=", least=0)
     bad = [a for a in agents if not isinstance(a, Agent)]
     if bad:
         raise ValueError(f"{bad[0]!r} is not an agent; build agents with load_agent(spec, game)")

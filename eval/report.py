@@ -16,17 +16,21 @@ from typing import Any
 from ..runtime.files import write_owned_files
 from .duplicate import AgentResult, Decision
 from .stats import ci_text
+from .summary import EvalSummary
+
+#: per-agent figures: an :class:`~.duplicate.AgentResult` (an :class:`~.summary.AgentSummary`) or its dict
+Figures = AgentResult | dict[str, Any]
 
 
-def _fmt(x: float | None, digits: int = 3) -> str:
-    return "–" if x is None else f"{x:+.{digits}f}" if digits else f"{x:g}"
+def _as_dicts(agents: Sequence[Figures]) -> list[dict[str, Any]]:
+    return [a.to_dict() if isinstance(a, AgentResult) else a for a in agents]
 
 
-def table_rows(agents: Sequence[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+def table_rows(agents: Sequence[Figures]) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the per-agent table."""
     header = ["agent", "mean", "95% CI", "regret mean", "regret p90", "agreement", "foul rate", "ms/decision"]
     rows = []
-    for a in agents:
+    for a in _as_dicts(agents):
         regret = a.get("regret") or {}
         rows.append([
             a["spec"], f"{a['mean']:+.3f}", ci_text(a["ci95"]),
@@ -37,10 +41,9 @@ def table_rows(agents: Sequence[dict[str, Any]]) -> tuple[list[str], list[list[s
     return header, rows
 
 
-def results_table(results: Sequence[AgentResult] | Sequence[dict[str, Any]]) -> str:
+def results_table(results: Sequence[Figures]) -> str:
     """A plain-text table of per-agent results (for consoles and logs)."""
-    agents = [r.to_dict() if isinstance(r, AgentResult) else r for r in results]
-    return text_table(*table_rows(agents))
+    return text_table(*table_rows(results))
 
 
 def text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -52,37 +55,37 @@ def text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
-def markdown(summary: dict[str, Any]) -> str:
-    header, rows = table_rows(summary["agents"])
-    lines = [f"# {summary['game']} evaluation: {summary['players']} players, preset {summary['preset']}", "",
-             f"{summary['hands']} deals (duplicate: each replayed in all {summary['players']} seat rotations), "
-             f"seed {summary['seed']}.", "",
+def markdown(summary: EvalSummary) -> str:
+    """``summary.md``: the match's settings and notes, then the per-agent tables."""
+    header, rows = table_rows(summary.agents)
+    lines = [f"# {summary.game} evaluation: {summary.players} players, preset {summary.preset}", "",
+             f"{summary.hands} deals (duplicate: each replayed in all {summary.players} seat rotations), "
+             f"seed {summary.seed}.", "",
              "Mean payoff per hand with the 95% CI over deals is the primary figure."]
-    if summary.get("partial"):
-        planned = summary.get("hands_planned")
+    if summary.partial:
         lines[2:2] = [f"**PARTIAL**: interrupted"
-                      f"{' by ' + summary['interrupted_by'] if summary.get('interrupted_by') else ''}"
-                      f" after {summary['hands']}{f' of {planned}' if planned else ''} deals; the figures cover those "
-                      "deals only.", ""]
-    if summary.get("regret_model"):
-        lines.append(f"Regret and agreement are relative to `{summary['regret_model']}` on the same sampled "
+                      f"{' by ' + summary.interrupted_by if summary.interrupted_by else ''}"
+                      f" after {summary.hands} of {summary.hands_planned} deals; the figures cover those deals only.",
+                      ""]
+    if summary.regret_model:
+        lines.append(f"Regret and agreement are relative to `{summary.regret_model}` on the same sampled "
                      "opponents: a best response to that opponent model, not equilibrium play.")
-    if summary.get("splitpoker"):
-        made = summary["splitpoker"]
+    if summary.splitpoker:
+        made = summary.splitpoker
         lines.append(f"Measured by splitpoker {made['version']}"
                      + (f" (commit {made['commit']})." if made.get("commit") else "."))
         if made.get("environment"):
             lines.append(f"Environment: {environment_text(made['environment'])}.")
-    lines += [f"Policy file: {line}." for line in weights_lines(summary.get("weights") or {})]
-    warmed = warmup_line(summary["agents"])
+    lines += [f"Policy file: {line}." for line in weights_lines(summary.weights)]
+    warmed = warmup_line(summary.agents)
     if warmed:
         lines.append(warmed)
     lines += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     extra = ["", "| agent | row/pot win rates | special rate | 喜 rate |", "|---|---|---|---|"]
-    for a in summary["agents"]:
-        extra.append(f"| {a['spec']} | {' / '.join(f'{x:.1%}' for x in a['row_win_rate'])} | "
-                     f"{a['special_rate']:.1%} | {a['xi_rate']:.1%} |")
+    for a in summary.agents:
+        extra.append(f"| {a.spec} | {' / '.join(f'{x:.1%}' for x in a.row_win_rate)} | "
+                     f"{a.special_rate:.1%} | {a.xi_rate:.1%} |")
     return "\n".join(lines + extra) + "\n"
 
 
@@ -104,17 +107,17 @@ def weights_lines(weights: dict[str, Any]) -> list[str]:
             else f"`{spec}` not read ({entry.get('error', 'unknown')})" for spec, entry in weights.items()]
 
 
-def warmup_line(agents: Sequence[dict[str, Any]]) -> str:
+def warmup_line(agents: Sequence[Figures]) -> str:
     """The line saying what the decision times leave out: each agent's warm-up decision
     (``warmup_ms``), or "" where the report has none."""
-    warmed = [(a["spec"], a["warmup_ms"]) for a in agents if a.get("warmup_ms") is not None]
+    warmed = [(a["spec"], a["warmup_ms"]) for a in _as_dicts(agents) if a.get("warmup_ms") is not None]
     if not warmed:
         return ""
     return ("Decision times leave out each agent's untimed warm-up decisions (compiling, caches): "
             + ", ".join(f"{spec} {ms:,.1f} ms" for spec, ms in warmed) + ".")
 
 
-def plot(summary: dict[str, Any], decisions: Sequence[Decision], out: Path) -> list[Path]:
+def plot(summary: EvalSummary, decisions: Sequence[Decision], out: Path) -> list[Path]:
     """Mean payoff with CI per agent, and the regret histogram when regret was measured, as
     PNG files in ``out`` (written as :func:`~splitpoker.runtime.files.write_owned_files` writes)."""
     images = plot_images(summary, decisions, out)
@@ -133,7 +136,7 @@ def _png(fig: Any) -> bytes:
     return buffer.getvalue()
 
 
-def plot_images(summary: dict[str, Any], decisions: Sequence[Decision], out: Path) -> dict[Path, bytes]:
+def plot_images(summary: EvalSummary, decisions: Sequence[Decision], out: Path) -> dict[Path, bytes]:
     """The plots of :func:`plot`, each path in ``out`` with its PNG's bytes (nothing written)."""
     import matplotlib
 
@@ -141,24 +144,24 @@ def plot_images(summary: dict[str, Any], decisions: Sequence[Decision], out: Pat
     import matplotlib.pyplot as plt
 
     images: dict[Path, bytes] = {}
-    agents = summary["agents"]
+    agents = summary.agents
     fig, ax = plt.subplots(figsize=(max(4, 1.6 * len(agents)), 3.5))
-    means = [a["mean"] for a in agents]
-    errors = [[a["mean"] - a["ci95"][0] for a in agents], [a["ci95"][1] - a["mean"] for a in agents]]
+    means = [a.mean for a in agents]
+    errors = [[a.mean - a.ci95[0] for a in agents], [a.ci95[1] - a.mean for a in agents]]
     ax.bar(range(len(agents)), means, yerr=errors, capsize=6, color="#4c72b0")
     ax.axhline(0, color="black", linewidth=0.8)
-    ax.set_xticks(range(len(agents)), [a["spec"] for a in agents], rotation=15, ha="right", fontsize=8)
+    ax.set_xticks(range(len(agents)), [a.spec for a in agents], rotation=15, ha="right", fontsize=8)
     ax.set_ylabel("mean payoff per hand (95% CI)")
-    ax.set_title(f"{summary['game']}, {summary['players']} players, {summary['hands']} deals")
+    ax.set_title(f"{summary.game}, {summary.players} players, {summary.hands} deals")
     fig.tight_layout()
     images[out / "payoff.png"] = _png(fig)
     plt.close(fig)
-    if summary.get("regret_model"):
+    if summary.regret_model:
         fig, ax = plt.subplots(figsize=(6, 3.5))
         for index, a in enumerate(agents):
             regrets = [d.regret for d in decisions if d.agent == index]
-            ax.hist(regrets, bins=40, alpha=0.6, label=a["spec"])
-        ax.set_xlabel(f"regret vs {summary['regret_model']}")
+            ax.hist(regrets, bins=40, alpha=0.6, label=a.spec)
+        ax.set_xlabel(f"regret vs {summary.regret_model}")
         ax.set_ylabel("decisions")
         ax.legend(fontsize=8)
         fig.tight_layout()
@@ -280,7 +283,7 @@ def decisions_csv(decisions: Sequence[Decision], names: Sequence[str]) -> str:
     return out.getvalue()
 
 
-def write_report(summary: dict[str, Any], decisions: Sequence[Decision], out: Path, plots: bool = True,
+def write_report(summary: EvalSummary, decisions: Sequence[Decision], out: Path, plots: bool = True,
                  table: DecisionsTable | None = None) -> Path:
     """Write summary.json, summary.md, decisions.csv (and plots) under ``out``, all together
     (:func:`~splitpoker.runtime.files.write_owned_files`): each is written whole before any
@@ -288,13 +291,13 @@ def write_report(summary: dict[str, Any], decisions: Sequence[Decision], out: Pa
     part of a report. ``table``: decisions.csv as it was built while the match was played
     (see :class:`DecisionsTable`); without it, or where it does not hold ``decisions``, the
     table is made here."""
-    names = [agent["name"] for agent in summary.get("agents", [])]
+    names = [agent.name for agent in summary.agents]
     text = table.text(decisions) if table is not None and table.names == names else None
     files: dict[Path, bytes] = {
         out / "decisions.csv": (decisions_csv(decisions, names) if text is None else text).encode(),
         out / "summary.md": markdown(summary).encode()}
     if plots:
         files.update(plot_images(summary, decisions, out))
-    files[out / "summary.json"] = (json.dumps(summary, indent=2, ensure_ascii=False) + "\n").encode()
+    files[out / "summary.json"] = (json.dumps(summary.to_dict(), indent=2, ensure_ascii=False) + "\n").encode()
     write_owned_files(files, within=out)
     return out

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..agents import load_agent
 from ..agents.base import Agent
-from ..agents.policy_files import weights
+from ..agents.learned.policy_files import weights
 from ..agents.solver import MAX_SAMPLES
 from ..agents.specs import parse_spec
 from ..agents.version import report_stamp
@@ -41,6 +41,7 @@ from ..runtime.distributed import ray_chunks
 from ..runtime.interrupts import Interrupted, handled, signal_of, worker_pool
 from ..runtime.limits import MAX_HANDS, MAX_WORKERS, check_count
 from .duplicate import Decision, Tally, check_lineup, decision_order, play_group, seating
+from .summary import AgentSummary, EvalSummary
 
 #: the seed of the deals the warm-up decisions are made on (:func:`warm_up`), apart from every match's deals
 WARMUP_SEED = 0x5EED_0FF
@@ -229,17 +230,17 @@ class DecisionSink(Protocol):
 
 
 def run(settings: EvalSettings, progress: bool = True, task: str = "eval",
-        sink: DecisionSink | None = None) -> tuple[dict[str, Any], list[Decision]]:
-    """Play the match; on Ctrl-C or SIGTERM keep what was played (``summary["partial"]`` and
-    ``summary["interrupted_by"]`` say so). ``task`` names the work on the progress bar;
-    ``sink`` gets each part of the decisions as it arrives. Returns (summary, decisions), the
-    decisions in the order of ``(group, rotation, seat)``.
+        sink: DecisionSink | None = None) -> tuple[EvalSummary, list[Decision]]:
+    """Play the match; on Ctrl-C or SIGTERM keep what was played (``summary.partial`` and
+    ``summary.interrupted_by`` say so). ``task`` names the work on the progress bar;
+    ``sink`` gets each part of the decisions as it arrives. Returns the summary
+    (:class:`.summary.EvalSummary`) and the decisions, in the order of ``(group, rotation, seat)``.
 
     The figures are tallied as the parts arrive (:class:`.duplicate.Tally`), so that an interrupted
     match is summed up at once, whatever its size. Each agent's ``warmup_ms`` is the longest of
     its warm-ups (:func:`warm_up`, one in each chunk of deals: the first in a process holds
     the compiling), left out of ``ms_per_decision``; ``weights`` holds the sha256 of each
-    policy file the agents play (:func:`~splitpoker.agents.policy_files.weights`)."""
+    policy file the agents play (:func:`~splitpoker.agents.learned.policy_files.weights`)."""
     work = chunks(settings.hands, settings.workers)
     game = make_game(settings.game, settings.preset, **settings.switches)
     names = [load_agent(spec, game, num_players=settings.players, seed=settings.seed).name for spec in settings.agents]
@@ -287,15 +288,15 @@ def run(settings: EvalSettings, progress: bool = True, task: str = "eval",
     if not len(tally):
         raise Interrupted(signal.Signals[stopped_by]) if stopped_by else ValueError("no deal was played")
     results = tally.results(settings.agents, names)
-    summary = {
-        "game": settings.game, "players": settings.players, "preset": settings.preset,
-        "switches": game.rules.to_dict(), "hands": tally.hands, "seed": settings.seed,
-        "agents": [r.to_dict() | {"warmup_ms": max(w) if w else None} for r, w in zip(results, warmups)],
-        "regret_model": settings.regret_spec if settings.regret else None,
-        "partial": partial, "interrupted_by": stopped_by, "hands_planned": settings.hands,
-        "elapsed_s": round(time.perf_counter() - start, 3), "splitpoker": report_stamp(),
-        "weights": played_weights,
-    }
+    summary = EvalSummary(
+        game=settings.game, players=settings.players, preset=settings.preset,
+        switches=game.rules.to_dict(), hands=tally.hands, seed=settings.seed,
+        agents=[AgentSummary.of(r, max(w) if w else None) for r, w in zip(results, warmups)],
+        regret_model=settings.regret_spec if settings.regret else None,
+        partial=partial, interrupted_by=stopped_by, hands_planned=settings.hands,
+        elapsed_s=round(time.perf_counter() - start, 3), splitpoker=report_stamp(),
+        weights=played_weights,
+    )
     return summary, tally.decisions()
 
 

@@ -2,11 +2,13 @@
 translates HTTP requests into calls of :class:`~splitpoker.play.session.PlaySession`.
 
 It holds no rules. Routes (every answer JSON; an error, an unknown path and a wrong method
-included, is ``{"error": "…"}`` with a 4xx status and changes nothing):
+included, is ``{"error": "…", "code": "…", "params": {…}}`` with a 4xx status and changes
+nothing: the English message, a stable name of the refusal and its values, from which the
+page says it in either language):
 
 =========================================  ===========================================
 ``GET  /``                                 the page (``static/index.html``)
-``GET  /static/{file}``                    the page's script, style sheet and icon
+``GET  /static/{file}``                    the page's script, style sheet, icon and font
 ``GET  /api/settings``                     what the server was started with
 ``POST /api/matches``                      a new match (201): its state and its ``secret``
 ``GET  /api/matches/{id}``                 the state; starts the clock of a new hand
@@ -16,8 +18,9 @@ included, is ``{"error": "…"}`` with a 4xx status and changes nothing):
 ``POST /api/matches/{id}/timeout``         ``{"hand"[, "rows"]}``: the clock ran out: play the rows sent
                                            (valid, in time), else the saved ones, else the automatic ones
 ``POST /api/matches/{id}/auto``            ``{"hand"}``: the automatic arrangement
-``POST /api/matches/{id}/hint``            ``{"hand"}``: the solver's best splits and their EVs
-                                           (:data:`~.session.HINT_LIMIT` answers a hand, then 429)
+``POST /api/matches/{id}/hint``            ``{"hand"}``: the solver's best splits of different structures
+                                           and their EVs (a repeat is free; :data:`~.session.HINT_LIMIT`
+                                           different requests a hand, then 429)
 ``GET  /api/matches/{id}/record``          the match as a JSON download
 =========================================  ===========================================
 
@@ -54,7 +57,7 @@ import json
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -114,7 +117,8 @@ class Matches:
                 oldest = next(iter(self._sessions))
                 if self.clock() - self._used[oldest] < IDLE_S:
                     raise RequestError(503, f"the server holds {MAX_MATCHES} matches in play; "
-                                            "try again when one has been idle for a while")
+                                            "try again when one has been idle for a while", "server_full",
+                                       matches=MAX_MATCHES)
             k = next(self._count)
             seed = (np.random.SeedSequence([self.settings.seed, k]) if self.settings.seed is not None
                     else np.random.SeedSequence())
@@ -135,11 +139,11 @@ class Matches:
             session = self._sessions.get(match_id)
             expected = self._secrets.get(match_id, "")
         if session is None:
-            raise RequestError(404, f"unknown match {match_id[:40]!r}")
+            raise RequestError(404, f"unknown match {match_id[:40]!r}", "unknown_match")
         if not secret or not secrets.compare_digest(secret.encode(), expected.encode()):
             raise RequestError(403, f"match {match_id!r} belongs to the client that created it: "
                                     f"{'a wrong' if secret else 'no'} secret was given (the {SECRET_COOKIE} "
-                                    f"cookie set when it was created, or the {SECRET_HEADER} header)")
+                                    f"cookie set when it was created, or the {SECRET_HEADER} header)", "not_your_match")
         return session
 
     def touch(self, match_id: str) -> None:
@@ -150,8 +154,11 @@ class Matches:
                 self._used[match_id] = self.clock()
 
 
-def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status, headers=headers)
+def _error(status: int, message: str, code: str, headers: Mapping[str, str] | None = None,
+           **params: Any) -> JSONResponse:
+    """A refusal: ``{"error": message, "code": code, "params": params}`` (see
+    :class:`~.session.RequestError`)."""
+    return JSONResponse(RequestError(status, message, code, **params).to_dict(), status_code=status, headers=headers)
 
 
 def _depth(body: bytes) -> int:
@@ -183,20 +190,20 @@ def _depth(body: bytes) -> int:
 async def _json_body(request: Request) -> Any:
     length = request.headers.get("content-length")
     if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-        raise RequestError(413, f"the body is larger than {MAX_BODY} bytes")
+        raise RequestError(413, f"the body is larger than {MAX_BODY} bytes", "body_too_large", bytes=MAX_BODY)
     body = b""
     async for chunk in request.stream():
         body += chunk
         if len(body) > MAX_BODY:
-            raise RequestError(413, f"the body is larger than {MAX_BODY} bytes")
+            raise RequestError(413, f"the body is larger than {MAX_BODY} bytes", "body_too_large", bytes=MAX_BODY)
     if _depth(body) > MAX_DEPTH:
-        raise RequestError(400, f"the body is JSON nested too deeply (more than {MAX_DEPTH} levels)")
+        raise RequestError(400, f"the body is JSON nested too deeply (more than {MAX_DEPTH} levels)", "body_too_deep")
     try:
         return json.loads(body.decode("utf-8")) if body else None
     except (UnicodeDecodeError, ValueError) as error:
-        raise RequestError(400, f"the body is not JSON: {str(error).splitlines()[0]}") from None
+        raise RequestError(400, f"the body is not JSON: {str(error).splitlines()[0]}", "not_json") from None
     except RecursionError:
-        raise RequestError(400, "the body is JSON nested too deeply") from None
+        raise RequestError(400, "the body is JSON nested too deeply", "body_too_deep") from None
 
 
 def _host_name(host: str) -> str:
@@ -249,10 +256,11 @@ class Guard:
         name = _host_name(host)
         if self.allowed_hosts and name not in self.allowed_hosts and not (self.any_ip and _is_ip(name)):
             return _error(403, f"requests for host {host[:60]!r} are refused; this server answers "
-                               f"{', '.join(self.allowed_hosts)}{' and its IP addresses' if self.any_ip else ''}")
+                               f"{', '.join(self.allowed_hosts)}{' and its IP addresses' if self.any_ip else ''}",
+                          "host_refused")
         origin = request.headers.get("origin")
         if origin is not None and not _same_origin(origin, host):
-            return _error(403, f"cross-origin request from {origin[:60]!r} refused")
+            return _error(403, f"cross-origin request from {origin[:60]!r} refused", "cross_origin")
         if self.token is None:
             return None
         expected = self.token.encode()
@@ -262,7 +270,8 @@ class Guard:
                  or (authorization[7:].strip() if authorization.lower().startswith("bearer ") else ""))
         if not secrets.compare_digest(given.encode(), expected):
             return _error(401, f"{'a wrong' if given else 'no'} token: this server needs the token it printed "
-                               "(open the URL it printed, with ?token=…)", headers={"WWW-Authenticate": "Bearer"})
+                               "(open the URL it printed, with ?token=…)", "token",
+                          headers={"WWW-Authenticate": "Bearer"})
         if from_query and request.method in ("GET", "HEAD") and request.url.path == "/":
             redirect = RedirectResponse("/", status_code=303)
             redirect.set_cookie(token_cookie(self.token), self.token, httponly=True, samesite="lax")
@@ -303,10 +312,10 @@ def create_app(settings: PlaySettings, clock: Callable[[], float] = time.monoton
             try:
                 return await handler(request)
             except RequestError as error:
-                return _error(error.status, str(error))
+                return JSONResponse(error.to_dict(), status_code=error.status)
             except Exception as error:  # a failing agent: the page gets a message, the match is unchanged
                 first_line = str(error).splitlines()[0] if str(error) else ""
-                return _error(500, f"internal error: {type(error).__name__}: {first_line}")
+                return _error(500, f"internal error: {type(error).__name__}: {first_line}", "internal")
         return endpoint
 
     def owned(request: Request) -> PlaySession:
@@ -322,7 +331,7 @@ def create_app(settings: PlaySettings, clock: Callable[[], float] = time.monoton
     async def create(request: Request) -> Response:
         body = await _json_body(request)
         if body not in (None, {}):
-            raise RequestError(400, "a new match takes no fields (the server's settings apply)")
+            raise RequestError(400, "a new match takes no fields (the server's settings apply)", "no_fields")
         session, secret = await run_in_threadpool(matches.create)
         response = JSONResponse({**shown(session.state(start_clock=False)), "secret": secret}, status_code=201,
                                 headers={"Cache-Control": "no-store"})
@@ -345,7 +354,7 @@ def create_app(settings: PlaySettings, clock: Callable[[], float] = time.monoton
         session = owned(request)
         name = request.path_params["action"]
         if name not in ACTIONS:
-            raise RequestError(404, f"unknown action {name[:40]!r}; actions: {', '.join(ACTIONS)}")
+            raise RequestError(404, f"unknown action {name[:40]!r}; actions: {', '.join(ACTIONS)}", "unknown_action")
         body = await _json_body(request)
 
         def run() -> Any:
@@ -381,13 +390,15 @@ def create_app(settings: PlaySettings, clock: Callable[[], float] = time.monoton
 
     async def http_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, HTTPException)
-        message = {404: f"no such page {request.url.path[:60]!r}",
-                   405: f"{request.method} is not allowed on {request.url.path[:60]!r}"}.get(error.status_code,
-                                                                                        str(error.detail))
-        return JSONResponse({"error": message}, status_code=error.status_code, headers=error.headers)
+        if error.status_code == 404:
+            return _error(404, f"no such page {request.url.path[:60]!r}", "no_such_page", headers=error.headers)
+        if error.status_code == 405:
+            return _error(405, f"{request.method} is not allowed on {request.url.path[:60]!r}", "method_not_allowed",
+                          headers=error.headers)
+        return _error(error.status_code, str(error.detail), "http", headers=error.headers)
 
     async def server_error(request: Request, error: Exception) -> Response:
-        return _error(500, f"internal error: {type(error).__name__}")
+        return _error(500, f"internal error: {type(error).__name__}", "internal")
 
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error, Exception: server_error})
     app.add_middleware(Guard, allowed_hosts=allowed_hosts, any_ip=any_ip, token=token)

@@ -13,13 +13,19 @@ automatic arrangement and the payoffs.
   arrangement if a valid one arrived in time (sent with the time-out, or kept by
   :meth:`save`), else the automatic one;
 * the **automatic arrangement**: the first registered agent kind of :data:`AUTO_KINDS`;
-* the **hint**: the exhaustive solver's best splits with their expected payoffs, splits
-  that differ only by exchanging cards of equal rank counted once, at most
-  :data:`HINT_LIMIT` answers a hand (the solver runs once a hand);
+* the **hint**: the exhaustive solver's best splits with their expected payoffs, the best
+  one of each structure (the types of its rows) only, worked out once a hand; a repeat of
+  a request is answered again for free, at most :data:`HINT_LIMIT` different ones a hand;
 * what the page shows beside the cards, read from the game: a special hand (报到) the
-  person's cards are paid as (:meth:`PlaySession.special`), the rows that break the
-  order of an invalid arrangement, the row types each row can hold (for the page's
-  pickers) and the rules in play with their payment tables.
+  person's cards are paid as (:meth:`PlaySession.special`), the bonuses (Biji's 喜) a
+  valid arrangement holds by itself, each revealed row's cards in the order of what they
+  make (``rows_by_role``), the rows that break the order of an invalid arrangement (and
+  the two rows to exchange when that makes it valid), the row types each row can hold
+  and the groups of the hand that make each (for the page's pickers, :mod:`.pickers`)
+  and the rules in play with their payment tables.
+
+Every refusal carries a stable ``code`` and its ``params`` beside the English message, for
+the page to say in its own words (:class:`RequestError`).
 """
 
 from __future__ import annotations
@@ -39,6 +45,8 @@ from ..envs.cards import format_card, format_cards, parse_cards
 from ..envs.game import Game
 from ..envs.games import check_game, make_game
 from ..envs.match import Match
+from ..runtime.arguments import is_number, is_whole
+from .pickers import groups, pickers
 
 __all__ = ["AUTO_KINDS", "HINT_LIMIT", "HUMAN", "MAX_HINT_SAMPLES", "MAX_MATCH_HANDS", "MAX_SEED", "PlaySession",
            "PlaySettings", "RequestError", "auto_kind"]
@@ -58,38 +66,9 @@ MAX_HINT_SAMPLES = 65_536
 MAX_MATCH_HANDS = 10_000
 #: the largest seed of the deals
 MAX_SEED = 2**32 - 1
-#: hint answers a match gives for one hand; beyond, 429 (the solver runs once a hand)
+#: different hint requests a hand answers; beyond, 429 (the solver runs once a hand, and a
+#: repeat of a request is answered again from the same splits without counting)
 HINT_LIMIT = 5
-#: splits of the solver's ranking looked through for :data:`HINT_TOP` different ones
-HINT_SCAN = 200
-#: row types the page can pull from the unplaced cards, with a row of each, by size, whose
-#: type the game is asked: a type is offered for a row when the game names its example so
-PICKERS: dict[str, dict[int, str]] = {
-    "pair": {3: "9c 9d 2h", 5: "9c 9d 2h 4s 6c"},
-    "two_pair": {5: "9c 9d 5h 5s 2c"},
-    "trips": {3: "9c 9d 9h", 5: "9c 9d 9h 2s 4c"},
-    "straight": {3: "5c 6d 7h", 5: "5c 6d 7h 8s 9c"},
-    "flush": {3: "2h 5h 9h", 5: "2h 5h 9h Jh Kh"},
-    "straight_flush": {3: "5h 6h 7h", 5: "5h 6h 7h 8h 9h"},
-}
-
-
-def rank_pattern(rows: list[list[str]]) -> tuple[tuple[str, ...], ...]:
-    """The ranks of each row of an arrangement (cards as text), sorted: two arrangements
-    with one pattern differ only by exchanging cards of equal rank."""
-    return tuple(tuple(sorted(card if len(card) != 2 or card[1] == "J" else card[0] for card in row))
-                 for row in rows)
-
-
-def pickers(game: Game) -> list[list[str]]:
-    """For each row of ``game``, the row types of :data:`PICKERS` a row of its size can
-    be (the game types the example row of that size as the picker's name)."""
-    offered = []
-    for size in game.split_index.row_sizes:
-        kinds = [kind for kind, examples in PICKERS.items() if size in examples
-                 and game.describe_rows([parse_cards(examples[size])])[0] == kind]
-        offered.append(kinds)
-    return offered
 
 
 def rules_view(game: Game, preset: str) -> dict[str, Any]:
@@ -114,7 +93,7 @@ def broken_order(game: Game, rows: list[list[int]]) -> dict[str, Any] | None:
     the weakest possible before them, or the strongest after), and whether the earlier
     row ``beats`` or ``ties`` the later one by their strengths; None when no pair alone
     breaks it."""
-    strengths = [int(game.row_strengths(np.sort(np.asarray(r, dtype=np.intp))[None])[0]) for r in rows]
+    strengths = _strengths(game, rows)
     low, high = -(2**62), 2**62  # below and above every row strength
     for a in range(len(rows) - 1):
         question = [low] * a + strengths[a:a + 2] + [high] * (len(rows) - a - 2)
@@ -124,13 +103,55 @@ def broken_order(game: Game, rows: list[list[int]]) -> dict[str, Any] | None:
     return None
 
 
+def different_structures(game: Game, slots: np.ndarray, ranking: list[tuple[int, float]],
+                         top: int) -> list[tuple[int, float]]:
+    """The first ``top`` splits of ``ranking`` (``(split, ev)``, best first) whose row types
+    differ: the best split of each structure (the type of each row), not one kicker
+    exchanged for another."""
+    if not ranking:
+        return []
+    splits = np.array([split for split, _ in ranking], dtype=np.intp)
+    kinds = len(game.type_names)
+    signature = np.zeros(len(splits), dtype=np.int64)
+    for strengths in game.split_strengths(np.asarray(slots)):
+        signature = signature * kinds + np.asarray(game.strength_type(strengths[splits]), dtype=np.int64)
+    first = np.sort(np.unique(signature, return_index=True)[1])[:top]
+    return [ranking[i] for i in first.tolist()]
+
+
+def fixing_swap(game: Game, rows: list[list[int]], order: dict[str, Any] | None) -> list[int] | None:
+    """The two rows out of order (``order``, :func:`broken_order`) when they hold as many
+    cards and exchanging them makes the arrangement valid; None otherwise."""
+    if order is None:
+        return None
+    a, b = order["rows"]
+    if len(rows[a]) != len(rows[b]):
+        return None
+    swapped = [rows[b] if k == a else rows[a] if k == b else row for k, row in enumerate(rows)]
+    return [a, b] if bool(game.valid_rows(*_strengths(game, swapped))) else None
+
+
+def _strengths(game: Game, rows: list[list[int]]) -> list[int]:
+    """The strength of each row of an arrangement."""
+    return [int(game.row_strengths(np.sort(np.asarray(r, dtype=np.intp))[None])[0]) for r in rows]
+
+
 class RequestError(ValueError):
     """A request the session refuses: ``status`` is the HTTP status (400 malformed, 404
-    unknown, 409 out of turn or stale, 422 an invalid split, 429 too many hints)."""
+    unknown, 409 out of turn or stale, 422 an invalid split, 429 too many hints), the
+    message says why in English, ``code`` names the refusal for good and ``params`` are its
+    values (hand numbers from 0, rows by index, cards as text), for the page to say it in
+    its own words."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, code: str | None = None, **params: Any) -> None:
         super().__init__(message)
         self.status = status
+        self.code = code
+        self.params = params
+
+    def to_dict(self) -> dict[str, Any]:
+        """The answer's body: ``{"error", "code", "params"}``."""
+        return {"error": str(self), "code": self.code, "params": self.params}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -157,25 +178,25 @@ class PlaySettings:
         if len(specs) not in (1, self.players - 1):
             raise ValueError(f"--against has {len(specs)} specs; give one for every opponent or "
                              f"{self.players - 1} (one per seat 1..{self.players - 1})")
-        for name, option, value, least, most in (("hands", "--hands", self.hands, 1, MAX_MATCH_HANDS),
-                                                 ("hint_samples", "--hint-samples", self.hint_samples, 1,
-                                                  MAX_HINT_SAMPLES),
-                                                 ("seed", "--seed", self.seed, 0, MAX_SEED),
-                                                 ("banker_term", "--banker-hands", self.banker_term, 1,
-                                                  MAX_MATCH_HANDS)):
+        bounds: tuple[tuple[str, str, Any, int, int], ...] = (
+            ("hands", "--hands", self.hands, 1, MAX_MATCH_HANDS),
+            ("hint_samples", "--hint-samples", self.hint_samples, 1, MAX_HINT_SAMPLES),
+            ("seed", "--seed", self.seed, 0, MAX_SEED),
+            ("banker_term", "--banker-hands", self.banker_term, 1, MAX_MATCH_HANDS))
+        counts: dict[str, Any] = {}
+        for name, option, value, least, most in bounds:
             if value is None and name in ("seed", "banker_term"):
                 continue  # a random seed; the rules' own banker term
-            if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= most:
+            if not is_whole(value) or not least <= value <= most:
                 raise ValueError(f"{name}={value!r} is not a whole number of at least {least} and at most {most:,} "
                                  f"({option})")
+            counts[name] = int(value)  # a numpy integer, too, is written to JSON as a plain int
         if self.banker_term is not None and game.banker() is None:
             raise ValueError(f"banker_term={self.banker_term!r}: these {game.name} rules have no banker "
                              "(--banker-hands applies under rules with one)")
-        if self.time_limit is not None and not (isinstance(self.time_limit, (int, float))
-                                                and not isinstance(self.time_limit, bool)
-                                                and 0 < self.time_limit <= 24 * 3600):
+        if self.time_limit is not None and not (is_number(self.time_limit) and 0 < self.time_limit <= 24 * 3600):
             raise ValueError(f"time_limit={self.time_limit!r} is not a number of seconds above 0 (at most a day)")
-        checked = dataclasses.replace(self, against=specs, switches=dict(self.switches))
+        checked = dataclasses.replace(self, against=specs, switches=dict(self.switches), **counts)
         for spec in dict.fromkeys(specs):  # a missing checkpoint is found now, not at the first hand
             load_agent(spec, game, num_players=self.players, seed=0)
         return checked
@@ -205,7 +226,8 @@ class PlaySession:
         self.timed_out: list[bool] = []
         self._agents: dict[tuple[int, int | None], Agent] = {}
         self._hints: dict[int, list[dict[str, Any]]] = {}
-        self._hint_asks: dict[int, int] = {}  # hint answers given, by hand
+        self._hint_asks: dict[int, set[str]] = {}  # the different hint requests answered, by hand
+        self._groups: tuple[int, dict[int, dict[str, list[list[str]]]]] | None = None  # the pickers' groups
         self._saved: int | None = None  # the split kept by save() for the hand in play
         self._deadline: float | None = None
         self._specials: dict[int, dict[str, Any] | None] = {}  # the person's special hand, by hand
@@ -270,7 +292,8 @@ class PlaySession:
             hand = {"number": deal.number, "first": deal.first, "banker": deal.banker,
                     "cards": [format_card(c) for c in deal.hand(HUMAN).tolist()], "remaining": self._remaining(),
                     "saved": None if self._saved is None else self._split_view(self._saved)["rows"],
-                    "special": self.special(), "hints_left": HINT_LIMIT - self._hint_asks.get(deal.number, 0)}
+                    "special": self.special(), "hints_left": HINT_LIMIT - len(self._hint_asks.get(deal.number, ())),
+                    "groups": self._hand_groups(deal)}
         history = [{"hand": r.deal.number, "payoffs": r.payoffs.tolist(), "totals": r.totals.tolist(),
                     "timed_out": t} for r, t in zip(self.match.history, self.timed_out)]
         last = self._hand_view(len(self.match.history) - 1) if self.match.history else None
@@ -295,6 +318,8 @@ class PlaySession:
                   f"{game.invalid_reason}", "split": split, "types": game.describe_rows(rows)}
         if not valid:
             answer["order"] = broken_order(game, rows)
+            answer["swap"] = fixing_swap(game, rows, answer["order"])
+        answer["bonuses"] = game.held_bonuses(rows) if valid else {}
         return answer
 
     def save(self, body: Any) -> dict[str, Any]:
@@ -302,10 +327,11 @@ class PlaySession:
         the clock runs out before one is submitted; changes nothing else."""
         split, rows = self._read_split(body)
         if self._expired(GRACE_S):
-            raise RequestError(409, "the time is up: an arrangement saved now is not played")
+            raise RequestError(409, "the time is up: an arrangement saved now is not played", "time_up")
         if not self._valid(split):
             raise RequestError(422, f"{' | '.join(format_cards(r) for r in rows)} "
-                               f"{self._deal().game.invalid_reason}: only a valid arrangement is kept")
+                               f"{self._deal().game.invalid_reason}: only a valid arrangement is kept", "invalid_kept",
+                               invalid=self._deal().game.invalid_name)
         self._saved = split
         return {"saved": True, "split": split, "types": self._deal().game.describe_rows(rows)}
 
@@ -317,7 +343,8 @@ class PlaySession:
             return self._play(None, ran_out=True)
         if not self._valid(split):
             raise RequestError(422, f"{' | '.join(format_cards(r) for r in rows)} "
-                               f"{self._deal().game.invalid_reason}: rearrange before you submit")
+                               f"{self._deal().game.invalid_reason}: rearrange before you submit", "invalid_submit",
+                               invalid=self._deal().game.invalid_name)
         return self._play(split)
 
     def timeout(self, body: Any) -> dict[str, Any]:
@@ -330,12 +357,14 @@ class PlaySession:
         else:
             self._read_hand(body, ("hand",))
         if self.settings.time_limit is None:
-            raise RequestError(409, "this match has no time limit")
+            raise RequestError(409, "this match has no time limit", "no_time_limit")
         remaining = self._remaining()
         if remaining is None:
-            raise RequestError(409, "the clock of this hand has not started: it starts when the hand is shown")
+            raise RequestError(409, "the clock of this hand has not started: it starts when the hand is shown",
+                               "clock_not_started")
         if not self._expired(-GRACE_S):
-            raise RequestError(409, f"the time is not up: {remaining:.1f} s left")
+            raise RequestError(409, f"the time is not up: {remaining:.1f} s left", "time_not_up",
+                               remaining=round(remaining, 1))
         if split is not None and (self._expired(GRACE_S) or not self._valid(split)):
             split = None  # too late, or not valid: not played
         return self._play(split, ran_out=True)
@@ -347,26 +376,27 @@ class PlaySession:
         return {"agent": auto_kind(), **self._split_view(split)}
 
     def hint(self, body: Any) -> dict[str, Any]:
-        """The solver's best splits of the hand with their expected payoffs, worked out once
-        a hand; at most :data:`HINT_LIMIT` answers a hand, then 429."""
+        """The solver's best splits of the hand with their expected payoffs, at most
+        :data:`HINT_TOP`, the best of each structure (the row types of its rows) only:
+        worked out once a hand. A repeat of a request is answered again and counts nothing
+        (``repeat``); at most :data:`HINT_LIMIT` different requests a hand, then 429."""
         deal = self._read_hand(body, ("hand",))
-        asked = self._hint_asks.get(deal.number, 0)
-        if asked >= HINT_LIMIT:
-            raise RequestError(429, f"no more hints for hand {deal.number}: {HINT_LIMIT} a hand")
+        request = repr(sorted(body.items()))
+        asked = self._hint_asks.setdefault(deal.number, set())
+        if request not in asked and len(asked) >= HINT_LIMIT:
+            raise RequestError(429, f"no more hints for hand {deal.number}: {HINT_LIMIT} a hand", "no_more_hints",
+                               hand=deal.number, limit=HINT_LIMIT)
         if deal.number not in self._hints:
             solver = SolverAgent(deal.game, self.settings.players, samples=self.settings.hint_samples)
             seed = np.random.default_rng(self._hint_seed.spawn(1)[0])
             result = solver.solve(deal.hand(HUMAN), seed=seed, seat=HUMAN)
-            different: dict[tuple[tuple[str, ...], ...], dict[str, Any]] = {}
-            for split, ev in result.ranking(HINT_SCAN):  # best first: the first of each pattern
-                view = self._split_view(split)
-                different.setdefault(rank_pattern(view["rows"]), {**view, "ev": ev})
-                if len(different) == HINT_TOP:
-                    break
-            self._hints[deal.number] = list(different.values())
-        self._hint_asks[deal.number] = asked + 1
+            self._hints[deal.number] = [{**self._split_view(split), "ev": ev}
+                                        for split, ev in different_structures(deal.game, deal.hand(HUMAN),
+                                                                              result.ranking(), HINT_TOP)]
+        repeat = request in asked
+        asked.add(request)
         return {"samples": self.settings.hint_samples, "splits": self._hints[deal.number],
-                "hints_left": HINT_LIMIT - asked - 1}
+                "hints_left": HINT_LIMIT - len(asked), "repeat": repeat}
 
     def record(self) -> dict[str, Any]:
         """The whole match so far: settings, every hand, split and payoff, the totals."""
@@ -384,8 +414,13 @@ class PlaySession:
         if ran_out is not None:
             view["clock_ran_out"] = ran_out
         for seat in view["seats"]:
-            name = record.score.seat_breakdown(seat["seat"]).get("special")
+            breakdown = record.score.seat_breakdown(seat["seat"])
+            name = breakdown.get("special")
             seat["special_name"] = name if seat["special"] and isinstance(name, str) and name else None
+            bonuses = breakdown.get("bonuses")
+            seat["bonuses"] = dict(bonuses) if isinstance(bonuses, Mapping) else {}
+            seat["rows_by_role"] = [[format_card(c) for c in record.deal.game.role_order(row)]
+                                    for row in record.rows(seat["seat"])]
         return view
 
     # ------------------------------------------------------------------ helpers
@@ -393,8 +428,16 @@ class PlaySession:
     def _deal(self) -> Any:
         deal = self.match.current
         if deal is None:
-            raise RequestError(409, f"the match is over: all {self.match.hands} hands are played")
+            raise RequestError(409, f"the match is over: all {self.match.hands} hands are played", "match_over",
+                               hands=self.match.hands)
         return deal
+
+    def _hand_groups(self, deal: Any) -> dict[int, dict[str, list[list[str]]]]:
+        """The pickers' groups of the person's cards of ``deal`` (:func:`.pickers.groups`),
+        worked out once a hand."""
+        if self._groups is None or self._groups[0] != deal.number:
+            self._groups = (deal.number, groups(deal.game, deal.hand(HUMAN).tolist()))
+        return self._groups[1]
 
     def _remaining(self) -> float | None:
         return None if self._deadline is None else max(0.0, self._deadline - self.clock())
@@ -432,17 +475,21 @@ class PlaySession:
         """The current deal, when ``body`` is an object with exactly ``keys`` whose
         ``hand`` is the current hand's number."""
         if not isinstance(body, Mapping):
-            raise RequestError(400, f"the body must be a JSON object with {', '.join(keys)}")
+            raise RequestError(400, f"the body must be a JSON object with {', '.join(keys)}", "not_an_object",
+                               fields=list(keys))
         unknown = sorted(set(body) - set(keys))
         missing = [k for k in keys if k not in body]
         if unknown or missing:
-            raise RequestError(400, f"unknown field {unknown[0]!r}" if unknown else f"missing field {missing[0]!r}")
+            if unknown:
+                raise RequestError(400, f"unknown field {unknown[0]!r}", "unknown_field", field=str(unknown[0])[:40])
+            raise RequestError(400, f"missing field {missing[0]!r}", "missing_field", field=missing[0])
         number = body["hand"]
-        if isinstance(number, bool) or not isinstance(number, int):
-            raise RequestError(400, f"hand {number!r} is not a hand number")
+        if not is_whole(number):
+            raise RequestError(400, f"hand {number!r} is not a hand number", "not_a_hand")
         deal = self._deal()
         if number != deal.number:
-            raise RequestError(409, f"hand {number} is not the hand in play (hand {deal.number})")
+            raise RequestError(409, f"hand {number} is not the hand in play (hand {deal.number})", "stale_hand",
+                               hand=number, current=deal.number)
         return deal
 
     def _read_split(self, body: Any) -> tuple[int, list[list[int]]]:
@@ -453,27 +500,32 @@ class PlaySession:
         names = deal.game.row_names
         rows_in = body["rows"]
         if not isinstance(rows_in, list) or len(rows_in) != len(sizes):
-            raise RequestError(400, f"rows must be a list of {len(sizes)} rows ({', '.join(names)})")
+            raise RequestError(400, f"rows must be a list of {len(sizes)} rows ({', '.join(names)})", "rows_not_a_list",
+                               count=len(sizes))
         rows: list[list[int]] = []
-        for name, size, row in zip(names, sizes, rows_in):
+        for k, (name, size, row) in enumerate(zip(names, sizes, rows_in)):
             if not isinstance(row, list) or not all(isinstance(c, str) for c in row):
-                raise RequestError(400, f"the {name} row must be a list of card strings, got {row!r}"[:200])
+                raise RequestError(400, f"the {name} row must be a list of card strings, got {row!r}"[:200],
+                                   "row_not_cards", row=k)
             if len(row) != size:
-                raise RequestError(400, f"the {name} row has {len(row)} cards; it needs {size}")
+                raise RequestError(400, f"the {name} row has {len(row)} cards; it needs {size}", "row_size",
+                                   row=k, cards=len(row), size=size)
             try:
                 cards = [parse_cards(c) for c in row]
             except ValueError as error:
-                raise RequestError(400, str(error)) from None
+                raise RequestError(400, str(error), "bad_card") from None
             if any(len(c) != 1 for c in cards):
                 bad = next(text for text, c in zip(row, cards) if len(c) != 1)
-                raise RequestError(400, f"{bad!r} is not one card")
+                raise RequestError(400, f"{bad!r} is not one card", "not_one_card")
             rows.append([c[0] for c in cards])
         hand = sorted(deal.hand(HUMAN).tolist())
         given = sorted(c for row in rows for c in row)
         if given != hand:
             extra = [c for c in given if given.count(c) > hand.count(c)]
             lacking = [c for c in hand if c not in given]
-            what = (f"card {format_card(extra[0])} is not in your hand (or is given twice)" if extra
-                    else f"card {format_card(lacking[0])} of your hand is missing")
-            raise RequestError(400, f"the rows are not your hand: {what}")
+            if extra:
+                raise RequestError(400, f"the rows are not your hand: card {format_card(extra[0])} is not in your "
+                                        "hand (or is given twice)", "card_not_in_hand", card=format_card(extra[0]))
+            raise RequestError(400, f"the rows are not your hand: card {format_card(lacking[0])} of your hand is "
+                                    "missing", "card_missing", card=format_card(lacking[0]))
         return deal.game.index_of(deal.hand(HUMAN).tolist(), rows), rows

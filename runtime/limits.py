@@ -10,9 +10,10 @@ bytes several values ask for together: a training run's rollout)."""
 
 from __future__ import annotations
 
-import numbers
 import os
 from typing import Any
+
+from .arguments import check_whole, named
 
 #: worker processes (evaluation, labelling, one-process-per-env training): each is a process with
 #: its own copy of the agents
@@ -30,23 +31,12 @@ MAX_TIMESTEPS = 10**12
 MAX_BATCH_BYTES = 4 * 2**30
 
 
-def _shown(what: str, value: Any) -> str:
-    """``what`` and ``value`` as written in a message: ``--workers 0``, or ``num_envs=0`` for
-    a ``what`` ending in ``=``; an integer of any type as a plain number."""
-    shown = str(int(value)) if isinstance(value, numbers.Integral) and not isinstance(value, bool) else repr(value)
-    return f"{what}{shown}" if what.endswith("=") else f"{what} {shown}"
-
-
 def check_count(value: Any, what: str, least: int = 1, most: int | None = None) -> int:
     """``value`` as an int when it is an integer (numpy's included; not a bool, not a float)
     from ``least`` to ``most`` (None: no most); else ValueError naming ``what`` (an option,
-    ``--workers``, or a keyword, ``num_envs=``), the value and what is allowed."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < least:
-        limit = "" if most is None else f" (at most {most:,})"
-        raise ValueError(f"{_shown(what, value)} must be an integer of at least {least}{limit}")
-    if most is not None and int(value) > most:
-        raise ValueError(f"{_shown(what, value)} is more than the most allowed, {most:,}")
-    return int(value)
+    ``--workers``, or a keyword, ``num_envs=``), the value and what is allowed
+    (:func:`~splitpoker.runtime.arguments.check_whole`)."""
+    return check_whole(value, what, least, most)
 
 
 def check_workers(value: Any, what: str = "--workers") -> int:
@@ -93,7 +83,7 @@ def check_batch(value: Any, what: str, bytes_each: int, least: int = 1, most: in
     count = check_count(value, what, least, most)
     fit = most_within_bytes(bytes_each, most)
     if count > fit:
-        raise ValueError(f"{_shown(what, count)} is more than the most allowed, {fit:,}: {count:,} {items} would take "
+        raise ValueError(f"{named(what, count)} is more than the most allowed, {fit:,}: {count:,} {items} would take "
                          f"{_bytes(count * bytes_each)} ({_bytes(bytes_each)} each), more than "
                          f"{_bytes(MAX_BATCH_BYTES)}")
     return count

@@ -1,4 +1,4 @@
-"""Checkpoints whose ``splitpoker.json`` holds bad values (agents/checkpoint.py ``read_meta``).
+"""Checkpoints whose ``splitpoker.json`` holds bad values (agents/learned/checkpoint.py ``read_meta``).
 
 Each case copies a shipped pretrained policy and rewrites one value of its description: a
 network far too wide, a negative width, a width that is not a number, a table size in words,
@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from splitpoker.agents import load_agent
-from splitpoker.agents import policy as P
-from splitpoker.agents.checkpoint import META_MEMBER, PRETRAINED_DIR, read_meta
-from splitpoker.agents.policy_kinds import MAX_WIDTH
+from splitpoker.agents.learned import policy as P
+from splitpoker.agents.learned.checkpoint import META_MEMBER, PRETRAINED_DIR, read_meta
+from splitpoker.agents.learned.policy_kinds import MAX_WIDTH
 from splitpoker.train.cli import main
 
 Meta = dict[str, Any]

@@ -33,8 +33,8 @@ def tiny_config(tmp: Path) -> dict[str, Any]:
 
 
 def policy_file(path: Path, preset: str = "classic") -> Path:
-    from splitpoker.agents.checkpoint import policy_meta, write_policy_file
-    from splitpoker.agents.networks import build_policy
+    from splitpoker.agents.learned.checkpoint import policy_meta, write_policy_file
+    from splitpoker.agents.learned.networks import build_policy
     from splitpoker.envs.games import make_game
 
     meta = policy_meta(make_game("biji", preset), 4, "split_scorer", ARCH, preset=preset)
@@ -473,7 +473,7 @@ def test_api_bad_input_raises_a_clear_error(tmp_path: Path, what: str, call: Any
 
 def test_rules_mismatch_warns_naming_both(tmp_path: Path) -> None:
     from splitpoker.agents import load_agent
-    from splitpoker.agents.checkpoint import RulesMismatchWarning
+    from splitpoker.agents.learned.checkpoint import RulesMismatchWarning
 
     policy_file(tmp_path / "p.zip")
     with pytest.warns(RulesMismatchWarning, match=r"trained under biji rules classic and plays here under "

@@ -247,7 +247,7 @@ def test_seeds_are_checked() -> None:
             env.reset(seed=seed)
     first = env.reset(seed=7)[2]["slots"]
     assert np.array_equal(TableBatchEnv("biji", num_envs=2, num_players=4).reset(seed=np.int64(7))[2]["slots"], first)
-    from splitpoker.envs.table import derived_seed
+    from splitpoker.runtime.seeding import derived_seed
 
     assert derived_seed(np.int64(3), 1) == derived_seed(3, 1)
     for keys in ((-1,), (3, 1.5), (True,)):
@@ -390,8 +390,8 @@ def test_a_training_rollout_is_bounded_by_the_bytes_it_takes(tmp_path: Path,
     import yaml
 
     from splitpoker.runtime.limits import MAX_BATCH_BYTES
-    from splitpoker.train import config as configs
     from splitpoker.train.config import load_config_dict
+    from splitpoker.train.ppo_config import rollout_bytes
 
     base = {"game": "thirteen", "num_players": 4, "total_timesteps": 64, "progress": False,
             "output_dir": str(tmp_path / "runs"), "ppo": {"n_steps": 64, "batch_size": 64}}
@@ -402,7 +402,7 @@ def test_a_training_rollout_is_bounded_by_the_bytes_it_takes(tmp_path: Path,
     with pytest.raises(ValueError, match=r"n_envs: 64 with ppo.n_steps: 8192 \(524,288 thirteen hands"):
         load_config_dict({**base, "n_envs": 64, "ppo": {"n_steps": 8192, "batch_size": 64}})
     fits = load_config_dict({**base, "n_envs": 256})
-    assert 0 < configs.rollout_bytes(fits) <= MAX_BATCH_BYTES
+    assert 0 < rollout_bytes(fits) <= MAX_BATCH_BYTES
     path = tmp_path / "thirteen.yaml"
     path.write_text(yaml.safe_dump({**base, "n_envs": 8}))
     status = main(["train", str(path), "--set", "n_envs=65536"])

@@ -31,8 +31,8 @@ import torch as th
 import yaml
 
 from splitpoker.agents import load_agent
-from splitpoker.agents import policy as P
-from splitpoker.agents.checkpoint import (
+from splitpoker.agents.learned import policy as P
+from splitpoker.agents.learned.checkpoint import (
     META_MEMBER,
     POLICY_MEMBER,
     PRETRAINED_DIR,
@@ -41,7 +41,7 @@ from splitpoker.agents.checkpoint import (
     read_policy_state,
 )
 from splitpoker.agents.specs import MAX_SPEC_DEPTH, AgentSpec, mixture_spec, parse_spec
-from splitpoker.runtime.files import MAX_YAML_DEPTH, load_yaml, read_mapping
+from splitpoker.runtime.settings import MAX_YAML_DEPTH, load_yaml, read_mapping
 from splitpoker.train.cli import main
 
 ARCH = {"subset_hidden": 8, "embed_dim": 4, "split_hidden": 2, "value_hidden": 4}
@@ -53,8 +53,8 @@ State = dict[str, th.Tensor]
 @pytest.fixture(scope="module")
 def good(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small Biji policy file written as training writes one."""
-    from splitpoker.agents.checkpoint import policy_meta, write_policy_file
-    from splitpoker.agents.networks import build_policy
+    from splitpoker.agents.learned.checkpoint import policy_meta, write_policy_file
+    from splitpoker.agents.learned.networks import build_policy
     from splitpoker.envs.games import make_game
 
     meta = policy_meta(make_game("biji", "classic"), 4, "split_scorer", ARCH, preset="classic")
@@ -520,7 +520,7 @@ def test_resume_refuses_a_pool_with_bad_weights(stopped_run: Path, tmp_path: Pat
 
 def test_a_policy_checkpoint_with_bad_weights_is_refused(stopped_run: Path, tmp_path: Path) -> None:
     """Fictitious play's learner reads its checkpoints the same way."""
-    from splitpoker.agents.checkpoint import BadWeights
+    from splitpoker.agents.learned.checkpoint import BadWeights
     from splitpoker.envs.games import make_game
     from splitpoker.train.config import load_config
     from splitpoker.train.learner import load_policy_checkpoint

@@ -109,7 +109,7 @@ def _cli_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, 
 @pytest.fixture(scope="module")
 def policy_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A policy file of our own: a copy of a shipped one, played as ``checkpoint:PATH``."""
-    from splitpoker.agents.checkpoint import pretrained_path
+    from splitpoker.agents.learned.checkpoint import pretrained_path
 
     path = tmp_path_factory.mktemp("policy") / "mine.zip"
     shutil.copyfile(pretrained_path("biji_classic_4p"), path)
@@ -169,7 +169,7 @@ def _sha256(path: Path) -> str:
 
 @pytest.mark.parametrize("kind", ["eval", "exploit", "benchmark"])
 def test_each_policy_file_played_is_recorded_by_its_sha256(kind, tmp_path, capsys, policy_copy):
-    from splitpoker.agents.checkpoint import pretrained_path
+    from splitpoker.agents.learned.checkpoint import pretrained_path
 
     report = _report(kind, tmp_path, capsys, policy_copy)
     played = report.get("weights")
@@ -187,7 +187,7 @@ def test_each_policy_file_played_is_recorded_by_its_sha256(kind, tmp_path, capsy
 
 
 def test_weights_are_found_through_run_folders_and_never_fail(tmp_path, policy_copy):
-    from splitpoker.agents.policy_files import weights
+    from splitpoker.agents.learned.policy_files import weights
 
     run_dir = tmp_path / "run"
     (run_dir / "checkpoints").mkdir(parents=True)
@@ -206,16 +206,16 @@ def test_a_first_decision_that_compiles_is_a_warm_up_not_a_decision_time(monkeyp
     _reset_slow_first()
     summary, decisions = run(EvalSettings(game="biji", agents=["tests.test_citable:SlowFirst", "greedy"], hands=3,
                                           players=2, regret=False), progress=False)
-    slow, greedy = summary["agents"]
+    slow, greedy = summary.agents
     assert max(d.ms for d in decisions) < FIRST_S * 1e3 / 4, "the slow first decision was timed"
-    assert slow["ms_per_decision"] < FIRST_S * 1e3 / 20
-    assert slow["warmup_ms"] >= FIRST_S * 1e3, slow
-    assert greedy["warmup_ms"] is not None and greedy["warmup_ms"] < FIRST_S * 1e3
+    assert slow.ms_per_decision < FIRST_S * 1e3 / 20
+    assert slow.warmup_ms is not None and slow.warmup_ms >= FIRST_S * 1e3, slow
+    assert greedy.warmup_ms is not None and greedy.warmup_ms < FIRST_S * 1e3
 
 
 def test_the_benchmark_and_bench_time_after_a_warm_up_and_report_it():
-    from splitpoker.eval.bench import Figure, _measure
     from splitpoker.eval.benchmark import V1, decision_ms
+    from splitpoker.eval.speed import Figure, _measure
 
     _reset_slow_first()
     track = V1.track("thirteen_western_2p")
@@ -285,7 +285,7 @@ def test_the_warm_up_changes_no_deal_decision_or_payoff(mask):
                             regret_samples=4, mask=mask)
     summary, decisions = run(settings, progress=False)
     assert _played(decisions) == _played_without_warm_up(settings)
-    assert all(a["warmup_ms"] is not None for a in summary["agents"]), "every agent was warmed up"
+    assert all(a.warmup_ms is not None for a in summary.agents), "every agent was warmed up"
     # the check has teeth: a warm-up by the agent itself would have moved the unseeded agent's decisions
     itself = EvalSettings(**(settings.to_dict() | {"agents": ["tests.test_citable:SelfCopied", *LINEUP]}))
     assert _played_without_warm_up(itself) == _played(decisions)
@@ -297,7 +297,7 @@ def test_an_agent_that_cannot_be_copied_is_left_cold_and_unchanged():
                             regret=False)
     summary, decisions = run(settings, progress=False)
     assert _played(decisions) == _played_without_warm_up(settings)
-    assert summary["agents"][0]["warmup_ms"] is None and summary["agents"][1]["warmup_ms"] is not None
+    assert summary.agents[0].warmup_ms is None and summary.agents[1].warmup_ms is not None
 
 
 # --------------------------------------------------------------------------- intervals

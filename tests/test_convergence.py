@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from splitpoker.agents.checkpoint import read_meta
+from splitpoker.agents.learned.checkpoint import read_meta
 from splitpoker.eval import convergence
 from splitpoker.eval.convergence import Run, measure, parse_run, spread
 from splitpoker.train.cli import main

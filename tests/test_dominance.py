@@ -353,7 +353,7 @@ def test_policy_decides_sparse_masks_as_the_dense_kernels(name: str, preset: str
     """A shipped policy given the candidates as its mask: the sparse path (the subsets the
     candidates use, nothing else) chooses what the dense kernels choose over the same mask,
     the most likely split and the draws of fixed uniforms, and every choice is a candidate."""
-    import splitpoker.agents.split_inference as inference
+    import splitpoker.agents.learned.split_inference as inference
     from splitpoker.agents import load_agent
 
     game = make_game(name.split("_")[0], preset)

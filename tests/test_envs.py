@@ -28,7 +28,7 @@ from splitpoker.envs.games import GAMES, make_game
 from splitpoker.envs.observation import encode_observation, observation_labels, observation_size
 from splitpoker.envs.registration import env_name
 from splitpoker.envs.thirteen import rules as T
-from splitpoker.eval.bench import hands_per_second, random_valid_action
+from splitpoker.eval.speed import hands_per_second, random_valid_action
 
 #: every registered game's environment module, by the game's name
 MODULES = {name: getattr(envs, env_name(cls)) for name, cls in GAMES.items()}
@@ -636,7 +636,11 @@ def test_every_game_serves_its_environment_module(game_name: str) -> None:
 
 def test_a_game_needs_no_module_of_its_own_name(monkeypatch: pytest.MonkeyPatch) -> None:
     """A game whose environment module lives only in its package is served all the same."""
-    monkeypatch.setitem(envs.ENV_PATHS, "other_v0", "splitpoker.envs.biji.env")
+    from splitpoker.runtime.registry import Registry
+
+    environments: Registry[Any] = Registry("environment")
+    environments.register("other_v0", "splitpoker.envs.biji.env")
+    monkeypatch.setattr(envs, "ENVIRONMENTS", environments)
     try:
         assert envs.other_v0 is importlib.import_module("splitpoker.envs.biji.env")
     finally:
@@ -751,16 +755,17 @@ def test_seat_data_tells_games_of_one_hand_size_apart(monkeypatch: pytest.Monkey
     """An environment's seat data names no game: the table core tells the registered games
     apart by hand size, observation length and number of splits together, so a game with
     another's hand size does not take its place; two games alike in all three are refused."""
-    from splitpoker.envs import table
-    from splitpoker.envs.table import SeatView, _check_distinct, _env_games, _env_mask, _EnvGame
+    from splitpoker.envs import seat_games
+    from splitpoker.envs.seat_games import SeatGame, check_distinct, checked_mask
+    from splitpoker.envs.table import SeatView
 
-    real = _env_games()  # the registered games are told apart
+    real = seat_games.registered()  # the registered games are told apart
     assert [g.name for g in real] == GAME_NAMES
     biji = next(g for g in real if g.name == "biji")
-    twin = _EnvGame("twin", biji.hand_size, biji.observation_size + 7, 20)  # biji's hand size
+    twin = SeatGame("twin", biji.hand_size, biji.observation_size + 7, 20)  # biji's hand size
     with pytest.raises(ValueError, match="games 'biji' and 'copy' have the same hand size"):
-        _check_distinct([*real, dataclasses.replace(biji, name="copy")])
-    monkeypatch.setattr(table, "_env_games", lambda: (*real, twin))
+        check_distinct([*real, dataclasses.replace(biji, name="copy")])
+    monkeypatch.setattr(seat_games, "registered", lambda: (*real, twin))
 
     env = biji_v0.raw_env(num_players=2)
     env.reset(seed=3)
@@ -774,7 +779,52 @@ def test_seat_data_tells_games_of_one_hand_size_apart(monkeypatch: pytest.Monkey
     with pytest.raises(ValueError, match=r"one entry per split: \(1680,\) for biji$"):
         SeatView.from_env(obs["observation"], twin_mask, info)
     with pytest.raises(ValueError, match=r"\(20,\) for twin or \(1680,\) for biji"):
-        _env_mask(np.ones(3), (biji, twin))
+        checked_mask(np.ones(3), (biji, twin))
+
+
+def test_seat_data_reads_the_game_off_the_hand_in_array_infos(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under ``infos="arrays"`` the seat's ``infos`` entry holds the hand as ``"hand_ids"``:
+    its size tells the game before the observation's length does."""
+    from splitpoker.envs import seat_games
+    from splitpoker.envs.seat_games import SeatGame
+    from splitpoker.envs.table import SeatView
+
+    real = seat_games.registered()
+    biji = next(g for g in real if g.name == "biji")
+    thirteen = next(g for g in real if g.name == "thirteen")
+    twin = SeatGame("twin", thirteen.hand_size, biji.observation_size, 20)  # biji's observation length
+    monkeypatch.setattr(seat_games, "registered", lambda: (*real, twin))
+
+    env = biji_v0.raw_env(num_players=2, infos="arrays")
+    env.reset(seed=3)
+    obs, info = env.observe("player_0"), env.infos["player_0"]
+    assert "hand" not in info and len(info["hand_ids"]) == biji.hand_size
+    assert SeatView.from_env(obs["observation"], obs["action_mask"], info).n_actions == 1680
+    twin_mask = np.ones(20, dtype=np.int8)
+    assert SeatView.from_env(obs["observation"], twin_mask, {}).n_actions == 20  # the observation fits both
+    with pytest.raises(ValueError, match=r"one entry per split: \(1680,\) for biji$"):
+        SeatView.from_env(obs["observation"], twin_mask, info)
+
+
+def test_seat_views_of_tables_and_of_environments_share_one_protocol() -> None:
+    """A seat of the table core's tables and a seat an environment gives are two classes of
+    the one :class:`SeatView` protocol, and read the same."""
+    from splitpoker.envs.seat_view import EnvSeatView
+    from splitpoker.envs.table import SeatView, TableSeatView, deal
+
+    tables = deal(make_game("biji"), num_players=3, rng=0, batch=2)
+    of_tables = tables.view(1, 2)
+    of_env = SeatView.from_env(of_tables.observation, of_tables.action_mask, of_tables.info())
+    assert isinstance(of_tables, TableSeatView) and isinstance(of_env, EnvSeatView)
+    assert isinstance(of_tables, SeatView) and isinstance(of_env, SeatView)
+    assert (of_tables.tables, of_tables.table, of_tables.mask_kind) == (tables, 1, "valid")
+    assert (of_env.tables, of_env.table, of_env.mask_kind) == (None, 0, None)
+    for view in (of_tables, of_env):
+        assert view.hand == of_tables.hand and view.n_actions == 1680
+        assert view.allowed.tolist() == np.flatnonzero(of_tables.mask).tolist()
+        assert repr(view) == f"SeatView(seat=2 of 3, hand={' '.join(of_tables.hand)!r})"
+    with pytest.raises(TypeError):
+        SeatView()  # type: ignore[abstract]
 
 
 def test_parallel_rewards_are_a_plain_dict() -> None:

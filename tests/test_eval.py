@@ -86,8 +86,8 @@ def test_workers_give_the_same_numbers(tmp_path):
     base = dict(game="biji", agents=["greedy", "random"], hands=12, players=4, seed=5, regret=False)
     one, _ = run(EvalSettings(**base, workers=1), progress=False)
     two, _ = run(EvalSettings(**base, workers=2), progress=False)
-    assert [a["mean"] for a in one["agents"]] == [a["mean"] for a in two["agents"]]
-    assert [a["ci95"] for a in one["agents"]] == [a["ci95"] for a in two["agents"]]
+    assert [a.mean for a in one.agents] == [a.mean for a in two.agents]
+    assert [a.ci95 for a in one.agents] == [a.ci95 for a in two.agents]
 
 
 def test_eval_command_writes_the_report(tmp_path, capsys):
@@ -141,8 +141,8 @@ def test_ray_backend_gives_the_local_numbers():
     base = dict(game="biji", agents=["greedy", "random"], hands=8, players=4, seed=9, regret=False, workers=2)
     local, _ = run(EvalSettings(**base, backend="local"), progress=False)
     remote, _ = run(EvalSettings(**base, backend="ray"), progress=False)
-    assert [a["mean"] for a in local["agents"]] == [a["mean"] for a in remote["agents"]]
-    assert [a["ci95"] for a in local["agents"]] == [a["ci95"] for a in remote["agents"]]
+    assert [a.mean for a in local.agents] == [a.mean for a in remote.agents]
+    assert [a.ci95 for a in local.agents] == [a.ci95 for a in remote.agents]
 
 
 def test_solver_regret_against_itself_on_the_same_samples_is_zero():
@@ -197,6 +197,40 @@ def test_the_default_report_folder_is_a_new_one(tmp_path, monkeypatch):
     assert first == Path("runs/eval/biji__4p__0__20260101-000000")
     first.mkdir(parents=True)
     assert default_out(settings) == Path("runs/eval/biji__4p__0__20260101-000000_2")
+
+
+#: the keys of summary.json, in their order, and those of each agent's entry
+SUMMARY_KEYS = ["game", "players", "preset", "switches", "hands", "seed", "agents", "regret_model", "partial",
+                "interrupted_by", "hands_planned", "elapsed_s", "splitpoker", "weights"]
+AGENT_KEYS = ["spec", "name", "hands", "mean", "ci95", "row_win_rate", "foul_rate", "special_rate", "xi_rate",
+              "ms_per_decision", "regret", "agreement", "warmup_ms"]
+
+
+def test_the_summary_is_typed_and_its_json_is_summary_json(tmp_path):
+    """``run`` returns an :class:`EvalSummary`: its fields are what callers read, its
+    ``to_dict`` is summary.json (keys in their order, every value), and ``summary["key"]``
+    still reads the JSON, with a DeprecationWarning."""
+    from splitpoker.eval.report import write_report
+    from splitpoker.eval.summary import AgentSummary, EvalSummary
+
+    summary, decisions = run(EvalSettings(game="biji", agents=["greedy", "random"], hands=3, players=3, seed=1,
+                                          regret_samples=4), progress=False)
+    assert isinstance(summary, EvalSummary) and all(isinstance(a, AgentSummary) for a in summary.agents)
+    assert (summary.game, summary.players, summary.hands, summary.hands_planned) == ("biji", 3, 3, 3)
+    assert not summary.partial and summary.interrupted_by is None
+    assert summary.regret_model == "solver:samples=4,opponent=greedy"
+    assert [a.spec for a in summary.agents] == ["greedy", "random"] and summary.agents[0].warmup_ms is not None
+    data = summary.to_dict()
+    assert list(data) == SUMMARY_KEYS and [list(a) for a in data["agents"]] == [AGENT_KEYS] * 2
+    assert data["agents"][0]["ci95"] == list(summary.agents[0].ci95) and data["weights"] == {}
+    write_report(summary, decisions, tmp_path, plots=False)
+    assert (tmp_path / "summary.json").read_text(encoding="utf-8") == json.dumps(data, indent=2,
+                                                                                 ensure_ascii=False) + "\n"
+    assert json.loads((tmp_path / "summary.json").read_text(encoding="utf-8")) == data
+    with pytest.warns(DeprecationWarning, match=r"summary\['hands'\] is deprecated"):
+        assert summary["hands"] == 3
+    with pytest.warns(DeprecationWarning):
+        assert summary["agents"] == data["agents"]
 
 
 def test_decisions_csv_names_each_agent(tmp_path):

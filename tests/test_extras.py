@@ -147,8 +147,8 @@ def test_the_guard_turns_only_a_missing_package_of_the_extra_into_one_line(monke
 
 
 def test_the_bench_names_every_training_figure():
-    from splitpoker.train.bench import training_figures
     from splitpoker.train.commands import TRAINING_FIGURES
+    from splitpoker.train.speed import training_figures
 
     names = {f.name.partition(".")[2] for f in training_figures(quick=True)}
     assert names == set(TRAINING_FIGURES)

@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 import yaml
 
-from splitpoker.agents.checkpoint import read_policy_state
+from splitpoker.agents.learned.checkpoint import read_policy_state
 
 #: TensorBoard tags whose values are wall-clock measurements
 TIMED = ("charts/hands_per_s", "charts/steps_per_s", "charts/time_elapsed")

@@ -15,8 +15,8 @@ import pytest
 import yaml
 
 from splitpoker.agents import load_agent
-from splitpoker.agents.checkpoint import policy_meta
-from splitpoker.agents.networks import build_policy
+from splitpoker.agents.learned.checkpoint import policy_meta
+from splitpoker.agents.learned.networks import build_policy
 from splitpoker.envs.games import make_game
 from splitpoker.envs.table import deal
 from splitpoker.train.config import load_config_dict
@@ -308,7 +308,7 @@ def train(tmp: Path, data: dict[str, Any]) -> Any:
                          [("round", "values", "uniform"), ("all", "values", "regret"), ("round", "mirror", "regret")])
 def test_a_run_stopped_in_its_second_round_resumes_to_the_same_weights(tmp_path, monkeypatch, hands_fitted, target,
                                                                        weighting):
-    from splitpoker.agents.checkpoint import read_meta
+    from splitpoker.agents.learned.checkpoint import read_meta
     from splitpoker.train import fictitious
     from splitpoker.train.launch import resume_run
 
@@ -367,7 +367,7 @@ def test_cli_runs_fictitious_play_and_its_checkpoint_plays(tmp_path, capsys):
     agent = load_agent(f"checkpoint:{result['checkpoint']}", make_game("biji"), 4)
     assert agent.act_batch(deal(make_game("biji"), 4, np.random.default_rng(1), batch=2).views()).shape == (8,)
     # each checkpoint records the CPU seconds spent to reach it, rising round by round
-    from splitpoker.agents.checkpoint import read_meta
+    from splitpoker.agents.learned.checkpoint import read_meta
 
     folder = Path(result["checkpoint"]).parent
     spent = [read_meta(folder / name)["cpu_seconds"] for name in
@@ -381,7 +381,7 @@ def policy_file(tmp_path) -> Path:
     """A tiny untrained Biji policy saved as a checkpoint."""
     import torch as th
 
-    from splitpoker.agents.checkpoint import write_policy_file
+    from splitpoker.agents.learned.checkpoint import write_policy_file
 
     game = make_game("biji")
     th.manual_seed(1)

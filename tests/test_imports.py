@@ -142,3 +142,14 @@ def test_names_the_run_base_took_from_ppo_still_work_with_a_warning_that_says_wh
         assert ppo.train is launch.train
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         ppo.nothing  # noqa: B018
+
+
+def test_the_seeding_helpers_the_table_core_held_still_import_from_there_with_a_warning() -> None:
+    import splitpoker.envs.table as table
+    import splitpoker.runtime.seeding as seeding
+
+    for name in ("as_generator", "check_seed", "derived_seed"):
+        with pytest.warns(DeprecationWarning, match=f"splitpoker.runtime.seeding.{name}"):
+            assert getattr(table, name) is getattr(seeding, name)
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        table.nothing  # noqa: B018

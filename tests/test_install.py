@@ -190,7 +190,7 @@ def test_the_stamp_holds_the_version_and_a_checkout_commit():
 
 def test_runs_and_checkpoints_are_stamped_and_old_checkpoints_still_load(tmp_path):
     from splitpoker.agents import load_agent
-    from splitpoker.agents.checkpoint import PRETRAINED_DIR, STAMP_KEY, read_meta
+    from splitpoker.agents.learned.checkpoint import PRETRAINED_DIR, STAMP_KEY, read_meta
     from splitpoker.agents.version import stamp
     from splitpoker.train.launch import resume_run
     from tests.test_bad_checkpoints import rewrite

@@ -88,7 +88,7 @@ def test_the_report_built_while_playing_is_the_report_made_at_once(tmp_path, kwa
     table = DecisionsTable()
     summary, decisions = run(EvalSettings(**kwargs), progress=False, sink=table)
     write_report(summary, decisions, tmp_path / "report", plots=False, table=table)
-    names = [agent["name"] for agent in summary["agents"]]
+    names = [agent.name for agent in summary.agents]
     assert table.text(decisions) is not None  # the table built while playing was the one written
 
     # decisions.csv: byte for byte the plain csv.DictWriter table of every decision, sorted
@@ -204,11 +204,11 @@ def test_an_interrupt_while_a_part_is_taken_keeps_the_part_whole(tmp_path):
     settings = EvalSettings(game="biji", agents=["greedy", "random"], hands=40, workers=1, regret=False)
     table = InterruptingTable(signal.SIGTERM)
     summary, decisions = run(settings, progress=False, sink=table)
-    assert summary["partial"] is True and summary["interrupted_by"] == "SIGTERM"
-    assert table.parts == 2 and 0 < summary["hands"] < 40
-    assert len(decisions) == summary["hands"] * 16
+    assert summary.partial is True and summary.interrupted_by == "SIGTERM"
+    assert table.parts == 2 and 0 < summary.hands < 40
+    assert len(decisions) == summary.hands * 16
     write_report(summary, decisions, tmp_path / "report", plots=False, table=table)
-    names = [agent["name"] for agent in summary["agents"]]
+    names = [agent.name for agent in summary.agents]
     assert table.text(decisions) is not None
     assert (tmp_path / "report" / "decisions.csv").read_bytes() == reference_csv(decisions, names)
     assert _figures(json.loads((tmp_path / "report" / "summary.json").read_text())["agents"]) == \

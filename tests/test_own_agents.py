@@ -267,7 +267,7 @@ def observations(mask: str, count: int = 12) -> list[tuple[np.ndarray, np.ndarra
 def test_an_exported_model_decides_as_the_model(trained: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                 imports: None) -> None:
     from splitpoker.agents import export_policy
-    from splitpoker.agents.checkpoint import read_meta
+    from splitpoker.agents.learned.checkpoint import read_meta
 
     path = export_policy(trained, tmp_path / "mine.zip", game="biji", num_players=4)
     assert path == tmp_path / "mine.zip" and sorted(p.name for p in tmp_path.iterdir()) == ["mine.zip"]
@@ -291,7 +291,7 @@ def test_an_exported_model_decides_as_the_model(trained: Any, tmp_path: Path, ca
 
 def test_a_saved_model_zip_exports_from_the_command_line(trained: Any, tmp_path: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
-    from splitpoker.agents.policy import load_policy
+    from splitpoker.agents.learned.policy import load_policy
 
     model = tmp_path / "model.zip"
     trained.save(model)
@@ -374,8 +374,8 @@ def test_an_sb3_zip_is_read_without_unpickling(tmp_path: Path) -> None:
 
 
 def test_write_policy_file_is_atomic_and_follows_no_link(tmp_path: Path) -> None:
-    from splitpoker.agents.checkpoint import policy_meta, write_policy_file
-    from splitpoker.agents.networks import build_policy
+    from splitpoker.agents.learned.checkpoint import policy_meta, write_policy_file
+    from splitpoker.agents.learned.networks import build_policy
     from splitpoker.envs.games import make_game
 
     meta = policy_meta(make_game("biji"), 4, "mlp", {"net_arch": [4]})
@@ -417,8 +417,8 @@ def test_ppo_and_the_split_scorer_export_in_memory_and_from_their_zip(algorithm:
     from stable_baselines3 import PPO
 
     from splitpoker.agents import export_policy
-    from splitpoker.agents.checkpoint import read_meta
-    from splitpoker.agents.networks import SplitScorerPolicy, action_logits
+    from splitpoker.agents.learned.checkpoint import read_meta
+    from splitpoker.agents.learned.networks import SplitScorerPolicy, action_logits
     from splitpoker.train.selfplay import SelfPlayEnv
 
     env = SelfPlayEnv("biji", 4, opponents="greedy")

@@ -36,7 +36,7 @@ def phased(phases: list[dict[str, Any]] | None = None, **section: Any) -> dict[s
 
 
 def final_weights(run_dir: Path) -> dict[str, th.Tensor]:
-    from splitpoker.agents.checkpoint import read_policy_state
+    from splitpoker.agents.learned.checkpoint import read_policy_state
 
     return read_policy_state(run_dir / "checkpoints" / "final.zip")
 
@@ -269,7 +269,7 @@ def test_the_configs_of_the_shipped_policies_make_them_in_phases(name):
 
 def test_the_training_figures_time_the_ppo_self_play_configs():
     from splitpoker.envs.games import GAMES
-    from splitpoker.train.bench import bench_config
+    from splitpoker.train.speed import bench_config
 
     chosen = {game: bench_config(game).name for game in GAMES}
     assert chosen == {"thirteen": "thirteen_classic_ppo_4p.yaml", "biji": "biji_classic_ppo_4p.yaml"}

@@ -56,7 +56,8 @@ def test_a_whole_biji_match() -> None:
         auto = client.post(f"/api/matches/{match_id}/auto", json={"hand": number}).json()
         assert auto["agent"] == "heuristic" and sorted(sum(auto["rows"], [])) == sorted(hand["cards"])
         check = client.post(f"/api/matches/{match_id}/check", json={"hand": number, "rows": auto["rows"]}).json()
-        assert check == {"valid": True, "reason": None, "split": auto["split"], "types": auto["types"]}
+        assert check == {"valid": True, "reason": None, "split": auto["split"], "types": auto["types"],
+                         "bonuses": check["bonuses"]}
         hint = client.post(f"/api/matches/{match_id}/hint", json={"hand": number}).json()
         evs = [s["ev"] for s in hint["splits"]]
         assert hint["samples"] == 256 and 1 <= len(evs) <= 5 and evs == sorted(evs, reverse=True)
@@ -236,7 +237,7 @@ def test_bad_settings(settings: dict[str, Any], message: str) -> None:
 
 def test_auto_arrangement_takes_a_heuristic_agent_once_registered(monkeypatch: pytest.MonkeyPatch) -> None:
     assert auto_kind() == ("heuristic" if "heuristic" in specs.AGENT_KINDS else "greedy")
-    monkeypatch.setitem(specs.AGENT_KINDS, "heuristic", specs.AGENT_KINDS["greedy"])
+    monkeypatch.setattr(play_session, "AGENT_KINDS", {**specs.AGENT_KINDS, "heuristic": specs.AGENT_KINDS["greedy"]})
     assert play_session.auto_kind() == "heuristic"
 
 
@@ -294,7 +295,8 @@ def test_a_failing_agent_is_a_500_that_changes_nothing() -> None:
     auto = client.post(f"/api/matches/{match_id}/auto", json={"hand": 0}).json()
     response = client.post(f"/api/matches/{match_id}/submit", json={"hand": 0, "rows": auto["rows"]})
     assert response.status_code == 500
-    assert response.json() == {"error": "internal error: RuntimeError: no decision today"}
+    assert response.json() == {"error": "internal error: RuntimeError: no decision today", "code": "internal",
+                               "params": {}}
     assert client.get(f"/api/matches/{match_id}").json() == before
 
 
@@ -316,13 +318,14 @@ def fuzzed() -> tuple[TestClient, str]:
 @settings(max_examples=60, deadline=None)
 @given(action=st.sampled_from(["check", "submit", "timeout", "auto", "hint"]), body=JSON | ROWS_BODY)
 def test_any_body_is_an_answer_never_a_crash(fuzzed: tuple[TestClient, str], action: str, body: Any) -> None:
-    """Whatever JSON arrives, the answer is a 2xx or a 4xx with one error message; only a
-    valid submission changes the match."""
+    """Whatever JSON arrives, the answer is a 2xx or a 4xx with one error message and its
+    code; only a valid submission changes the match."""
     client, match_id = fuzzed
     before = client.get(f"/api/matches/{match_id}").json()
     response = client.post(f"/api/matches/{match_id}/{action}", json=body)
     assert response.status_code < 500, response.text
     if response.status_code >= 400:
-        assert list(response.json()) == ["error"] and response.json()["error"]
+        answer = response.json()
+        assert list(answer) == ["error", "code", "params"] and answer["error"] and isinstance(answer["code"], str)
     if response.status_code >= 400 or action in ("check", "auto", "hint"):
         assert client.get(f"/api/matches/{match_id}").json() == before

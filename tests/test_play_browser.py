@@ -172,7 +172,7 @@ def test_arrange_by_clicks_submit_and_see_the_reveal(browser: Any) -> None:
         wait_for(browser, lambda d: status(d).startswith("valid"))
         assert [len(browser.find_elements("css selector", f"#row-{k} .card")) for k in range(3)] == [3, 5, 5]
         browser.find_element("id", "hint").click()
-        wait_for(browser, lambda d: len(d.find_elements("css selector", "#hints li")) == 5)
+        wait_for(browser, lambda d: d.find_elements("css selector", "#hints li"))  # one a structure: here one
         screenshot(browser, "play-arranged.png")
         browser.find_element("id", "submit").click()
         wait_for(browser, lambda d: d.find_element("id", "reveal").is_displayed())

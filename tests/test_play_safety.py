@@ -257,17 +257,23 @@ def test_the_seed_is_hidden_from_states_and_records() -> None:
     assert revealed.post("/api/matches").json()["settings"]["seed"] == 4
 
 
-def test_hints_are_limited_per_hand() -> None:
+def test_hints_are_limited_per_hand_and_a_repeat_is_free() -> None:
     from splitpoker.play.session import HINT_LIMIT
 
     app = TestClient(app_for(settings={"hint_samples": 8}))
     match_id = app.post("/api/matches").json()["id"]
-    answers = [app.post(f"/api/matches/{match_id}/hint", json={"hand": 0}) for _ in range(HINT_LIMIT)]
-    assert [a.json()["hints_left"] for a in answers] == list(range(HINT_LIMIT - 1, -1, -1))
+    answers = [app.post(f"/api/matches/{match_id}/hint", json={"hand": 0}) for _ in range(HINT_LIMIT + 2)]
+    assert [a.json()["hints_left"] for a in answers] == [HINT_LIMIT - 1] * (HINT_LIMIT + 2)
+    assert [a.json()["repeat"] for a in answers] == [False] + [True] * (HINT_LIMIT + 1)
     assert len({json.dumps(a.json()["splits"]) for a in answers}) == 1  # worked out once
+    assert app.get(f"/api/matches/{match_id}").json()["hand"]["hints_left"] == HINT_LIMIT - 1
+    # different requests count: once HINT_LIMIT different ones are answered, a new one is refused
+    session = next(iter(app.app.state.matches._sessions.values()))
+    session._hint_asks[0] = {f"another request {k}" for k in range(HINT_LIMIT)}
     before = app.get(f"/api/matches/{match_id}").json()
     refused = app.post(f"/api/matches/{match_id}/hint", json={"hand": 0})
     assert refused.status_code == 429 and "no more hints for hand 0" in refused.json()["error"]
+    assert refused.json()["code"] == "no_more_hints" and refused.json()["params"] == {"hand": 0, "limit": HINT_LIMIT}
     assert app.get(f"/api/matches/{match_id}").json() == before
     rows = app.post(f"/api/matches/{match_id}/auto", json={"hand": 0}).json()["rows"]
     app.post(f"/api/matches/{match_id}/submit", json={"hand": 0, "rows": rows})

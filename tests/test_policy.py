@@ -1,5 +1,5 @@
-"""Policy networks and the agents that play saved policies (agents/networks.py, agents/checkpoint.py,
-agents/policy.py)."""
+"""Policy networks and the agents that play saved policies (agents/learned/networks.py, agents/learned/checkpoint.py,
+agents/learned/policy.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 import torch as th
 
-from splitpoker.agents import checkpoint, distribution, load_agent, networks, subset_ops
-from splitpoker.agents import policy as P
+from splitpoker.agents import load_agent
+from splitpoker.agents.learned import checkpoint, distribution, networks, subset_ops
+from splitpoker.agents.learned import policy as P
 from splitpoker.envs.cards import format_cards, parse_cards
 from splitpoker.envs.games import game_class, make_game
 from splitpoker.envs.observation import SLOT_FEATURES, encode_observation
@@ -304,9 +305,9 @@ def test_subset_embedding_gradients_equal_those_of_the_definition(game_name, rng
 
 @pytest.mark.parametrize("game_name,split_hidden", [("thirteen", 0), ("thirteen", 4), ("biji", 8)])
 def test_numpy_decisions_equal_the_torch_modules(game_name, split_hidden, rng):
-    """The agents' NumPy inference (:mod:`splitpoker.agents.split_inference`) computes the
+    """The agents' NumPy inference (:mod:`splitpoker.agents.learned.split_inference`) computes the
     policy's row scores and interaction terms, and so its decisions, argmax and sampled."""
-    from splitpoker.agents import split_inference
+    from splitpoker.agents.learned import split_inference
 
     game, _, policy = _policy(game_name, arch={**ARCH, "split_hidden": split_hidden})
     for module in policy.modules():  # weights far from their small initial values
@@ -338,7 +339,7 @@ def test_argmax_is_the_first_highest_of_the_float32_logits(game_name, split_hidd
     (visited best bound first): on scores drawn from a few values (many exact ties), on
     scores whose float32 and float64 sums order some splits differently, and on an
     interaction term that outweighs the row scores."""
-    from splitpoker.agents.split_kernels import (
+    from splitpoker.agents.learned.split_kernels import (
         choose_splits,
         interacting_argmax,
         split_interactions,
@@ -374,7 +375,7 @@ def test_first_row_bounds_bound_every_split_of_their_first_row(game_name, rng):
     it is the sum of its score and the highest second- and third-row scores of subsets
     disjoint from it, searched naively, for nearly every first row: a bound that tight is
     what lets the argmax skip most first rows."""
-    from splitpoker.agents.split_kernels import first_row_bounds
+    from splitpoker.agents.learned.split_kernels import first_row_bounds
 
     index = game_class(game_name).split_index
     table = index.table.astype(np.int64)
@@ -393,7 +394,7 @@ def test_first_row_bounds_bound_every_split_of_their_first_row(game_name, rng):
 @pytest.mark.parametrize("game_name,count", [("biji", 200), ("thirteen", 40)])
 def test_subset_shapes_kernel_matches_the_feature_definition(game_name, count, rng):
     """Biji's jokers, Thirteen's straights (the wheel and broadway among them) and flushes."""
-    from splitpoker.agents.subset_kernels import slot_ids, subset_shapes
+    from splitpoker.agents.learned.subset_kernels import slot_ids, subset_shapes
 
     game = make_game(game_name)
     n = game.hand_size
@@ -606,7 +607,7 @@ def test_numpy_decisions_follow_parameter_updates(rng):
     parameters) and a deep copy all show in the next decision."""
     import copy
 
-    from splitpoker.agents import split_inference
+    from splitpoker.agents.learned import split_inference
 
     game, _, policy = _policy("thirteen")
     obs = np.stack([encode_observation(game, _hand(game, rng), 0, 4) for _ in range(3)]).astype(np.float32)
@@ -641,7 +642,7 @@ def test_numpy_decisions_follow_parameter_updates(rng):
 def test_few_allowed_splits_are_the_mask_s_nonzero_entries_up_to_the_limit(length, rng):
     """The sparse path's scan of a mask: every allowed split, ascending, when there are at
     most ``limit`` of them (the entries past the last whole 64-entry block included), else none."""
-    from splitpoker.agents import sparse
+    from splitpoker.agents.learned import sparse
 
     for density in (0.0, 0.001, 0.05, 1.0):
         mask = rng.random(length) < density
@@ -658,7 +659,7 @@ def test_sparse_decisions_equal_the_dense_kernels_over_the_candidates(split_hidd
     the same most likely split and the same draws as the dense kernels over the same masks,
     with and without an interaction term; after an optimiser step the sparse path follows
     the new weights."""
-    import splitpoker.agents.split_inference as inference
+    import splitpoker.agents.learned.split_inference as inference
 
     game, _, policy = _policy("thirteen", arch={**ARCH, "split_hidden": split_hidden})
     obs, masks = _batch(game, rng, hands=12, mask="undominated")
@@ -697,8 +698,8 @@ def test_decisions_run_on_the_agent_s_threads_and_restore_the_setting(rng):
     """A CPU decision's torch products (the dense path's: a decision over every valid split)
     run on ``PolicyAgent.threads`` torch threads whatever the global setting, which it
     leaves as it was; ``threads = None`` keeps the global one."""
-    from splitpoker.agents import split_inference
-    from splitpoker.agents.policy import torch_threads
+    from splitpoker.agents.learned import split_inference
+    from splitpoker.agents.learned.policy import torch_threads
 
     game = make_game("thirteen")
     agent = load_agent("pretrained:thirteen_classic_4p", game, num_players=4)

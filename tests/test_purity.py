@@ -1,4 +1,4 @@
-"""The rules layer is pure (DESIGN.md contracts): importing the cards, the split index, both
+"""The rules layer is pure: importing the cards, the split index, both
 rules engines and the game interface pulls in only the standard library and NumPy, never
 gymnasium, pettingzoo or torch. Their docstring examples run as doctests."""
 
@@ -26,7 +26,12 @@ PURE_MODULES = (
     "splitpoker.envs.game",
     "splitpoker.envs.registration",
     "splitpoker.envs.table",
+    "splitpoker.envs.table_seats",
+    "splitpoker.envs.seat_view",
+    "splitpoker.envs.seat_games",
+    "splitpoker.envs.checks",
     "splitpoker.envs.match",
+    "splitpoker.runtime.seeding",
 )
 HEAVY = ("gymnasium", "pettingzoo", "torch")
 

@@ -1,6 +1,6 @@
 """Training over few marked splits (the candidates): the split scorer's values, log
 probabilities, entropies and their gradients computed over the marked splits alone
-(:mod:`splitpoker.agents.sparse`, :meth:`SplitScorerPolicy.evaluate_actions`) equal those of
+(:mod:`splitpoker.agents.learned.sparse`, :meth:`SplitScorerPolicy.evaluate_actions`) equal those of
 sb3-contrib's masked categorical over the full logits, and the rollout buffer keeps such
 masks as index lists."""
 
@@ -11,8 +11,8 @@ import pytest
 import torch as th
 from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
 
-from splitpoker.agents import checkpoint, networks, sparse
-from splitpoker.agents.distribution import log_probs
+from splitpoker.agents.learned import checkpoint, networks, sparse
+from splitpoker.agents.learned.distribution import log_probs
 from splitpoker.envs.games import make_game
 from splitpoker.envs.table import deal
 

@@ -12,7 +12,7 @@ import yaml
 
 from splitpoker.agents import load_agent
 from splitpoker.agents.baselines import GreedyAgent, greedy_index
-from splitpoker.agents.checkpoint import read_meta, read_policy_state
+from splitpoker.agents.learned.checkpoint import read_meta, read_policy_state
 from splitpoker.envs.cards import format_cards
 from splitpoker.envs.games import make_game
 from splitpoker.envs.observation import encode_observation
@@ -231,8 +231,8 @@ def test_selfplay_env_constructor_errors():
 
 
 def test_pool_keeps_the_newest_snapshots_and_mixes_baselines(tmp_path):
-    from splitpoker.agents.checkpoint import policy_meta
-    from splitpoker.agents.networks import build_policy
+    from splitpoker.agents.learned.checkpoint import policy_meta
+    from splitpoker.agents.learned.networks import build_policy
 
     game = make_game("biji")
     meta = policy_meta(game, 4, "split_scorer", {"subset_hidden": 8, "embed_dim": 4, "split_hidden": 0,
@@ -391,8 +391,8 @@ def test_grouped_tensorboard_names():
 def test_labels_are_cached_valid_and_cloned(tmp_path):
     import torch as th
 
-    from splitpoker.agents.checkpoint import policy_meta
-    from splitpoker.agents.networks import build_policy
+    from splitpoker.agents.learned.checkpoint import policy_meta
+    from splitpoker.agents.learned.networks import build_policy
     from splitpoker.train.imitation import behaviour_clone, label_hands, teacher_against
 
     game = make_game("biji")
@@ -625,11 +625,3 @@ def test_a_run_folder_is_trained_by_one_process_at_a_time(tmp_path):
         assert probe.returncode == 1 and "is in use by process" in probe.stderr
     again = resume_run(folder, ["total_timesteps=128"], "splitpoker train --resume", emit=lambda line: None)
     assert again.steps == 128 and not (folder / ".holder").exists()
-
-
-def test_selfplay_doctest() -> None:
-    import doctest
-
-    import splitpoker.train.selfplay
-
-    assert doctest.testmod(splitpoker.train.selfplay).failed == 0

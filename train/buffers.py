@@ -6,9 +6,9 @@ keeps one bit per split (9 KB a hand) and unpacks a minibatch's masks to bool wh
 drawn, so ``n_steps × n_envs`` can grow freely.
 
 A step whose masks all mark few splits (``selfplay.mask: undominated``, the candidates: a
-median of ~65 of a Thirteen hand's splits, :func:`~splitpoker.agents.sparse.few`) is kept
+median of ~65 of a Thirteen hand's splits, :func:`~splitpoker.agents.learned.sparse.few`) is kept
 as each hand's sorted list of marked splits instead of bits, and a minibatch of them is drawn as
-:class:`~splitpoker.agents.sparse.MarkedSplits` (padded to its longest list): handed on as
+:class:`~splitpoker.agents.learned.sparse.MarkedSplits` (padded to its longest list): handed on as
 it is to a policy that reads lists (the split scorer, ``lists_read``), else carried by the
 bool masks made from the lists (without unpacking bits), which any other policy reads.
 """
@@ -22,7 +22,7 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer, MaskableRolloutBufferSamples
 from stable_baselines3.common.buffers import RolloutBuffer
 
-from ..agents.sparse import MarkedSplits, from_lists, marked_splits
+from ..agents.learned.sparse import MarkedSplits, from_lists, marked_splits
 
 
 class PackedMaskRolloutBuffer(MaskableRolloutBuffer):

@@ -13,20 +13,23 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 import os
 import signal
 import sys
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
-COMMAND_MODULES = ("splitpoker.envs.commands", "splitpoker.agents.commands", "splitpoker.eval.commands",
-                   "splitpoker.train.commands", "splitpoker.play.commands")
+from ..runtime.registry import Registry
 
-
-class CommandError(ValueError):
-    """A usage error found while running a subcommand."""
+#: the subcommands of each layer, in the order ``--help`` lists them: the ``register(subparsers)``
+#: function of the layer's ``commands`` module
+COMMAND_GROUPS: Registry[Callable[[Any], None]] = Registry("command group")
+COMMAND_GROUPS.register("envs", "splitpoker.envs.commands:register")
+COMMAND_GROUPS.register("agents", "splitpoker.agents.commands:register")
+COMMAND_GROUPS.register("eval", "splitpoker.eval.commands:register")
+COMMAND_GROUPS.register("train", "splitpoker.train.commands:register")
+COMMAND_GROUPS.register("play", "splitpoker.play.commands:register")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -53,8 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"splitpoker {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(sub)
+    for register in COMMAND_GROUPS.values():
+        register(sub)
     return parser
 
 

@@ -65,11 +65,11 @@ def _train_run(args: argparse.Namespace) -> int:
 def _bench(args: argparse.Namespace) -> None:
     from ..agents.loading import TRAIN_INSTALL, MissingExtra, training_extra
     from ..envs.games import GAMES
-    from ..eval.bench import print_table, run_bench
+    from ..eval.speed import print_table, run_bench
 
     try:
         with training_extra("the training figures"):
-            from .bench import training_figures
+            from .speed import training_figures
     except MissingExtra as error:  # the figures that need no torch, and one line saying so
         figures = f"the training figures ({', '.join(f'<game>.{name}' for name in TRAINING_FIGURES)})"
         why = f"need the training extra: {TRAIN_INSTALL} ({error.package} is not installed)"

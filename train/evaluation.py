@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agents import load_agent
-from ..agents.policy import PolicyAgent
+from ..agents.learned.policy import PolicyAgent
 from ..envs.games import Game
 from ..eval.report import text_table
 from .config import TrainConfig

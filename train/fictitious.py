@@ -37,7 +37,7 @@ own rounds and any of the per-round settings above (population, hands, solver, t
 temperature, top_k, step_size, weighting, fit, epochs, batch_size, learning_rate; the rest are the
 section's): round ``r`` counts over every phase, its seed stays ``(seed, r)``, and its
 phase follows from ``r``
-(:meth:`~splitpoker.train.config.FictitiousPlayConfig.phase_of`). So a run of
+(:meth:`~splitpoker.train.fictitious_config.FictitiousPlayConfig.phase_of`). So a run of
 two phases trains the weights of the first phase's run resumed with ``--set`` of the
 second's settings and rounds, bit for bit, and a resumed run continues in its phase.
 
@@ -62,9 +62,9 @@ import numpy as np
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from ..agents.specs import AgentSpec, checkpoint_spec, mixture_spec, parse_spec
-from ..envs.table import derived_seed
 from ..runtime.progress import progress_bar
-from .config import FictitiousPlayConfig, TrainConfig
+from ..runtime.seeding import derived_seed
+from .fictitious_config import FictitiousPlayConfig, FictitiousPlayTrainConfig
 from .imitation import (
     LabelledHands,
     behaviour_clone,
@@ -92,8 +92,12 @@ class FictitiousPlayTrainer(Trainer):
 
     hparam_metrics: ClassVar[tuple[str, ...]] = ("fictitious_play/loss",)
     update_name: ClassVar[str] = "the round's fit"
+    round_name: ClassVar[str] = "a fictitious-play round"
 
-    def __init__(self, config: TrainConfig, run_dir: Path, resume: bool, emit: Callable[[str], None]) -> None:
+    config: FictitiousPlayTrainConfig
+
+    def __init__(self, config: FictitiousPlayTrainConfig, run_dir: Path, resume: bool,
+                 emit: Callable[[str], None]) -> None:
         super().__init__(config, run_dir, resume, emit)
 
     def build(self) -> None:

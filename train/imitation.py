@@ -35,16 +35,17 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from ..agents import load_agent
 from ..agents.base import check_choices
-from ..agents.distribution import log_probs
+from ..agents.learned.distribution import log_probs
 from ..agents.solver import SolverAgent
 from ..agents.specs import AgentSpec, SpecLike, checkpoint_spec, parse_spec
 from ..envs.game import Game
 from ..envs.games import game_of
 from ..envs.switches import RuleSwitches
-from ..envs.table import deal, derived_seed
+from ..envs.table import deal
 from ..runtime.files import output_path, write_owned
 from ..runtime.interrupts import worker_pool
 from ..runtime.limits import check_workers
+from ..runtime.seeding import derived_seed
 
 CHUNK = 32
 #: the version of the cached labels: 2 since the solver measures the candidates by default and
@@ -357,7 +358,7 @@ def behaviour_clone(policy: MaskableActorCriticPolicy, data: LabelledHands, game
     against the label, or, with a ``temperature``, against :func:`soft_targets` of the top-k
     splits (``data`` must hold them), or against ``targets`` (one row per hand, one column per
     top-k split, each row summing to 1): ``-sum_k p_k log pi(a_k)``, whose log probabilities
-    :func:`~splitpoker.agents.distribution.log_probs` computes together (for a split scorer, one
+    :func:`~splitpoker.agents.learned.distribution.log_probs` computes together (for a split scorer, one
     pass over the valid splits a hand however large k). ``packed``: the hands' valid masks as
     :meth:`LabelledHands.packed_masks` gives them, computed when left out; ``weights``: one
     per hand, each hand's loss multiplied by its weight (:func:`regret_weights`), else every

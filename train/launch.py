@@ -7,8 +7,11 @@ with ``config.yaml`` (resolved), ``command.txt`` and ``splitpoker.json`` (the ve
 commit that started the run and each resume, :func:`write_run_stamp`), and runs the trainer
 of ``config.algorithm`` (:func:`trainer_class`, from the registry of :mod:`.trainers`).
 :func:`resume_run` reopens a run folder, refuses changes to the settings that define the
-model and the table (:data:`RESUMABLE` lists the others) and to the checkpoint's own record
-(:func:`check_resume_meta`), and continues from its latest checkpoint.
+model and the table (:func:`resumable` lists the others: :data:`RESUMABLE` and the trainer's)
+and to the checkpoint's own record (:func:`check_resume_meta`), and continues from its latest
+checkpoint. What a trainer's keys need before a run (agent specs, backends), which of them a
+resume may change and the key that bounds a finished run come from its config class
+(:class:`~splitpoker.train.config.TrainConfig`'s hooks): this module names no algorithm.
 """
 
 from __future__ import annotations
@@ -25,18 +28,19 @@ from typing import Any
 import torch as th
 
 from ..agents import load_agent
-from ..agents.checkpoint import read_meta
+from ..agents.learned.checkpoint import read_meta
 from ..agents.version import stamp
 from ..envs.games import make_game
 from ..envs.messages import cut
+from ..runtime.arguments import is_number
 from ..runtime.files import check_owned_tree, exclusive_lock, output_path, write_owned
 from . import trainers
 from .config import SHOWN_CHARS, TrainConfig, check_saved_config, find_config, load_config, model_keys
 from .run import RunResult, Trainer, read_state, write_state
 
-#: settings a resumed run may change with --set (the rest define the model and the table)
-RESUMABLE = ("total_timesteps", "eval", "checkpoint", "progress", "torch_threads", "selfplay", "imitation",
-             "fictitious_play", "output_dir")
+#: shared settings a resumed run may change with --set (the rest define the model and the table);
+#: a trainer's config adds its own (:attr:`~splitpoker.train.config.TrainConfig.resumable`)
+RESUMABLE = ("total_timesteps", "eval", "progress", "torch_threads", "imitation", "output_dir")
 #: the run folder's record of the splitpoker that started it and resumed it
 RUN_STAMP_FILE = "splitpoker.json"
 
@@ -104,11 +108,16 @@ def check_device(device: str) -> None:
         raise ValueError(f"device: {device!r} is not supported; use cpu, cuda, cuda:N or mps")
 
 
+def resumable(config: TrainConfig) -> tuple[str, ...]:
+    """The keys a resumed run of ``config`` may change: the shared ones and its trainer's."""
+    return (*RESUMABLE, *config.resumable)
+
+
 def check_run(config: TrainConfig, source: str = "config") -> None:
     """Everything a run needs, checked before any folder is made or any work is done: the
-    device, the output and cache folders, and every agent spec (evaluation opponents,
-    self-play baselines, the imitation teacher with its opponent model), each loaded once.
-    ValueError naming ``source`` and the key."""
+    device, the output and cache folders, the labelling backends, and every agent spec
+    (evaluation opponents, the trainer's, the imitation teacher with its opponent model), each
+    loaded once. ValueError naming ``source`` and the key."""
     from ..runtime.files import check_writable_folder
 
     try:
@@ -116,9 +125,8 @@ def check_run(config: TrainConfig, source: str = "config") -> None:
         check_writable_folder(config.output_dir, "output_dir")
         if config.imitation.enabled:
             check_writable_folder(config.imitation.cache_dir, "imitation.cache_dir")
-        fictitious = config.algorithm == "fictitious_play"
-        for key, backend in (("imitation", config.imitation.enabled and config.imitation.backend),
-                             ("fictitious_play", fictitious and config.fictitious_play.backend)):
+        backends = [("imitation", config.imitation.backend)] if config.imitation.enabled else []
+        for key, backend in backends + config.trainer_backends():
             if backend == "ray":
                 try:
                     import ray  # noqa: F401
@@ -129,12 +137,9 @@ def check_run(config: TrainConfig, source: str = "config") -> None:
         raise ValueError(f"{source}: {error}") from None
     game = make_game(config.game, **config.game_kwargs())
     specs = [(f"eval.opponents[{i}]", spec) for i, spec in enumerate(config.eval.opponents)]
-    if config.selfplay.baseline_share > 0 and config.algorithm == "ppo":
-        specs += [(f"selfplay.baselines[{i}]", spec) for i, spec in enumerate(config.selfplay.baselines)]
+    specs += config.trainer_agent_specs()
     if config.imitation.enabled:
         specs.append(("imitation.solver", config.imitation.solver))
-    if config.algorithm == "fictitious_play":  # its opponent model, the policy, is checked by the run
-        specs.append(("fictitious_play.solver", config.fictitious_play.solver))
     for key, spec in specs:
         try:
             load_agent(spec, game=game, num_players=config.num_players, seed=0)
@@ -173,7 +178,7 @@ def _as_json(value: Any) -> Any:
 
 def _setting(value: Any) -> str:
     """A setting's value in a message: numbers as they are, anything else as its repr, cut short."""
-    return cut(str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else repr(value),
+    return cut(str(value) if is_number(value) else repr(value),
                SHOWN_CHARS)
 
 
@@ -223,10 +228,11 @@ def _resume_locked(run_dir: Path, overrides: Sequence[str], command: str, emit: 
     before = load_config(run_dir / "config.yaml")
     config = load_config(run_dir / "config.yaml", overrides)
     changed = [k for k, v in model_keys(config).items() if model_keys(before)[k] != v]
-    changed += [k for k in ("algorithm", "ppo", "n_envs", "vec_env", "seed", "reward_scale", "device")
-                if getattr(before, k) != getattr(config, k)]
+    changed += [k for k in config.layout() if k not in (*model_keys(config), *resumable(config))
+                and getattr(before, k, None) != getattr(config, k)]  # None: a key of another algorithm's
     if changed:
-        raise ValueError(f"--resume cannot change {changed[0]}; a resumed run may change: {', '.join(RESUMABLE)}")
+        raise ValueError(f"--resume cannot change {changed[0]}; a resumed run may change: "
+                         f"{', '.join(resumable(before))}")
     check_run(config, f"{run_dir / 'config.yaml'}" + (" with --set " + " ".join(overrides) if overrides else ""))
     state = read_state(run_dir / "checkpoints")
     meta = read_meta(run_dir / "checkpoints" / state["checkpoint"])  # a damaged checkpoint is found before any change
@@ -234,10 +240,7 @@ def _resume_locked(run_dir: Path, overrides: Sequence[str], command: str, emit: 
     check_saved_config(run_dir / "config.yaml", before)  # no key lost: a default would stand in for the run's value
     check_resume_meta(config, meta, state, run_dir)
     if state.get("finished") and state.get("step", 0) >= config.total_timesteps:
-        fp = config.fictitious_play
-        key = ("total_timesteps" if config.algorithm != "fictitious_play" else "fictitious_play.rounds"
-               if fp.phases is None else f"fictitious_play.phases.{len(fp.phases) - 1}.rounds")
-        raise ValueError(f"{run_dir} finished at step {state['step']}; raise it with --set {key}=N")
+        raise ValueError(f"{run_dir} finished at step {state['step']}; raise it with --set {config.finished_key()}=N")
     trainer = trainer_class(config)(config, run_dir, resume=True, emit=emit)  # loads everything before anything changes
     claim()  # every check has passed: from here on the run writes its folder
     trainer.state["finished"] = False

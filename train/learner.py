@@ -4,8 +4,8 @@
 
 * ``step_<N>.zip`` and ``final.zip``: Stable-Baselines3 model zips (``policy.pth``, the
   optimizer state ``policy.optimizer.pth``, the counters and settings in ``data``) with a
-  ``splitpoker.json`` member (:func:`splitpoker.agents.checkpoint.policy_meta`, stamped with the
-  version and commit that wrote it: :func:`splitpoker.agents.checkpoint.stamped`), so each one
+  ``splitpoker.json`` member (:func:`splitpoker.agents.learned.checkpoint.policy_meta`, stamped with the
+  version and commit that wrote it: :func:`splitpoker.agents.learned.checkpoint.stamped`), so each one
   resumes training and loads as ``checkpoint:PATH``;
 * ``<checkpoint>.pool.pt``: the self-play pool (snapshot policy states) of the latest
   checkpoint (older ones are removed once ``state.json`` names the newer);
@@ -39,14 +39,18 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.save_util import save_to_zip_file
 from stable_baselines3.common.utils import FloatSchedule, get_device, set_random_seed
 
-from ..agents.checkpoint import META_MEMBER, check_weights, policy_meta, stamped
-from ..agents.networks import policy_class, policy_kwargs
+from ..agents.learned.checkpoint import META_MEMBER, check_weights, policy_meta, stamped
+from ..agents.learned.networks import policy_class, policy_kwargs
 from ..envs.games import Game
 from ..envs.observation import spaces_of
+from ..runtime.arguments import is_whole
 from ..runtime.files import write_owned
 from .config import TrainConfig
 
 POOL_FILE = "pool.pt"
+#: the learning rate of the optimizer a policy is built with (:func:`build_policy`; a fit makes
+#: its own, and a checkpoint records it)
+POLICY_LEARNING_RATE = 3e-4
 #: the learner's counters a resume takes from a checkpoint's ``data`` member
 COUNTERS = ("num_timesteps", "_n_updates", "_episode_num")
 
@@ -69,7 +73,7 @@ def build_policy(config: TrainConfig, game: Game) -> MaskableActorCriticPolicy:
     set_random_seed(config.seed, using_cuda=device.type == th.device("cuda").type)
     cls, kwargs = policy_spec(config)
     observation_space, action_space = spaces_of(game)
-    policy = cls(observation_space, action_space, FloatSchedule(config.ppo.learning_rate), **kwargs)
+    policy = cls(observation_space, action_space, FloatSchedule(POLICY_LEARNING_RATE), **kwargs)
     return policy.to(device)
 
 
@@ -100,7 +104,7 @@ def save_policy_checkpoint(policy: MaskableActorCriticPolicy, counters: Mapping[
     spaces) and the stamped ``splitpoker.json``, atomically."""
     cls, kwargs = policy_spec(config)
     data = {"policy_class": cls, "policy_kwargs": kwargs, "observation_space": policy.observation_space,
-            "action_space": policy.action_space, "seed": config.seed, "learning_rate": config.ppo.learning_rate,
+            "action_space": policy.action_space, "seed": config.seed, "learning_rate": POLICY_LEARNING_RATE,
             **{key: int(counters.get(key, 0)) for key in COUNTERS}}
     buffer = io.BytesIO()
     save_to_zip_file(buffer, data=data, params={"policy": policy.state_dict(),
@@ -118,8 +122,8 @@ def save_pool(state: Mapping[str, Any], path: Path) -> Path:
 def load_pool(path: Path) -> dict[str, Any]:
     """A pool file, read as tensors, numbers, strings and containers only (torch's
     ``weights_only``): a file holding anything else is refused, never run. Each snapshot's
-    weights are checked (:func:`~splitpoker.agents.checkpoint.check_weights`): a NaN or an
-    infinity is a :class:`~splitpoker.agents.checkpoint.BadWeights` naming the file and the
+    weights are checked (:func:`~splitpoker.agents.learned.checkpoint.check_weights`): a NaN or an
+    infinity is a :class:`~splitpoker.agents.learned.checkpoint.BadWeights` naming the file and the
     snapshot."""
     state = th.load(path, map_location="cpu", weights_only=True)
     if not isinstance(state, dict) or not isinstance(state.get("snapshots"), list):
@@ -140,8 +144,8 @@ def checkpoint_counters(path: Path) -> dict[str, int]:
         raise ValueError("its data member is not a JSON object")
     counters = {}
     for key in COUNTERS:
-        value = data.get(key)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        value: Any = data.get(key)
+        if not is_whole(value) or value < 0:
             raise ValueError(f"its data member's {key} is {value!r}, not a count (an integer of at least 0)")
         counters[key] = value
     return counters
@@ -149,8 +153,8 @@ def checkpoint_counters(path: Path) -> dict[str, int]:
 
 def checkpoint_params(path: Path, device: Any = "cpu") -> dict[str, Any]:
     """The learner's tensors in checkpoint ``path``, read as tensors only: its policy weights
-    (``policy``, checked by :func:`~splitpoker.agents.checkpoint.check_weights`: a NaN or an
-    infinity is a :class:`~splitpoker.agents.checkpoint.BadWeights` naming the file) and its
+    (``policy``, checked by :func:`~splitpoker.agents.learned.checkpoint.check_weights`: a NaN or an
+    infinity is a :class:`~splitpoker.agents.learned.checkpoint.BadWeights` naming the file) and its
     optimizer state (``policy.optimizer``), on ``device``."""
     device = get_device(device)
     params = {}

@@ -40,12 +40,13 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
 from ..envs.games import Game, make_game
-from ..envs.table import derived_seed
 from ..runtime.interrupts import spawning_deaf
 from ..runtime.limits import check_workers
+from ..runtime.seeding import derived_seed
 from .buffers import PackedMaskRolloutBuffer
-from .config import TrainConfig
+from .config import SelfPlayConfig
 from .learner import checkpoint_counters, checkpoint_params, policy_spec, run_meta, save_checkpoint
+from .ppo_config import PPOTrainConfig
 from .run import Trainer as BaseTrainer
 from .run import next_multiple
 from .selfplay import OpponentPool, SelfPlayEnv, SelfPlayVecEnv
@@ -72,7 +73,7 @@ def __getattr__(name: str) -> Any:
 
 
 # --------------------------------------------------------------------------- the learner
-def build_model(config: TrainConfig, env: VecEnv) -> MaskablePPO:
+def build_model(config: PPOTrainConfig, env: VecEnv) -> MaskablePPO:
     """A fresh MaskablePPO learner for the config."""
     ppo = config.ppo
     cls, kwargs = policy_spec(config)
@@ -88,7 +89,7 @@ def build_model(config: TrainConfig, env: VecEnv) -> MaskablePPO:
     )
 
 
-def load_learner(config: TrainConfig, env: VecEnv, path: Path) -> MaskablePPO:
+def load_learner(config: PPOTrainConfig, env: VecEnv, path: Path) -> MaskablePPO:
     """The learner saved in checkpoint ``path``, without running anything the file holds:
     built from ``config`` (:func:`build_model`, the settings a resume may not change), then
     given the checkpoint's weights and optimizer state (read as tensors only, the weights
@@ -103,12 +104,12 @@ def load_learner(config: TrainConfig, env: VecEnv, path: Path) -> MaskablePPO:
     return model
 
 
-def rollout_size(config: TrainConfig) -> int:
+def rollout_size(config: PPOTrainConfig) -> int:
     """Hands of one rollout: ``ppo.n_steps * n_envs``."""
     return config.ppo.n_steps * config.n_envs
 
 
-def planned_steps(config: TrainConfig) -> int:
+def planned_steps(config: PPOTrainConfig) -> int:
     """The hands a run plays: ``total_timesteps`` rounded up to whole rollouts (PPO updates on
     whole rollouts; an interrupted rollout is neither kept nor counted)."""
     size = rollout_size(config)
@@ -120,6 +121,7 @@ def _subproc_env(config_data: dict[str, Any], index: int) -> SelfPlayEnv:
     from .config import load_config_dict
 
     config = load_config_dict(config_data)
+    assert isinstance(config, PPOTrainConfig)
     th.set_num_threads(1)
     game = make_game(config.game, **config.game_kwargs())
     pool = OpponentPool(game, config.num_players, run_meta(config, game, 0), config.selfplay,
@@ -132,7 +134,7 @@ def _same(env: SelfPlayEnv) -> SelfPlayEnv:
     return env
 
 
-def make_vec_env(config: TrainConfig, game: Game, pool: OpponentPool) -> VecEnv:
+def make_vec_env(config: PPOTrainConfig, game: Game, pool: OpponentPool) -> VecEnv:
     """The learner's vectorised envs: batched over the table core (sharing ``pool``), one
     env each in this process (sharing ``pool``), or one process each."""
     if config.vec_env == "batched":
@@ -240,6 +242,7 @@ class PPOTrainer(BaseTrainer):
 
     hparam_metrics: ClassVar[tuple[str, ...]] = ("charts/mean_payoff",)
     update_name: ClassVar[str] = "the PPO update"
+    config: PPOTrainConfig
 
     def build(self) -> None:
         self.env = make_vec_env(self.config, self.game, self.pool)
@@ -274,6 +277,12 @@ class PPOTrainer(BaseTrainer):
     def close_learner(self) -> None:
         if getattr(self, "env", None) is not None:
             self.env.close()
+
+    def pool_settings(self) -> SelfPlayConfig:
+        return self.config.selfplay
+
+    def checkpoint_every(self) -> int:
+        return self.config.checkpoint.every
 
     def algorithm_hparams(self) -> dict[str, Any]:
         """PPO's settings and the self-play schedule's."""

@@ -23,8 +23,10 @@ A trainer implements :meth:`~Trainer.build` and :meth:`~Trainer.load` (a fresh l
 the one of a checkpoint), :attr:`~Trainer.step` and :attr:`~Trainer.policy`,
 :meth:`~Trainer.save_learner`, :meth:`~Trainer.learn_until` and
 :meth:`~Trainer.algorithm_hparams`; it may also implement :meth:`~Trainer.reached`,
-:meth:`~Trainer.starting`,
-:meth:`~Trainer.attach`, :meth:`~Trainer.pool_changed` and :meth:`~Trainer.close_learner`.
+:meth:`~Trainer.starting`, :meth:`~Trainer.attach`, :meth:`~Trainer.pool_settings`,
+:meth:`~Trainer.checkpoint_every`, :meth:`~Trainer.pool_changed` and
+:meth:`~Trainer.close_learner`. Its own keys of a config are its config class's, registered
+with it (:mod:`.trainers`).
 Starting and resuming runs (the run folder, its stamp and lock, the checks) is
 :mod:`.launch`'s.
 """
@@ -46,13 +48,14 @@ import torch as th
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.logger import HParam
 
-from ..agents.checkpoint import BadWeights, read_meta
-from ..agents.policy import PolicyAgent
+from ..agents.learned.checkpoint import BadWeights, read_meta
+from ..agents.learned.policy import PolicyAgent
 from ..envs.games import make_game
+from ..runtime.arguments import is_whole
 from ..runtime.files import owned_folder, write_owned
 from ..runtime.interrupts import Interrupted, handled, signal_of, unmasked
 from . import evaluation, tensorboard
-from .config import TrainConfig
+from .config import SelfPlayConfig, TrainConfig
 from .learner import POOL_FILE, load_pool, run_meta, save_pool
 from .selfplay import OpponentPool
 
@@ -102,7 +105,7 @@ def read_state(folder: Path) -> dict[str, Any]:
     if missing:
         raise ValueError(f"{path} is damaged: it has no {missing[0]!r} entry")
     step = state["step"]
-    if isinstance(step, bool) or not isinstance(step, int) or step < 0:
+    if not is_whole(step) or step < 0:
         raise ValueError(f"{path} is damaged: its step {step!r} is not a number of hands (an integer of at least 0)")
     for key in ("checkpoint", "pool"):
         name = state[key]
@@ -135,6 +138,8 @@ class Trainer:
     hparam_metrics: ClassVar[tuple[str, ...]] = ()
     #: what the learner does between two boundaries, as a divergence message names it
     update_name: ClassVar[str] = "the update"
+    #: what the learner does in its phase "round" (a signal stops it at once), as a stop message names it
+    round_name: ClassVar[str] = "a round"
 
     def __init__(self, config: TrainConfig, run_dir: Path, resume: bool, emit: Callable[[str], None]) -> None:
         self.config = config
@@ -148,7 +153,7 @@ class Trainer:
             th.set_num_threads(config.torch_threads)
         th.distributions.Distribution.set_default_validate_args(False)  # 72,072-way categoricals
         self.game = make_game(config.game, **config.game_kwargs())
-        self.pool = OpponentPool(self.game, config.num_players, run_meta(config, self.game, 0), config.selfplay,
+        self.pool = OpponentPool(self.game, config.num_players, run_meta(config, self.game, 0), self.pool_settings(),
                                  seed=config.seed)
         self.state: dict[str, Any] = {"imitation_rounds_done": 0, "imitation_epochs": 0, "finished": False}
         self.hands_per_s = float("nan")
@@ -165,7 +170,7 @@ class Trainer:
         self.cpu_before = float(read_meta(self.latest_checkpoint).get("cpu_seconds", 0.0)) if resume else 0.0
         self.cpu_from = cpu_seconds()
         self.resumed = resume
-        #: what the run is doing: a signal stops "collect", "imitation", "round" (of fictitious play), "final"
+        #: what the run is doing: a signal stops "collect", "imitation", "round" (:attr:`round_name`), "final"
         #: and "setup" at once (the latest checkpoint, or the boundary the rollout began at, is the resume
         #: point) and waits in "update", "boundary", "save" and "stopping" for the next boundary
         self.phase = "setup"
@@ -237,6 +242,14 @@ class Trainer:
         """The algorithm's own settings, for TensorBoard's hparams view."""
         raise NotImplementedError
 
+    def pool_settings(self) -> SelfPlayConfig:
+        """The opponent pool's settings (by default the pool keeps snapshots only, and draws for no learner)."""
+        return SelfPlayConfig()
+
+    def checkpoint_every(self) -> int:
+        """Hands between the checkpoints written at the learner's boundaries (0: none)."""
+        return 0
+
     def reached(self, bound: int) -> bool:
         """Whether the learner is done with the phase that ends at step ``bound``."""
         return self.step >= bound
@@ -256,7 +269,7 @@ class Trainer:
     # ------------------------------------------------------------------ schedules
     def schedule(self, step: int) -> None:
         self.next_eval = next_multiple(step, self.config.eval.every)
-        self.next_checkpoint = next_multiple(step, self.config.checkpoint.every)
+        self.next_checkpoint = next_multiple(step, self.checkpoint_every())
 
     def eval_if_due(self, step: int) -> None:
         """The periodic evaluation, when ``step`` has reached its schedule."""
@@ -275,7 +288,7 @@ class Trainer:
         self.check_finite(step, self.update_name)
         if self.next_checkpoint is not None and step >= self.next_checkpoint:
             self.save(f"step_{step:09d}.zip")
-            self.next_checkpoint = next_multiple(step, self.config.checkpoint.every)
+            self.next_checkpoint = next_multiple(step, self.checkpoint_every())
         self.boundary_step = step
         if self.pending_signal is not None:
             raise Interrupted(self.pending_signal)
@@ -518,7 +531,7 @@ class Trainer:
         """After Ctrl-C or SIGTERM: save the resume point and say how to resume. Stopped while
         the learner played hands (or at a boundary), the learner is as it was at the latest
         boundary: it is saved at that step (the hands played since are neither kept nor
-        counted). Stopped in an imitation or fictitious-play round, before the first checkpoint
+        counted). Stopped in an imitation round or the trainer's own, before the first checkpoint
         or in the final evaluation, the latest checkpoint already is the resume point."""
         phase, self.phase = self.phase, "stopping"
         signum = signal_of(stop)
@@ -538,7 +551,7 @@ class Trainer:
             self.emit(f"{name} before the first checkpoint; nothing to resume ({self.run_dir} is removed)")
             return RunResult(self.run_dir, 0, self.run_dir, interrupted=True, signal=signal.Signals(signum).name)
         where = {"final": "during the final evaluation", "imitation": "during an imitation round",
-                 "round": "during a fictitious-play round"}.get(phase, "")
+                 "round": f"during {self.round_name}"}.get(phase, "")
         self.emit(f"{name} {where + ' ' if where else ''}at step {step}; resume point: {path}")
         self.emit(f"resume with: splitpoker train --resume {self.run_dir}")
         return RunResult(self.run_dir, step, path, interrupted=True, hands_per_s=self.hands_per_s,

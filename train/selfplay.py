@@ -20,10 +20,11 @@ Reward             the learner's payoff times ``reward_scale``; ``terminated=Tru
 Info (step)        ``payoff`` (unscaled), ``payoffs`` (every seat), ``seat``, ``opponents``
 =================  ==========================================================================
 
-:class:`SelfPlayVecEnv` is the same view as an SB3 ``VecEnv`` of ``n_envs`` learner seats
-whose tables are one :class:`~splitpoker.envs.table.Tables` batch: all tables are dealt
-together, the learner's masks and observations are computed in one call, the opponent seats
-of all tables that play the same agent (a snapshot, a baseline) are decided in one
+:class:`SelfPlayVecEnv` is the same view as an SB3 ``VecEnv`` of ``n_envs`` learner seats,
+an adapter over :class:`~splitpoker.envs.learner_seat.LearnerSeats` (the learner-seat core
+under gymnasium's :class:`~splitpoker.envs.vector.ArrangeVectorEnv` too): all tables are
+dealt together, the learner's masks and observations are computed in one call, the opponent
+seats of all tables that play the same agent (a snapshot, a baseline) are decided in one
 ``act_batch`` call (one forward pass for a policy), and all tables are scored together.
 Training uses it; :class:`SelfPlayEnv` is the one-table ``gymnasium.Env`` for users' own loops:
 
@@ -34,7 +35,8 @@ Training uses it; :class:`SelfPlayEnv` is the one-table ``gymnasium.Env`` for us
 
 :class:`OpponentPool` holds frozen snapshots of the learner (policy states) and baseline
 agents, and draws the opponents of each hand: a seat gets a baseline with probability
-``baseline_share``, otherwise a snapshot chosen by ``opponent_sampling``.
+``baseline_share``, otherwise a snapshot chosen by ``opponent_sampling``. Either is an
+agent (``act_batch(views)``; a snapshot's policy is wrapped as one), what the core seats.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from ..agents.base import Agent
 from ..envs.cards import format_cards
 from ..envs.game import Game
 from ..envs.games import make_game
+from ..envs.learner_seat import LearnerSeats
 from ..envs.observation import observation_high, observation_size, spaces_of
 from ..envs.table import (
     SeatView,
@@ -60,9 +63,9 @@ from ..envs.table import (
     check_mask,
     check_seat,
     deal,
-    derived_seed,
     from_hands,
 )
+from ..runtime.seeding import derived_seed
 from .config import SelfPlayConfig
 
 
@@ -136,7 +139,7 @@ class OpponentPool:
     def agent(self, snapshot: Snapshot) -> Agent:
         """The (cached) agent playing a snapshot."""
         if snapshot.name not in self._agents:
-            from ..agents.policy import snapshot_agent
+            from ..agents.learned.policy import snapshot_agent
 
             rng = self.rng if self.config.snapshot_play == "sample" else None
             self._agents[snapshot.name] = snapshot_agent(self.meta, snapshot.state, snapshot.name, rng=rng)
@@ -307,8 +310,9 @@ class SelfPlayVecEnv(VecEnv):
     """``n_envs`` learner seats, one per table, at tables dealt, decided and scored together
     (see the module doc). Each env's learner seat rotates hand by hand, starting at its
     index; every hand ends after one step and the next is dealt at once (the finished
-    hand's observation is in ``infos[i]["terminal_observation"]``). Deals and opponent
-    draws use generators seeded by :meth:`seed` (SB3 seeds it with the run's seed)."""
+    hand's observation is in ``infos[i]["terminal_observation"]``), each table's opponents
+    drawn from ``pool``. Deals use a generator seeded by :meth:`seed` (SB3 seeds it with the
+    run's seed), the draws the pool's own."""
 
     metadata = {"render_modes": []}
     render_mode = None
@@ -323,36 +327,29 @@ class SelfPlayVecEnv(VecEnv):
         self.pool = pool
         self.reward_scale = float(reward_scale)
         self.rng = np.random.default_rng()
-        self._hands = 0
-        self._tables: Tables | None = None
-        self._seats = np.zeros(n_envs, dtype=np.int64)
-        self._opponents: list[list[Agent]] = []
-        self._masks = np.zeros((n_envs, game.n_actions), dtype=bool)
-        self._obs = np.zeros((n_envs, observation_size(game)), dtype=np.float32)
+        #: the tables, the learner seats, their masks and observations, and the opponents drawn
+        self.core = LearnerSeats(game, n_envs, self.num_players, self.mask)
         self._actions: np.ndarray | None = None
+
+    @property
+    def _tables(self) -> Tables | None:
+        """The tables of the hands dealt (None before :meth:`reset`)."""
+        return self.core.tables
+
+    @property
+    def _seats(self) -> np.ndarray:
+        """The learner's seat at each table, ``(n_envs,)``."""
+        return self.core.seats
 
     # ------------------------------------------------------------------ hands
     def _deal(self) -> np.ndarray:
-        n, b = self.num_players, self.num_envs
-        self._tables = deal(self.game, n, self.rng, batch=b, mask=self.mask)
-        self._seats = (self._hands + np.arange(b)) % n
-        self._hands += 1
-        self._opponents = [self.pool.draw(n - 1) for _ in range(b)]
-        learners = list(zip(range(b), self._seats.tolist()))
-        self._tables.prepare(learners)
-        self._masks = np.stack([self._tables.mask(t, s) for t, s in learners])
-        self._obs = np.stack([self._tables.observation(t, s) for t, s in learners])
-        return self._obs
+        self.core.deal(self.rng, [self.pool.draw(self.num_players - 1) for _ in range(self.num_envs)])
+        return self.core.observations
 
     def _opponent_actions(self, actions: np.ndarray) -> None:
         """Every opponent seat's split into ``actions`` (B, players): the seats of all tables
         played by one agent are decided in one batch."""
-        assert self._tables is not None
-        seated = []
-        for table, (seat, opponents) in enumerate(zip(self._seats.tolist(), self._opponents)):
-            others = [s for s in range(self.num_players) if s != seat]
-            seated += [(table, other, agent) for other, agent in zip(others, opponents)]
-        self._tables.decide(seated, actions)
+        self.core.decide(actions)
 
     # ------------------------------------------------------------------ VecEnv API
     def reset(self) -> np.ndarray:
@@ -365,24 +362,20 @@ class SelfPlayVecEnv(VecEnv):
         self._actions = np.asarray(actions).reshape(self.num_envs)
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
-        if self._tables is None or self._actions is None:
+        core = self.core
+        if core.tables is None or self._actions is None:
             raise ValueError("call reset() before step()")
-        tables, learner = self._tables, self._actions.astype(np.int64)
+        learner, seats = self._actions.astype(np.int64), core.seats
         self._actions = None
-        rows = np.arange(self.num_envs)
-        inside = (learner >= 0) & (learner < self.game.n_actions)
-        bad = ~inside | ~self._masks[rows, np.where(inside, learner, 0)]
+        bad = ~core.legal(learner)
         if bad.any():
             b = int(np.flatnonzero(bad)[0])
             raise ValueError(f"split {learner[b]} is not valid for the learner's hand "
-                             f"{format_cards(tables.slots[b, self._seats[b]])} (env {b})")
-        actions = np.zeros((self.num_envs, self.num_players), dtype=np.int64)
-        self._opponent_actions(actions)
-        actions[rows, self._seats] = learner
-        payoffs = tables.score(actions).payoffs
-        payoff = payoffs[rows, self._seats]
-        infos = [{"payoff": float(payoff[b]), "payoffs": payoffs[b].tolist(), "seat": int(self._seats[b]),
-                  "opponents": [a.name for a in self._opponents[b]], "terminal_observation": self._obs[b]}
+                             f"{format_cards(core.tables.slots[b, seats[b]])} (env {b})")
+        payoffs = core.play(learner)
+        payoff = payoffs[np.arange(self.num_envs), seats]
+        infos = [{"payoff": float(payoff[b]), "payoffs": payoffs[b].tolist(), "seat": int(seats[b]),
+                  "opponents": [a.name for a in core.opponents[b]], "terminal_observation": core.observations[b]}
                  for b in range(self.num_envs)]
         observations = self._deal().copy()
         return (observations, (payoff * self.reward_scale).astype(np.float32), np.ones(self.num_envs, dtype=bool),
@@ -390,11 +383,11 @@ class SelfPlayVecEnv(VecEnv):
 
     def restart_at(self, hands: int) -> None:
         """Continue as after ``hands`` hands of each env: env i's learner next sits at ``(i + hands) % players``."""
-        self._hands = int(hands)
+        self.core.hands = int(hands)
 
     def action_masks(self) -> np.ndarray:
         """The valid splits of every env's learner hand, ``(n_envs, n_actions)`` bool."""
-        return self._masks
+        return self.core.masks
 
     def set_pool_state(self, state: Mapping[str, Any]) -> None:
         """Replace the pool's snapshots (as :meth:`SelfPlayEnv.set_pool_state`)."""
@@ -411,7 +404,7 @@ class SelfPlayVecEnv(VecEnv):
 
     def env_method(self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any) -> list[Any]:
         if method_name == "action_masks":  # sb3-contrib's get_action_masks stacks one mask per env
-            return list(self._masks[self._get_indices(indices)])
+            return list(self.core.masks[self._get_indices(indices)])
         method = getattr(self, method_name)
         return [method(*method_args, **method_kwargs) for _ in self._get_indices(indices)]
 

@@ -5,7 +5,8 @@ A page holds a marker comment where a generated section goes:
 * ``<!-- generated: cli -->`` (docs/cli.md): every subcommand's ``--help``, from the parser
   of the ``splitpoker`` console script;
 * ``<!-- generated: config -->`` (docs/training.md): every training config key, its type,
-  default and description, from the pydantic models of ``splitpoker.train.config``.
+  default and description, from the pydantic models of ``splitpoker.train.config`` and of
+  every registered trainer's config (``splitpoker.train.trainers``).
 
 So the reference never differs from the installed code. A marker that is missing fails the
 build.
@@ -108,13 +109,14 @@ def _listed_section(annotation: Any) -> Any:
 
 
 def _bounds(field: Any) -> str:
+    from splitpoker.runtime.arguments import is_whole
+
     words = []
     for item in field.metadata:
         for attr, sign in (("gt", ">"), ("ge", "≥"), ("lt", "<"), ("le", "≤"), ("min_length", "length ≥")):
             value = getattr(item, attr, None)
             if value is not None:
-                words.append(f"{sign} {value:,}" if isinstance(value, int) and not isinstance(value, bool)
-                             else f"{sign} {value}")
+                words.append(f"{sign} {value:,}" if is_whole(value) else f"{sign} {value}")
     return ", ".join(words)
 
 
@@ -183,15 +185,31 @@ MEANINGS = {
 
 
 def config_reference() -> str:
-    """One table per section of a training config, top level first."""
+    """One table per section of a training config, top level first: the shared keys and each
+    registered trainer's, in the order a config is written, a trainer's marked with its algorithm."""
     from pydantic import BaseModel
 
-    from splitpoker.train.config import TrainConfig
+    from splitpoker.train.config import TrainConfig, config_class
+    from splitpoker.train.trainers import TRAINERS
 
-    def table(model: type[BaseModel], prefix: str, inherits: str = "") -> list[str]:
-        """The keys of ``model``; with ``inherits``, a key left out (None) is that section's."""
+    owners: dict[str, str] = {}  # a trainer's key → the algorithms whose config has it
+    fields: dict[str, Any] = dict(TrainConfig.model_fields)
+    order: list[str] = []
+    for algorithm in TRAINERS:
+        config = config_class(algorithm)
+        layout = config.layout()
+        for i, key in enumerate(layout):
+            if key not in order:
+                order.insert(order.index(layout[i - 1]) + 1 if i else 0, key)
+            if key not in TrainConfig.model_fields:
+                fields.setdefault(key, config.model_fields[key])
+                owners[key] = f"{owners[key]}, {algorithm}" if key in owners else algorithm
+    top = {key: fields[key] for key in order}
+
+    def table(model: type[BaseModel] | dict[str, Any], prefix: str, inherits: str = "") -> list[str]:
+        """The keys of ``model`` (or its fields); with ``inherits``, a key left out (None) is that section's."""
         rows = ["| key | type | default | meaning |", "|---|---|---|---|"]
-        for name, field in model.model_fields.items():
+        for name, field in (model if isinstance(model, dict) else model.model_fields).items():
             annotation, default = field.annotation, _default(field)
             if inherits and default == "`null`":
                 annotation = next(a for a in typing.get_args(annotation) if a is not type(None))  # X | None
@@ -205,6 +223,8 @@ def config_reference() -> str:
                 meaning = field.description or MEANINGS.get(prefix + name, "")
                 if _listed_section(field.annotation) is not None:
                     meaning += f" ([below](#{_anchor(prefix + name)}))"
+            if not prefix and name in owners:
+                meaning += f" (algorithm {owners[name]})"
             rows.append(f"| `{prefix}{name}` | {_cell(kind)} | {_cell(default)} | {_cell(meaning)} |")
         return rows
 
@@ -218,8 +238,8 @@ def config_reference() -> str:
                           *table(item, f"{prefix}{name}[i].", inherits=prefix.rstrip(".")), ""]
         return parts
 
-    parts = ["### Top level", "", _first_paragraph(TrainConfig.__doc__), "", *table(TrainConfig, ""), ""]
-    for name, field in TrainConfig.model_fields.items():
+    parts = ["### Top level", "", _first_paragraph(TrainConfig.__doc__), "", *table(top, ""), ""]
+    for name, field in top.items():
         if _is_section(field.annotation):
             parts += [f"### {name}", "", _first_paragraph(field.annotation.__doc__), "",
                       *table(field.annotation, f"{name}."), "", *listed(field.annotation, f"{name}.")]

@@ -118,10 +118,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     for other in ("greedy", "random"):
         settings = EvalSettings(game="biji", agents=[SPEC, other], hands=hands, players=4, regret=False, seed=0)
         summary, _ = run(settings, progress=False)
-        for result in summary["agents"]:
-            lo, hi = result["ci95"]
-            print(f"eval vs {other:6s}: {result['name']:9s} {result['mean']:+.2f} per hand "
-                  f"[{lo:+.2f}, {hi:+.2f}] over {summary['hands']} deals")
+        for result in summary.agents:
+            lo, hi = result.ci95
+            print(f"eval vs {other:6s}: {result.name:9s} {result.mean:+.2f} per hand "
+                  f"[{lo:+.2f}, {hi:+.2f}] over {summary.hands} deals")
 
     for spec in (SPEC, "greedy"):
         gain = best_response_gain("biji", spec, samples=samples, hands=br_hands, players=4, seed=0)

@@ -56,6 +56,13 @@ class BijiGame(Game):
     def heuristic_actions(self, hands: np.ndarray, num_players: int) -> np.ndarray:
         return heuristic.best_splits(hands, self.rules, reference_rows(self), num_players)
 
+    def held_bonuses(self, rows: Sequence[Sequence[int]]) -> dict[str, int]:
+        cards = np.sort(np.asarray(rows, dtype=np.int64).reshape(3, 3), axis=1)
+        strengths = engine.group_strengths(cards, self.rules)[None]
+        not_first = np.full((1, 3), 2, dtype=np.int64)  # the sweep (first in every pot) depends on the table
+        held = engine.xi_table(cards.reshape(1, 9), strengths, not_first, self.rules)[0]
+        return {name: int(count) for name, count in zip(engine.XI_NAMES, held) if count}
+
     def score(self, arrangements: Sequence[Sequence[Sequence[int]]]) -> engine.BijiScore:
         return engine.score_table(arrangements, self.rules)
 

@@ -98,7 +98,7 @@ class ThirteenRules(RuleSwitches):
     wheel: str = choice("second", ("second", "lowest", "ace_equal", "none"),
                         "where A-2-3-4-5 ranks among straights")
     flush_compare: str = choice("rank_first", ("rank_first", "suit_first"),
-                                "flushes by ranks first, or by suit first (seed 002)")
+                                "flushes by ranks first, or by suit first (as banker-style rules do)")
     suit_tiebreak: bool = choice(True, None, "rows equal by rank are told apart by the most significant card's suit")
     suit_order: str = choice("spades>hearts>clubs>diamonds", None, "suit strength, strongest first")
     scoring: str = choice("pairwise", ("pairwise", "banker", "two_four", "majority"),

@@ -1,6 +1,7 @@
 """Thirteen's scoring (envs/thirteen/RULES.md section 6): row values and royalties, the
-pairs a table compares, one table scored with its itemised payments and many tables at
-once. Pure: standard library and NumPy.
+pairs a table compares, and one scoring core for B tables, read as one table's itemised
+payments (:func:`score_table`) or as many tables' payoffs (:func:`score_tables`). Pure:
+standard library and NumPy.
 
 >>> from ..cards import parse_rows
 >>> score = score_table([parse_rows("Ah Ad 3c | 9s 9d 4c 4h 2s | Kh Qh Jh Th 9h"),
@@ -15,7 +16,7 @@ import dataclasses
 from collections.abc import Sequence
 from functools import cache
 from itertools import combinations
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -106,16 +107,20 @@ class ThirteenScore(Score):
     def outcomes(self) -> Outcomes:
         """Rows won: the share of the other seats whose row the seat's row beats (a fouled
         other seat counts as beaten); none for a fouled seat or between special hands."""
-        n = len(self.payoffs)
-        specials = np.asarray(self.specials)
-        fouled = np.asarray(self.fouled, dtype=bool)
-        beats = (self.strengths[:, None, :] > self.strengths[None, :, :]).astype(float)
-        beats = np.where(fouled[None, :, None], 1.0, beats)
-        counted = (~np.eye(n, dtype=bool) & (specials[:, None] == 0) & (specials[None, :] == 0)
-                   & ~fouled[:, None])
-        rows_won = (beats * counted[:, :, None]).sum(axis=1) / (n - 1)
-        return Outcomes(payoffs=np.asarray(self.payoffs, dtype=float), rows_won=rows_won, fouled=fouled,
-                        special=specials.astype(np.int64), xi=np.zeros(n, dtype=np.int64))
+        return _outcomes(np.asarray(self.payoffs, dtype=float), self.strengths, np.asarray(self.fouled, dtype=bool),
+                         np.asarray(self.specials, dtype=np.int64))
+
+
+def _outcomes(payoffs: np.ndarray, strengths: np.ndarray, fouled: np.ndarray, paid: np.ndarray) -> Outcomes:
+    """The typed outcomes of tables with any leading axes: ``payoffs`` (..., n), row
+    ``strengths`` (..., n, 3), ``fouled`` (..., n) (a special hand is not fouled) and the
+    specials ``paid`` (..., n)."""
+    n = payoffs.shape[-1]
+    beats = fouled[..., None, :, None] | (strengths[..., :, None, :] > strengths[..., None, :, :])
+    counted = ~np.eye(n, dtype=bool) & (paid[..., :, None] == 0) & (paid[..., None, :] == 0) & ~fouled[..., :, None]
+    rows_won = (beats & counted[..., None]).sum(axis=-2) / (n - 1)
+    return Outcomes(payoffs=payoffs, rows_won=rows_won, fouled=fouled, special=paid,
+                    xi=np.zeros(payoffs.shape, dtype=np.int64))
 
 
 def table_strengths(table: np.ndarray, rules: ThirteenRules) -> np.ndarray:
@@ -128,7 +133,7 @@ def table_strengths(table: np.ndarray, rules: ThirteenRules) -> np.ndarray:
     return strengths.reshape(*np.shape(table)[:-1], 3)
 
 
-def special_pair_total(first: Any, second: Any, first_is_banker: bool, rules: ThirteenRules,
+def special_pair_total(first: Any, second: Any, first_is_banker: Any, rules: ThirteenRules,
                        first_key: Any = 0, second_key: Any = 0) -> Any:
     """Points to the first seat of a compared pair from the two seats' special-hand values
     in the table (0: none), vectorised: the higher special wins and is paid
@@ -144,7 +149,7 @@ def special_pair_total(first: Any, second: Any, first_is_banker: bool, rules: Th
         ki, kj = np.asarray(first_key), np.asarray(second_key)
         total = np.where(vi == vj, np.where(ki > kj, pi, np.where(kj > ki, -pj, 0)), total)
     if rules.special_table.both == "banker_pays":
-        total = np.where((vi != 0) & (vj != 0), -pj if first_is_banker else pi, total)
+        total = np.where((vi != 0) & (vj != 0), np.where(first_is_banker, -pj, pi), total)
     return np.where((vi != 0) | (vj != 0), total, 0)
 
 
@@ -165,30 +170,6 @@ def tie_sign(i: int, j: int, rules: ThirteenRules) -> int:
     return 0
 
 
-def _pair_rows(i: int, j: int, strengths: Sequence[Sequence[int]], values: Sequence[Sequence[int]],
-               fouled: Sequence[bool],
-               rules: ThirteenRules) -> tuple[list[int], int]:
-    """Per-row points to seat i against seat j (no specials), and who won more rows (+1, -1, 0;
-    a row the banker takes under ``tie_winner`` counts as won). Rows pay nothing under
-    ``scoring=majority``, one point each under ``two_four``."""
-    if fouled[i] and fouled[j]:
-        return [0, 0, 0], 0
-    if fouled[i] or fouled[j]:
-        sign = -1 if fouled[i] else 1
-        results = [sign] * 3
-    else:
-        tie = tie_sign(i, j, rules)
-        results = [tie if a == b else (1 if a > b else -1) for a, b in zip(strengths[i], strengths[j])]
-    if rules.scoring == "majority":
-        points = [0, 0, 0]
-    elif rules.scoring == "two_four":
-        points = results
-    else:
-        points = [values[i][k] if r > 0 else -values[j][k] if r < 0 else 0 for k, r in enumerate(results)]
-    wins = sum(results)
-    return points, (wins > 0) - (wins < 0)
-
-
 def check_table(arrangements: Sequence[Sequence[Sequence[int]]]) -> np.ndarray:
     """Validate a table of 2–4 arrangements; return card ids (players, 13): front, middle
     and back, each row sorted."""
@@ -207,67 +188,97 @@ def check_table(arrangements: Sequence[Sequence[Sequence[int]]]) -> np.ndarray:
     assert table is not None and counts is not None
     if counts.max() > 1:
         check_table_cards(table.reshape(n, -1))
-    table[:, :3].sort(axis=1)
-    table[:, 3:8].sort(axis=1)
-    table[:, 8:].sort(axis=1)
+    return sort_rows(table)
+
+
+class _Scored(NamedTuple):
+    """B tables of n seats scored (leading B axis): per seat the row ``strengths``
+    (B, n, 3), ``fouled`` (a special hand is not fouled), the specials ``paid`` and the
+    ``payoffs``; per compared pair of ``pairs`` (seats i, j) the points to seat i: ``rows``
+    (B, P, 3), the ``majority`` point, the ``special`` payment, what ``scoop`` and
+    ``home_run`` add and the ``total``."""
+
+    pairs: list[tuple[int, int]]
+    strengths: np.ndarray
+    fouled: np.ndarray
+    paid: np.ndarray
+    payoffs: np.ndarray
+    rows: np.ndarray
+    majority: np.ndarray
+    special: np.ndarray
+    scoop: np.ndarray
+    home_run: np.ndarray
+    total: np.ndarray
+
+
+@cache
+def _pair_layout(n: int, rules: ThirteenRules) -> tuple[list[tuple[int, int]], np.ndarray, np.ndarray, np.ndarray,
+                                                        np.ndarray]:
+    """The compared pairs of an n-seat table: the pairs, their seats i and j (P,), the
+    incidence (P, n) (+1 at seat i, -1 at seat j) and who wins an equal row (P, 1, 1)."""
+    pairs = compared_pairs(n, rules)
+    i, j = np.array(pairs).T
+    incidence = (i[:, None] == np.arange(n)).astype(np.int64) - (j[:, None] == np.arange(n))
+    return pairs, i, j, incidence, np.array([[[tie_sign(a, b, rules)]] for a, b in pairs])
+
+
+def _score(table: np.ndarray, special: np.ndarray, rules: ThirteenRules) -> _Scored:
+    """The scoring of B tables (RULES.md section 6), every rule written once and vectorised
+    over tables and compared pairs: ``table`` (B, n, 13) card ids row by row, each row
+    sorted, ``special`` (B, n) the seats' special-hand values in the table. The pairs'
+    arrays are worked out pair and row first, tables last (P, 3, B), so that each is a run
+    of B values."""
+    batch, n, _ = table.shape
+    pairs, i, j, incidence, ties = _pair_layout(n, rules)
+    strengths = table_strengths(table, rules)
+    fouled = ~valid_strengths(strengths[..., 0], strengths[..., 1], strengths[..., 2])
+    keys = special_keys(table.reshape(-1, HAND_SIZE), rules).reshape(batch, n).T
+    by_seat, seat_fouled, seat_special = strengths.transpose(1, 2, 0).copy(), fouled.T[:, None], special.T
+    si, sj, fi, fj = by_seat[i], by_seat[j], seat_fouled[i], seat_fouled[j]
+    decided = (seat_special[i] != 0) | (seat_special[j] != 0)  # special hands replace the rows
+    # per row: 1 seat i wins it, -1 seat j, 0 nobody; a fouled hand loses every row to one that is not
+    results = np.where(fi | fj, fj.astype(np.int64) - fi, np.sign(si - sj) + (si == sj) * ties) * ~decided[:, None]
+    if rules.scoring in ("majority", "two_four"):
+        rows = results if rules.scoring == "two_four" else np.zeros_like(results)
+    else:
+        values = row_values(strengths, rules).transpose(1, 2, 0).copy()
+        rows = (results > 0) * values[i] - (results < 0) * values[j]
+    zero = np.zeros((len(pairs), batch), dtype=np.int64)
+    majority = np.sign(results.sum(axis=1)) if rules.scoring in MAJORITY_SCORING else zero
+    total = rows.sum(axis=1) + majority
+    scoop = home_run = zero
+    if rules.scoop == "double":
+        scoop = np.where((rows > 0).all(axis=1) | (rows < 0).all(axis=1), total, 0)
+        total = total + scoop
+    if rules.home_run and n == 4:
+        home = incidence.T @ np.sign(scoop) == n - 1  # a seat that scooped every opponent
+        home_run = np.where(home[i] | home[j], total, 0)
+    special_points = np.asarray(special_pair_total(seat_special[i], seat_special[j], (i == rules.banker_seat)[:, None],
+                                                   rules, keys[i], keys[j]), dtype=np.int64)
+    total = total + home_run + special_points
+    return _Scored(pairs=pairs, strengths=strengths, fouled=fouled & (special == 0),
+                   paid=np.asarray(special_payments(special, rules), dtype=np.int64),
+                   payoffs=(total.T @ incidence).astype(float), rows=rows.transpose(2, 0, 1), majority=majority.T,
+                   special=special_points.T, scoop=scoop.T, home_run=home_run.T, total=total.T)
+
+
+def sort_rows(table: np.ndarray) -> np.ndarray:
+    """Sort each row of arrangements ``(..., 13)`` (front, middle, back card ids) in place."""
+    for row in (slice(0, 3), slice(3, 8), slice(8, HAND_SIZE)):
+        table[..., row].sort(axis=-1)
     return table
 
 
 def score_table(arrangements: Sequence[Sequence[Sequence[int]]], rules: ThirteenRules) -> ThirteenScore:
     """Score 2–4 arrangements (front, middle, back per seat, seat order) into payoffs."""
-    n = len(arrangements)
-    if not PLAYERS[0] <= n <= PLAYERS[1]:
-        raise ValueError(f"a Thirteen table has 2 to 4 players, got {n} hands")
     table = check_table(arrangements)
-    strengths = table_strengths(table, rules)
-    values = row_values(strengths, rules).tolist()
-    fouled = (~valid_strengths(strengths[:, 0], strengths[:, 1], strengths[:, 2])).tolist()
-    special_names, special_values = special_hands(table, rules)
-    special_value = special_values.tolist()
-    special_key = special_keys(table, rules).tolist()
-    pairs = compared_pairs(n, rules)
-    strength_rows = strengths.tolist()
-    totals: dict[tuple[int, int], float] = {}
-    total: float
-    details: dict[tuple[int, int], dict[str, Any]] = {}
-    scooped: dict[int, int] = {i: 0 for i in range(n)}
-    for i, j in pairs:
-        detail: dict[str, Any] = {"seats": [i, j], "rows": [0, 0, 0], "special": 0, "majority": 0, "scoop": 0,
-                                  "home_run": 0}
-        if special_value[i] or special_value[j]:
-            total = int(special_pair_total(special_value[i], special_value[j], i == rules.banker_seat, rules,
-                                           special_key[i], special_key[j]))
-            detail["special"] = total
-        else:
-            row_points, winner = _pair_rows(i, j, strength_rows, values, fouled, rules)
-            detail["rows"] = row_points
-            total = sum(row_points)
-            if rules.scoring in MAJORITY_SCORING:
-                detail["majority"] = winner
-                total += winner
-            swept = all(p > 0 for p in row_points) or all(p < 0 for p in row_points)
-            if rules.scoop == "double" and swept and total:
-                detail["scoop"] = total
-                total *= 2
-                scooped[i if total > 0 else j] += 1
-        totals[(i, j)] = total
-        details[(i, j)] = detail
-    if rules.home_run and n == 4:
-        for seat, count in scooped.items():
-            if count == n - 1:
-                for (i, j), total in totals.items():
-                    if seat in (i, j):
-                        details[(i, j)]["home_run"] = total
-                        totals[(i, j)] = 2 * total
-    payoffs = np.zeros(n)
-    out_pairs = []
-    for (i, j), total in totals.items():
-        payoffs[i] += total
-        payoffs[j] -= total
-        out_pairs.append({**details[(i, j)], "total": total})
-    return ThirteenScore(payoffs=payoffs, fouled=[f and not v for f, v in zip(fouled, special_value)],
-                         specials=special_payments(special_values, rules).tolist(), special_names=special_names,
-                         strengths=strengths, pairs=out_pairs)
+    names, special = special_hands(table, rules)
+    scored = _score(table[None], special[None], rules)
+    fields = ("rows", "special", "majority", "scoop", "home_run", "total")
+    pairs = [{"seats": [i, j], **dict(zip(fields, items))}
+             for (i, j), *items in zip(scored.pairs, *(getattr(scored, f)[0].tolist() for f in fields))]
+    return ThirteenScore(payoffs=scored.payoffs[0], fouled=scored.fouled[0].tolist(), specials=scored.paid[0].tolist(),
+                         special_names=names, strengths=scored.strengths[0], pairs=pairs)
 
 
 def score_tables(cards: np.ndarray, rules: ThirteenRules) -> tuple[np.ndarray, Outcomes]:
@@ -277,52 +288,7 @@ def score_tables(cards: np.ndarray, rules: ThirteenRules) -> tuple[np.ndarray, O
     ``score_table(...).outcomes()`` table by table. ValueError for an id that is not a card
     of the deck, or a card twice at a table."""
     check_card_ids(cards, jokers=False, what="cards", group=2)
-    table = np.array(cards, dtype=np.int64)
+    table = sort_rows(np.array(cards, dtype=np.int64))
     batch, n, _ = table.shape
-    table[..., :3].sort(axis=-1)
-    table[..., 3:8].sort(axis=-1)
-    table[..., 8:].sort(axis=-1)
-    strengths = table_strengths(table, rules)
-    fouled = ~valid_strengths(strengths[..., 0], strengths[..., 1], strengths[..., 2])
-    values = row_values(strengths, rules)
-    flat = table.reshape(-1, HAND_SIZE)
-    special = special_hands(flat, rules)[1].reshape(batch, n)
-    keys = special_keys(flat, rules).reshape(batch, n)
-    scoop = rules.scoop == "double"
-    totals: dict[tuple[int, int], np.ndarray] = {}
-    scooped = np.zeros((batch, n), dtype=np.int64)
-    for i, j in compared_pairs(n, rules):
-        si, sj, fi, fj = strengths[:, i], strengths[:, j], fouled[:, i, None], fouled[:, j, None]
-        results = np.where(si == sj, tie_sign(i, j, rules), np.where(si > sj, 1, -1))
-        results = np.where(fi & fj, 0, np.where(fi, -1, np.where(fj, 1, results)))
-        if rules.scoring == "majority":
-            points = np.zeros_like(results)
-        else:
-            points = results if rules.scoring == "two_four" else np.where(
-                results > 0, values[:, i], np.where(results < 0, -values[:, j], 0))
-        total = points.sum(axis=1) + (np.sign(results.sum(axis=1)) if rules.scoring in MAJORITY_SCORING else 0)
-        decided = (special[:, i] != 0) | (special[:, j] != 0)
-        if scoop:
-            doubled = ~decided & (total != 0) & ((points > 0).all(axis=1) | (points < 0).all(axis=1))
-            scooped[:, i] += doubled & (total > 0)
-            scooped[:, j] += doubled & (total < 0)
-            total = np.where(doubled, 2 * total, total)
-        totals[(i, j)] = np.where(decided, special_pair_total(special[:, i], special[:, j], i == rules.banker_seat,
-                                                              rules, keys[:, i], keys[:, j]), total)
-    if rules.home_run and n == 4:
-        for seat in range(n):
-            home = scooped[:, seat] == n - 1
-            for pair in totals:
-                if seat in pair:
-                    totals[pair] = np.where(home, 2 * totals[pair], totals[pair])
-    payoffs = np.zeros((batch, n))
-    for (i, j), total in totals.items():
-        payoffs[:, i] += total
-        payoffs[:, j] -= total
-    paid = np.asarray(special_payments(special, rules)).astype(np.int64)
-    fouled &= special == 0
-    beats = np.where(fouled[:, None, :, None], 1.0, (strengths[:, :, None, :] > strengths[:, None, :, :]).astype(float))
-    counted = (~np.eye(n, dtype=bool) & (paid[:, :, None] == 0) & (paid[:, None, :] == 0) & ~fouled[:, :, None])
-    rows_won = (beats * counted[..., None]).sum(axis=2) / (n - 1)
-    return payoffs, Outcomes(payoffs=payoffs, rows_won=rows_won, fouled=fouled, special=paid,
-                             xi=np.zeros((batch, n), dtype=np.int64))
+    scored = _score(table, special_hands(table.reshape(-1, HAND_SIZE), rules)[1].reshape(batch, n), rules)
+    return scored.payoffs, _outcomes(scored.payoffs, scored.strengths, scored.fouled, scored.paid)

@@ -17,6 +17,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ...runtime.arguments import is_whole
+
 VARIANTS_FILE = Path(__file__).with_name("variants.json")
 ROW_NAMES = ("front", "middle", "back")
 RANK_CHARS = "23456789TJQKA"
@@ -93,7 +95,7 @@ def _fields(value: Mapping[str, Any], source: str, where: str, required: Sequenc
 
 
 def _value(value: Any, source: str, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if not is_whole(value) or value < 0:
         raise _fail(source, where, f"must be a whole number of points ≥ 0, got {value!r}")
     return value
 

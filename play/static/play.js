@@ -4,10 +4,10 @@
 "use strict";
 
 const RANKS = "23456789TJQKA";
-const SUITS = "shdc";
 const SUIT_SYMBOL = { s: "♠", h: "♥", d: "♦", c: "♣" };
 const SUIT_SORT = "shcd";
-const JOKERS = { BJ: ["小王", "BJ"], RJ: ["大王", "RJ"] };
+// the jokers by language: on the card, and in words
+const JOKERS = { BJ: { zh: "小王", en: "Little", name: "Little Joker" }, RJ: { zh: "大王", en: "Big", name: "Big Joker" } };
 
 // ---------------------------------------------------------------- the two languages
 
@@ -16,7 +16,7 @@ const TEXT = {
     rules: "Rules", lang_button: "中文", your_hand: "Your hand",
     hand_help: "tap a card to place it in the highlighted row, or drag it; tap two placed cards to swap them; keys: Enter selects, 1/2/3 place, Backspace takes back",
     sort_rank: "Sort by rank", sort_suit: "Sort by suit", clear: "Take all back", auto: "Auto-arrange",
-    hint: "Suggest ({n} left)", submit: "Submit", match_over: "The match is over",
+    hint: "Suggest", submit: "Submit", match_over: "The match is over",
     download: "Download the match (JSON)", new_match: "New match", totals: "Totals", earlier_hands: "Earlier hands",
     you: "you", seat: "Seat {n}", hand_of: "Hand {n} of {m}", dealt_first: "dealt first: {seat}",
     banker: "banker", banker_is: "banker: {seat}", first: "dealt first", fouled: "fouled",
@@ -38,19 +38,28 @@ const TEXT = {
     not_compared: "rows not compared", special_flag: "报到 {name}",
     scoop: "打枪 scoop", scoop_event: "打枪 (scoop): {a} won all three rows against {b}",
     home_run: "全垒打 home run", home_run_event: "全垒打 (home run): {a} scooped every opponent",
-    xi: "喜 ×{n}", place: "{n}", loading: "loading…",
+    place: "{n}", loading: "loading…",
     resumed_other: "That match belongs to another browser (or is over on the server): a new match was started.",
     preset: "Preset", switch: "switch", value: "value", tables: "Payment tables",
     more_rows: "more rows won", royalty: "royalty {row}", row_item: "{row}", pot_item: "{row} (place {n})",
     special_item: "报到 {name}", xi_item: "喜 {name} ×{n}", majority: "more rows won",
     unit_paid: "paid", unit_value: "ranks as", warn_leave: "A hand is being arranged: leave the page?",
     played_hand: "Hand {n}: you {payoff}",
+    multi: "Select several", choose_for: "Choose for {row}:", chosen: "{n} chosen: tap a row to place them",
+    no_room: "the {row} row has room for {n} more", swap_rows: "Swap {a} and {b}",
+    moved_on: "Hand {n} was played in another tab: hand {m} is loaded.",
+    moved_on_done: "Hand {n} was played in another tab, and the match is over.",
+    row_won: "won against {seat}", row_lost: "lost to {seat}", row_tied: "tied with {seat}",
+    xi_named: "喜 {names}", xi_held: "this arrangement makes 喜: {names}",
+    replay: "Replay step by step", replay_step: "Step {i} of {n}: {what}", step_deal: "the deal",
+    step_arranged: "{seat} arranges", step_compare: "the {row} rows compared", step_result: "the result",
+    step_prev: "Back", step_next: "Next step", step_all: "Whole result",
   },
   zh: {
     rules: "规则", lang_button: "English", your_hand: "手牌",
     hand_help: "点牌放入高亮的一道，或拖动；点两张已放的牌交换；键盘：Enter 选牌，1/2/3 放入，Backspace 收回",
     sort_rank: "按点数排", sort_suit: "按花色排", clear: "全部收回", auto: "自动理牌",
-    hint: "推荐牌型（剩 {n} 次）", submit: "出牌", match_over: "比赛结束",
+    hint: "推荐牌型", submit: "出牌", match_over: "比赛结束",
     download: "下载比赛记录（JSON）", new_match: "新比赛", totals: "总分", earlier_hands: "之前的牌局",
     you: "你", seat: "座位 {n}", hand_of: "第 {n} 局 / 共 {m} 局", dealt_first: "先发牌：{seat}",
     banker: "庄家", banker_is: "庄家：{seat}", first: "先发牌", fouled: "倒水",
@@ -70,13 +79,22 @@ const TEXT = {
     done_text: "共打 {n} 局。你 {total}", best: "，全桌最高。",
     not_compared: "不比牌道", special_flag: "报到 {name}",
     scoop: "打枪", scoop_event: "打枪：{a} 三道全胜 {b}", home_run: "全垒打",
-    home_run_event: "全垒打：{a} 打枪所有对手", xi: "喜 ×{n}", place: "第 {n} 名", loading: "加载中…",
+    home_run_event: "全垒打：{a} 打枪所有对手", place: "第 {n} 名", loading: "加载中…",
     resumed_other: "该比赛属于另一个浏览器（或已不在服务器上）：已开始新比赛。",
     preset: "规则预设", switch: "开关", value: "值", tables: "计分表",
     more_rows: "多赢道数", royalty: "{row}加分", row_item: "{row}", pot_item: "{row}（第 {n} 名）",
     special_item: "报到 {name}", xi_item: "喜 {name} ×{n}", majority: "多赢道数",
     unit_paid: "付", unit_value: "大小", warn_leave: "正在理牌：确定离开？",
     played_hand: "第 {n} 局：你 {payoff}",
+    multi: "多选", choose_for: "选出放入{row}的牌：", chosen: "已选 {n} 张：点一道放入",
+    no_room: "{row}只能再放 {n} 张", swap_rows: "交换{a}和{b}",
+    moved_on: "第 {n} 局已在另一个标签页打完：已载入第 {m} 局。",
+    moved_on_done: "第 {n} 局已在另一个标签页打完，比赛已结束。",
+    row_won: "胜{seat}", row_lost: "负{seat}", row_tied: "平{seat}",
+    xi_named: "喜：{names}", xi_held: "这手牌有喜：{names}",
+    replay: "逐步回放", replay_step: "第 {i} 步 / 共 {n} 步：{what}", step_deal: "发牌",
+    step_arranged: "{seat}理牌", step_compare: "比{row}", step_result: "结果",
+    step_prev: "上一步", step_next: "下一步", step_all: "全部结果",
   },
 };
 
@@ -97,10 +115,7 @@ const SPECIAL_NAMES = {
 const XI_ZH = { all_black: "全黑", all_red: "全红", nine_straight: "全顺", four_of_a_kind: "四张", sweep: "通锅",
                 straight_flush_head: "顺清打头", three_trips: "全三" };
 const INVALID_ZH = { "foul (倒水)": "倒水", "pots not increasing": "三道不是由小到大" };
-const SWITCH_ZH = { wheel: "A2345 顺子", scoop: "打枪", home_run: "全垒打", specials: "报到（特殊牌型）",
-                    royalties: "加分", scoring: "计分方式", banker_seat: "庄家座位", suit_order: "花色大小",
-                    suit_tiebreak: "同点比花色", flush_compare: "同花比较", jokers: "王", pair_tiebreak: "对子比较" };
-const TABLE_ZH = { royalties: "加分表", specials: "报到表", pot_payments: "每道付分", xi: "喜", hands: "牌型",
+const TABLE_ZH = { royalties: "每道分值", specials: "报到表", pot_payments: "每道付分", xi: "喜", hands: "牌型",
                    table: "表", between_two: "两家都报到", equal_values: "同值", value: "大小", paid: "付分" };
 const SUIT_WORDS = { en: { s: "spades", h: "hearts", d: "diamonds", c: "clubs" },
                      zh: { s: "黑桃", h: "红桃", d: "方块", c: "梅花" } };
@@ -122,6 +137,27 @@ function specialName(name) {
   return lang === "zh" ? zh : `${en} (${zh})`;
 }
 const xiName = (name) => (lang === "zh" ? XI_ZH[name] || words(name) : words(name));
+const gameName = (game) => (GAME_NAMES[game] ? GAME_NAMES[game][lang] : words(game));
+const presetName = (preset) => (lang === "zh" ? PRESET_ZH[preset] || words(preset) : words(preset));
+// a rule switch by name (喜 switches by their 喜), and a value of it (or of a table entry `key`)
+function switchName(name) {
+  const xi = /^xi_(\w+)$/.exec(name);
+  if (xi) return lang === "zh" ? `喜：${xiName(xi[1])}` : `喜: ${words(xi[1])}`;
+  return lang === "zh" ? SWITCH_ZH[name] || words(name) : words(name);
+}
+function ruleValue(key, value) {
+  if (lang !== "zh") return typeof value === "string" ? words(value) : String(value);
+  if (typeof value === "boolean") return value ? "是" : "否";
+  if (typeof value !== "string") return String(value);
+  if (key === "suit_order") return value.split(">").map((suit) => SUIT_NAMES_ZH[suit] || suit).join(" > ");
+  return (VALUE_ZH[key] && VALUE_ZH[key][value]) || words(value);
+}
+// the rules' one-line summary: the server's words, or in Chinese from the rows' sizes
+function summary() {
+  if (lang !== "zh") return match.rules.summary;
+  const sizes = match.row_sizes;
+  return `${gameName(match.game)}：${sizes.reduce((a, b) => a + b, 0)} 张牌分成 ${sizes.join("、")} 张的 ${sizes.length} 道`;
+}
 const seatName = (seat) => (seat === 0 ? t("you") : t("seat", { n: seat }));
 
 // ---------------------------------------------------------------- state
@@ -139,6 +175,8 @@ let lastCheck = null;  // the latest validity check's answer for the rows shown
 let lastReveal = null; // the reveal shown (redrawn when the language changes)
 let lastHints = null;
 let pick = null;       // the latest picker pull: {kind, row, index, cards}
+let multi = false;     // 多选: a tap on an unplaced card chooses it, a tap on a row places those chosen
+let chosen = [];       // the unplaced cards chosen with 多选
 let record = null;     // the match's record, fetched for the earlier hands
 const latest = {};     // the number of the latest request of each kind
 let epoch = 0;         // bumped when a hand is submitted or shown: older answers are dropped
@@ -163,12 +201,15 @@ function el(tag, attrs = {}, children = []) {
 async function api(path, body) {
   const options = body === undefined ? {} : { method: "POST", headers: { "Content-Type": "application/json" },
                                                body: JSON.stringify(body) };
-  const response = await fetch(path, options);
+  let response;
+  try { response = await fetch(path, options); } catch (failure) {
+    throw Object.assign(new Error(String(failure.message || failure)), { code: "offline", params: {} });
+  }
   let data;
   try { data = await response.json(); } catch (error) { data = {}; }
   if (!response.ok) {
     const error = new Error(data.error || response.statusText);
-    error.status = response.status;
+    Object.assign(error, { status: response.status, code: data.code || "http", params: data.params || {} });
     throw error;
   }
   return data;
@@ -196,7 +237,8 @@ const settled = () => Promise.allSettled([...inflight]);
 
 function showError(error) {
   if (error instanceof Stale) return;
-  const text = error ? String(error.message || error) : "";
+  if (error && error.status === 409 && match && !error.resynced) { resync(error); return; }
+  const text = !error ? "" : typeof error === "string" ? error : errorText(error);
   const inTable = !$("table").hidden;
   for (const [id, shown] of [["error", inTable], ["page-error", !inTable]]) {
     $(id).hidden = !(text && shown);
@@ -204,7 +246,61 @@ function showError(error) {
   }
 }
 
+// a refusal of the server in the page's language, by its code (see words.js): hands counted
+// from 1, rows and cards by the page's names; an error without a code as it is
+function errorText(error) {
+  const template = error.code && ERRORS[lang][error.code];
+  if (!template) return String(error.message || error);
+  const params = { ...error.params, message: error.message };
+  for (const key of ["hand", "current"]) if (Number.isInteger(params[key])) params[key] += 1;
+  if (Number.isInteger(params.row) && match) params.row = rowName(params.row);
+  if (params.card) params.card = cardWords(params.card);
+  if (params.invalid) params.invalid = lang === "zh" ? INVALID_ZH[params.invalid] || params.invalid : params.invalid;
+  if (Array.isArray(params.fields)) params.fields = params.fields.join(", ");
+  return template.replace(/\{(\w+)\}/g, (_, name) => (name in params ? params[name] : `{${name}}`));
+}
+
 function clearMessages() { showError(null); $("notice").hidden = true; }
+
+function notice(text) { $("notice").hidden = false; $("notice").textContent = text; }
+
+// Out of turn (409): when the match has moved on (another tab played the hand), load the
+// hand in play and say so; otherwise show the error.
+async function resync(error) {
+  const played = match.played;
+  let state = null;
+  try { state = await api(`/api/matches/${match.id}`); } catch (failure) { state = null; }
+  if (match.played !== played) return;  // caught up meanwhile
+  if (!state || state.played === played) {
+    if (error) { error.resynced = true; showError(error); }
+    return;
+  }
+  const missed = match.hand ? match.hand.number + 1 : state.played;
+  forgetRows();
+  match = state;
+  drawTotals();
+  drawPast();
+  showHand();
+  notice(state.hand ? t("moved_on", { n: missed, m: state.hand.number + 1 }) : t("moved_on_done", { n: missed }));
+}
+
+// ---------------------------------------------------------------- partial arrangements, kept across reloads
+
+const keptKey = () => `splitpoker-rows-${match.id}`;
+function keepRows() {
+  try { localStorage.setItem(keptKey(), JSON.stringify({ hand: match.hand.number, rows })); } catch (error) { /* full */ }
+}
+function forgetRows() { if (match) localStorage.removeItem(keptKey()); }
+
+// the cards placed before a reload, when they are cards of this hand in rows not over-full
+function keptRows(hand) {
+  let kept = null;
+  try { kept = JSON.parse(localStorage.getItem(keptKey())); } catch (error) { return null; }
+  if (!kept || kept.hand !== hand.number || !Array.isArray(kept.rows) || kept.rows.length !== sizes().length) return null;
+  const placed = kept.rows.flat();
+  const fits = kept.rows.every((row, k) => Array.isArray(row) && row.length <= sizes()[k]);
+  return fits && new Set(placed).size === placed.length && placed.every((c) => hand.cards.includes(c)) ? kept.rows : null;
+}
 
 // ---------------------------------------------------------------- cards
 
@@ -220,25 +316,29 @@ function sortCards(cards) {
 }
 
 function cardLabel(card) {
-  if (card in JOKERS) return lang === "zh" ? JOKERS[card][0] : (card === "RJ" ? "big joker" : "small joker");
+  if (card in JOKERS) return lang === "zh" ? JOKERS[card].zh : JOKERS[card].name.toLowerCase();
   if (lang === "zh") return `${SUIT_WORDS.zh[card[1]]}${rankText(card)}`;
   return `${RANK_WORDS[card[0]] || card[0]} of ${SUIT_WORDS.en[card[1]]}`;
 }
 
-// a card as text the way the page draws it: "10♥", red suits red
+// a card in words the way the page draws it: "10♥", "大王" / "Big Joker"
+const cardWords = (card) => (card in JOKERS ? JOKERS[card][lang === "zh" ? "zh" : "name"]
+  : `${rankText(card)}${SUIT_SYMBOL[card[1]] || ""}`);
+// the same as a node, red suits red
 function cardText(card) {
-  const text = card in JOKERS ? JOKERS[card][lang === "zh" ? 0 : 1] : `${rankText(card)}${SUIT_SYMBOL[card[1]]}`;
-  return el("span", { class: `cardtext${isRed(card) ? " red" : ""}`, text });
+  return el("span", { class: `cardtext${isRed(card) ? " red" : ""}`, text: cardWords(card) });
 }
 
 function cardNode(card, { small = false, playable = false } = {}) {
   const joker = JOKERS[card];
   const classes = ["card", isRed(card) ? "red" : "", joker ? "joker" : "", small ? "small" : "",
-                   playable && selected === card ? "selected" : ""].filter(Boolean).join(" ");
+                   playable && (selected === card || chosen.includes(card)) ? "selected" : ""].filter(Boolean).join(" ");
   const attrs = { class: classes, "data-card": card, title: cardLabel(card), "aria-label": cardLabel(card) };
-  if (playable) Object.assign(attrs, { tabindex: "0", role: "button", "aria-pressed": String(selected === card) });
+  if (playable) {
+    Object.assign(attrs, { tabindex: "0", role: "button", "aria-pressed": String(selected === card || chosen.includes(card)) });
+  }
   const node = el("div", attrs);
-  if (joker) node.append(el("span", { class: "rank", text: joker[0] }), el("span", { class: "suit", text: joker[1] }));
+  if (joker) node.append(el("span", { class: "rank", text: joker[lang] }), el("span", { class: "suit", text: "★" }));
   else node.append(el("span", { class: "rank", text: rankText(card) }), el("span", { class: "suit", text: SUIT_SYMBOL[card[1]] }));
   return node;
 }
@@ -285,6 +385,13 @@ function tapCard(card) {
   clearMessages();
   pick = null;
   const placed = rowOf(card) >= 0;
+  if (multi && !placed) {  // chosen, or no longer
+    chosen = chosen.includes(card) ? chosen.filter((c) => c !== card) : [...chosen, card];
+    selected = null;
+    drawTable(card);
+    say(chosen.length ? t("chosen", { n: chosen.length }) : t("to_place", { n: loose.length }));
+    return;
+  }
   if (selected && selected !== card && (placed || rowOf(selected) >= 0)) {
     swapCards(selected, card);
     selected = null;
@@ -358,6 +465,7 @@ function playableCard(card) {
 
 function chooseRow(k) {
   if (busy) return;
+  if (chosen.length) { placeChosen(k); return; }
   if (selected) { putSelected(k); return; }
   active = k;
   drawTable();
@@ -367,6 +475,7 @@ function drawTable(focusCard = null) {
   const focused = focusCard || (document.activeElement && document.activeElement.dataset
     ? document.activeElement.dataset.card : null);
   const types = lastCheck ? lastCheck.types : null;
+  chosen = chosen.filter((card) => loose.includes(card));
   const box = $("rows");
   box.replaceChildren();
   match.row_names.forEach((name, k) => {
@@ -408,6 +517,7 @@ function say(text, kind = "") {
 async function arranged(focusCard = null) {
   lastCheck = null;
   $("submit").disabled = true;
+  keepRows();
   drawTable(focusCard);
   if (!isFull()) {
     say(loose.length ? t("to_place", { n: loose.length }) : "");
@@ -423,16 +533,35 @@ async function arranged(focusCard = null) {
     if (check.valid) {  // kept by the server: played if the clock runs out, restored after a reload
       request("save", `/api/matches/${match.id}/save`, { hand, rows }).catch(() => {});
     }
-  } catch (error) { showError(error); }
+  } catch (error) {
+    if (!(error instanceof Stale)) say("");
+    showError(error);
+  }
 }
 
 function showCheck() {
   const check = lastCheck;
   if (!check) return;
   $("submit").disabled = !check.valid || busy;
-  if (check.valid) { say(t("valid"), "good"); return; }
+  const bonuses = Object.keys(check.bonuses || {});
+  if (check.valid) { say(t("valid") + (bonuses.length ? ` · ${t("xi_held", { names: xiNames(check.bonuses) })}` : ""), "good"); return; }
   const name = lang === "zh" ? INVALID_ZH[match.invalid_name] || match.invalid_name : match.invalid_name;
-  say(invalidText(name, check), "bad");
+  say([...invalidText(name, check), ...swapButton(check)], "bad");
+}
+
+// one tap exchanges the two rows out of order, when that is what makes the arrangement valid
+function swapButton(check) {
+  if (!check.swap) return [];
+  const [a, b] = check.swap;
+  const button = el("button", { type: "button", id: "swap-rows", text: t("swap_rows", { a: rowName(a), b: rowName(b) }) });
+  button.addEventListener("click", () => {
+    if (busy) return;
+    clearMessages();
+    [rows[a], rows[b]] = [rows[b], rows[a]];
+    pick = null;
+    arranged();
+  });
+  return [" ", button];
 }
 
 // the cards that make a row's type: those of a repeated rank, else the whole row
@@ -457,71 +586,69 @@ function invalidText(name, check) {
 
 // ---------------------------------------------------------------- pickers (理牌)
 
-const PICKER_ZH = { pair: "对子", two_pair: "两对", trips: "三条", straight: "顺子", flush: "同花", straight_flush: "同花顺" };
-const pickerName = (kind) => (lang === "zh" ? PICKER_ZH[kind] || words(kind) : words(kind));
-
+// the types a row can hold (none for a full row, but for one the latest pull filled: tapping
+// the picker again pulls the next group); with 多选 on, a picker chooses its group instead
 function drawPickers() {
-  const kinds = match.pickers ? match.pickers[active] : [];
   const box = $("pickers");
-  if (!kinds.length || busy) { box.replaceChildren(); return; }
-  box.replaceChildren(el("span", { class: "pick-label", text: t("pull_into", { row: rowName(active) }) }),
-    ...kinds.map((kind) => {
-      const button = el("button", { type: "button", class: "picker", "data-kind": kind, text: pickerName(kind) });
-      button.addEventListener("click", () => pickGroup(kind));
-      return button;
-    }));
-}
-
-// straights of `length` ranks, highest first, the ace also low (A-2-3…)
-function straightRuns(length) {
-  const order = ["A", ...RANKS];  // A low, then 2 … A
-  const runs = [];
-  for (let top = order.length - 1; top >= length - 1; top--) runs.push(order.slice(top - length + 1, top + 1));
-  return runs;
-}
-
-// every distinct group of a picker kind among `cards` (highest first)
-function groupsOf(kind, cards, length) {
-  const real = cards.filter((c) => !(c in JOKERS));
-  const byRank = {};
-  for (const card of sortCards(real).reverse()) (byRank[card[0]] = byRank[card[0]] || []).push(card);
-  const ranks = [...RANKS].reverse().filter((r) => byRank[r]);
-  const pairs = ranks.filter((r) => byRank[r].length >= 2).map((r) => byRank[r].slice(0, 2));
-  if (kind === "pair") return pairs;
-  if (kind === "trips") return ranks.filter((r) => byRank[r].length >= 3).map((r) => byRank[r].slice(0, 3));
-  if (kind === "two_pair") return pairs.flatMap((p, i) => pairs.slice(i + 1).map((q) => [...p, ...q]));
-  const suited = (pool) => SUITS.split("").map((s) => pool.filter((c) => c[1] === s));
-  const straightsIn = (pool) => straightRuns(length).flatMap((run) => {
-    const picked = run.map((r) => pool.find((c) => c[0] === r));
-    return picked.every(Boolean) ? [picked] : [];
+  if (busy || !match.hand) { box.replaceChildren(); return; }
+  const back = pick && pick.row === active && !multi ? pick.cards.length : 0;
+  const kinds = sizes()[active] - rows[active].length + back > 0 && match.pickers ? match.pickers[active] : [];
+  const toggle = el("button", { type: "button", id: "multi", "aria-pressed": String(multi), text: t("multi") });
+  toggle.addEventListener("click", () => { multi = !multi; chosen = []; pick = null; drawTable(); });
+  const buttons = kinds.map((kind) => {
+    const button = el("button", { type: "button", class: "picker", "data-kind": kind, text: typeName(kind) });
+    button.disabled = !groupsFor(kind, active).length;
+    if (button.disabled) button.title = t("none_of", { kind: typeName(kind), row: rowName(active) });
+    button.addEventListener("click", () => pickGroup(kind));
+    return button;
   });
-  if (kind === "straight") return straightsIn(real);
-  if (kind === "flush") return suited(sortCards(real).reverse()).filter((s) => s.length >= length).map((s) => s.slice(0, length));
-  if (kind === "straight_flush") return suited(real).flatMap(straightsIn);
-  return [];
+  const label = el("span", { class: "pick-label", text: t(multi ? "choose_for" : "pull_into", { row: rowName(active) }) });
+  box.replaceChildren(toggle, ...(kinds.length ? [label, ...buttons] : []));
 }
+
+// the groups of a kind (from the server, strongest first) that can go into a row now: of
+// unplaced cards (or the group this picker pulled into it), as many as the row has room for
+function groupsFor(kind, row) {
+  const back = pick && pick.kind === kind && pick.row === row && !multi ? pick.cards : [];
+  const pool = new Set([...loose, ...back]);
+  const free = sizes()[row] - rows[row].length + back.length;
+  const all = ((match.hand.groups || {})[sizes()[row]] || {})[kind] || [];
+  return all.filter((group) => group.length <= free && group.every((card) => pool.has(card)));
+}
+
+const sameCards = (a, b) => a.length === b.length && a.every((card) => b.includes(card));
 
 function pickGroup(kind) {
   if (busy) return;
   clearMessages();
   selected = null;
   const row = active;
-  let index = 0;
-  if (pick && pick.kind === kind && pick.row === row && pick.cards.every((c) => rows[row].includes(c))) {
-    for (const card of pick.cards) moveCard(card, -1);  // the group pulled before goes back
-    index = pick.index + 1;
-  }
-  const free = sizes()[row] - rows[row].length;
-  const groups = groupsOf(kind, loose, sizes()[row]).filter((g) => g.length <= free);
-  if (!groups.length) {
-    pick = null;
-    arranged();
-    showError(t("none_of", { kind: pickerName(kind), row: rowName(row) }));
+  const options = groupsFor(kind, row);
+  if (!options.length) { showError(t("none_of", { kind: typeName(kind), row: rowName(row) })); return; }
+  const again = pick && pick.kind === kind && pick.row === row
+    && (multi ? sameCards(chosen, pick.cards) : pick.cards.every((card) => rows[row].includes(card)));
+  const index = again ? (pick.index + 1) % options.length : 0;
+  const previous = again && !multi ? pick.cards : [];  // the group pulled before goes back
+  pick = { kind, row, index, cards: options[index] };
+  if (multi) {  // chosen, for a tap on a row to place
+    chosen = [...options[index]];
+    drawTable();
+    say(t("chosen", { n: chosen.length }));
     return;
   }
-  const group = groups[index % groups.length];
-  for (const card of group) moveCard(card, row);
-  pick = { kind, row, index: index % groups.length, cards: group };
+  for (const card of previous) moveCard(card, -1);
+  for (const card of options[index]) moveCard(card, row);
+  arranged();
+}
+
+// the cards chosen with 多选 go into row k together, when it has room for them all
+function placeChosen(k) {
+  const free = sizes()[k] - rows[k].length;
+  if (chosen.length > free) { showError(t("no_room", { row: rowName(k), n: free })); return; }
+  for (const card of chosen) moveCard(card, k);
+  chosen = [];
+  pick = null;
+  active = rows[k].length < sizes()[k] ? k : Math.max(0, sizes().findIndex((size, j) => rows[j].length < size));
   arranged();
 }
 
@@ -562,7 +689,7 @@ async function timeUp() {
       return;
     } catch (error) {
       if (error instanceof Stale) return;
-      if (!String(error.message).startsWith("the time is not up")) { showError(error); return; }
+      if (error.code !== "time_not_up") { showError(error); return; }
       await new Promise((resolve) => setTimeout(resolve, 400));
     }
   }
@@ -610,11 +737,13 @@ function showHand() {
   drawSpecial();
   rows = match.row_names.map(() => []);
   loose = [...hand.cards];
-  if (hand.saved) {  // the arrangement kept before a reload
-    rows = hand.saved.map((row) => [...row]);
+  const kept = keptRows(hand) || hand.saved;  // the cards placed before a reload
+  if (kept) {
+    rows = kept.map((row) => [...row]);
     const placed = new Set(rows.flat());
     loose = hand.cards.filter((card) => !placed.has(card));
   }
+  window.scrollTo(0, 0);  // a new hand starts at the top
   active = 0;
   selected = null;
   pick = null;
@@ -626,8 +755,8 @@ function showHand() {
 
 function drawHintButton() {
   const left = match.hand ? match.hand.hints_left : 0;
-  $("hint").textContent = t("hint", { n: left });
-  $("hint").disabled = !left;
+  $("hint").textContent = t("hint");
+  $("hint").disabled = !left && !lastHints;
 }
 
 async function submit(submitRows = rows) {
@@ -673,7 +802,9 @@ function ordinal(n) {
 
 function showRevealed(answer) {
   stopClock();
+  forgetRows();
   match = answer.state;
+  localStorage.setItem(`splitpoker-played-${match.id}`, String(match.played));  // other tabs catch up
   busy = true;
   $("table").hidden = true;
   $("reveal").hidden = false;
@@ -681,7 +812,17 @@ function showRevealed(answer) {
   drawReveal();
   drawTotals();
   drawPast();
-  $("next").focus();
+  $("next").focus({ preventScroll: true });
+  showHeadline();
+}
+
+// the result opens at its headline, just below the fixed bar
+function showHeadline() { scrollBelowBar($("reveal-title")); }
+
+// a node at the top of the screen, just below the fixed bar
+function scrollBelowBar(node) {
+  const bar = document.querySelector("header").getBoundingClientRect().height;
+  window.scrollTo(0, Math.max(0, node.getBoundingClientRect().top + window.scrollY - bar - 6));
 }
 
 function drawReveal() {
@@ -714,15 +855,10 @@ function revealNodes(reveal) {
     if (s.seat === reveal.first) flags.push(el("span", { class: "flag", text: t("first") }));
     if (s.fouled) flags.push(el("span", { class: "flag bad", text: t("fouled") }));
     if (s.special) flags.push(el("span", { class: "flag special", text: t("special_flag", { name: specialName(s.special_name) }) }));
-    if (s.xi) flags.push(el("span", { class: "flag", text: t("xi", { n: s.xi }) }));
+    if (s.xi) flags.push(el("span", { class: "flag xi", text: t("xi_named", { names: xiNames(s.bonuses) }) }));
     if (homeRuns.includes(s.seat)) flags.push(el("span", { class: "flag home-run", text: t("home_run") }));
     else if (scoops.some((i) => i.seat === s.seat)) flags.push(el("span", { class: "flag scoop", text: t("scoop") }));
-    const lines = reveal.row_names.map((_, k) => {
-      const place = reveal.row_places[k][s.seat];
-      const note = s.special ? typeName(s.types[k]) : `${typeName(s.types[k])} · ${ordinal(place)}`;
-      return el("div", { class: "seat-row" }, [el("span", { class: "row-name", text: rowName(k, reveal.row_names) }),
-        cardsNode(s.rows[k]), el("span", { class: `place${!s.special && place === 1 ? " first" : ""}`, text: note })]);
-    });
+    const lines = reveal.row_names.map((_, k) => seatRowNode(reveal, s, k));
     if (s.special) lines.push(el("div", { class: "place", text: t("not_compared") }));
     const classes = ["seat-box", s.seat === 0 ? "you" : "", homeRuns.includes(s.seat) ? "home-run" : "",
                      scoops.some((i) => i.seat === s.seat) ? "scoop" : "", s.special ? "has-special" : ""];
@@ -733,9 +869,56 @@ function revealNodes(reveal) {
   return [...banner, el("div", { class: "seats" }, boxes), el("h3", { text: t("breakdown") }), ...items];
 }
 
+// one row of a seat as revealed: its cards in the order of what they make, its type and
+// place, and how it did against the seats `against` (by default each opponent for the
+// person's rows, the person for the others')
+function seatRowNode(reveal, s, k, against = null) {
+  const place = reveal.row_places[k][s.seat];
+  const note = s.special ? typeName(s.types[k]) : `${typeName(s.types[k])} · ${ordinal(place)}`;
+  const others = (against || (s.seat === 0 ? reveal.seats.map((o) => o.seat) : [0])).filter((o) => o !== s.seat);
+  const marks = others.map((o) => [o, rowResult(reveal, s.seat, o, k)]).filter(([, result]) => result).map(([o, result]) => {
+    const label = t(`row_${result}`, { seat: seatName(o) });
+    return el("span", { class: `mark ${result}`, "data-against": o, "data-result": result, title: label, "aria-label": label,
+                        text: `${MARKS[result]}${o === 0 ? t("you") : o}` });
+  });
+  return el("div", { class: "seat-row", "data-row": k }, [el("span", { class: "row-name", text: rowName(k, reveal.row_names) }),
+    cardsNode((s.rows_by_role || s.rows)[k]),
+    el("span", { class: "row-note" }, [el("span", { class: `place${!s.special && place === 1 ? " first" : ""}`, text: note }), ...marks])]);
+}
+
+const MARKS = { won: "✓", lost: "✗", tied: "=" };
+
+// row k of seat a against seat b: "won", "lost", "tied", or null where they are not compared
+// (a special hand 报到; two seats neither of which holds the bank). A pairwise payment of the
+// row says it; else a fouled arrangement loses to one that is not, and places decide.
+function rowResult(reveal, a, b, k) {
+  const [sa, sb] = [reveal.seats[a], reveal.seats[b]];
+  if (sa.special || sb.special) return null;
+  if (reveal.banker !== null && reveal.banker !== undefined && a !== reveal.banker && b !== reveal.banker) return null;
+  const paid = reveal.items.find((i) => i.seat === a && i.against === b && i.kind === "row" && i.row === k);
+  if (paid) return paid.amount > 0 ? "won" : "lost";
+  if (sa.fouled || sb.fouled) return sa.fouled === sb.fouled ? "tied" : sa.fouled ? "lost" : "won";
+  const [pa, pb] = [reveal.row_places[k][a], reveal.row_places[k][b]];
+  return pa < pb ? "won" : pa > pb ? "lost" : "tied";
+}
+
+// 喜 by name ("×n" for one that counts more than once)
+const xiNames = (bonuses) => Object.entries(bonuses || {})
+  .map(([name, n]) => (n > 1 ? `${xiName(name)} ×${n}` : xiName(name))).join(lang === "zh" ? "、" : ", ");
+
+// a row's base point and its royalty as one amount: the row's value, as the rules' table gives it
+function rowValues(items) {
+  const merged = [];
+  for (const i of items) {
+    const row = i.kind === "royalty" && merged.find((m) => m.kind === "row" && m.row === i.row && m.against === i.against);
+    if (row) row.amount += i.amount; else merged.push({ ...i });
+  }
+  return merged;
+}
+
 // the payoff item by item, per seat: one line per opponent (or the whole table)
 function itemsNode(reveal, s) {
-  const mine = reveal.items.filter((i) => i.seat === s.seat);
+  const mine = rowValues(reveal.items.filter((i) => i.seat === s.seat));
   const groups = [...new Set(mine.map((i) => i.against))];
   const lines = groups.map((against) => {
     const group = mine.filter((i) => i.against === against);
@@ -802,11 +985,11 @@ async function openPast(details, number) {
   if (!record || record.played.length <= number) {
     body.replaceChildren(el("p", { text: t("loading") }));
     try { record = await api(`/api/matches/${match.id}/record`); } catch (error) {
-      body.replaceChildren(el("p", { class: "neg", text: String(error.message) }));
+      body.replaceChildren(el("p", { class: "neg", text: errorText(error) }));
       return;
     }
   }
-  body.replaceChildren(...revealNodes(record.played[number]));
+  body.replaceChildren(replayButton(body, record.played[number]), ...revealNodes(record.played[number]));
 }
 
 // ---------------------------------------------------------------- the rules panel
@@ -820,7 +1003,7 @@ function keyName(key, rowNames, parent = "") {
   if (parent === "hands") return specialName(key);
   if (parent === "xi") return xiName(key);
   if ((match.type_names || []).includes(key)) return typeName(key);
-  return lang === "zh" ? TABLE_ZH[key] || SWITCH_ZH[key] || words(key) : words(key);
+  return lang === "zh" ? TABLE_ZH[key] || switchName(key) : words(key);
 }
 
 function valueNode(value, rowNames, parent = "") {
@@ -828,21 +1011,21 @@ function valueNode(value, rowNames, parent = "") {
     return el("table", { class: "rules-table" }, Object.entries(value).map(([key, inner]) =>
       el("tr", {}, [el("th", { text: keyName(key, rowNames, parent) }), el("td", {}, [valueNode(inner, rowNames, key)])])));
   }
-  return typeof value === "string" ? words(value) : String(value);
+  return ruleValue(parent, value);
 }
 
 function drawRules() {
   const rules = match.rules;
   const rowNames = match.row_names;
   const switches = el("table", { class: "rules-table" }, Object.entries(rules.switches).map(([name, s]) =>
-    el("tr", { title: s.doc }, [el("th", { text: lang === "zh" ? SWITCH_ZH[name] || words(name) : words(name) }),
-                                el("td", { text: typeof s.value === "string" ? words(s.value) : String(s.value) }),
+    el("tr", { title: lang === "zh" ? null : s.doc, "data-switch": name }, [el("th", { text: switchName(name) }),
+                                el("td", { text: ruleValue(name, s.value) }),
                                 lang === "zh" ? null : el("td", { class: "doc", text: s.doc })])));
   const tables = Object.entries(rules.tables).map(([name, table]) =>
     el("div", { class: "rules-part" }, [el("h3", { text: keyName(name, rowNames) }), valueNode(table, rowNames, name)]));
   $("rules-panel").replaceChildren(
-    el("h2", { text: `${t("rules")}: ${match.game} · ${t("preset")} ${rules.preset}` }),
-    el("p", { text: rules.summary }), el("div", { class: "scroll" }, [switches]),
+    el("h2", { text: `${t("rules")}${lang === "zh" ? "：" : ": "}${gameName(match.game)} · ${t("preset")} ${presetName(rules.preset)}` }),
+    el("p", { id: "rules-summary", text: summary() }), el("div", { class: "scroll" }, [switches]),
     el("h3", { text: t("tables") }), el("div", { class: "scroll rules-tables" }, tables));
 }
 
@@ -855,17 +1038,22 @@ function toggleRules() {
 
 // ---------------------------------------------------------------- suggestions (推荐牌型)
 
+// the suggestions, scrolled into view; asked again, the same ones (the server's answer to a
+// repeat spends nothing)
 async function hint() {
   if (busy) return;
   clearMessages();
   const box = $("hints");
+  if (lastHints) { drawHints(); showHints(); return; }
   box.replaceChildren(el("p", { text: t("thinking") }));
+  showHints();
   try {
     const answer = await request("hint", `/api/matches/${match.id}/hint`, { hand: match.hand.number });
     match.hand.hints_left = answer.hints_left;
     lastHints = answer;
     drawHintButton();
     drawHints();
+    showHints();
   } catch (error) {
     if (error instanceof Stale) return;
     box.replaceChildren();
@@ -881,12 +1069,15 @@ function drawHints() {
     use.addEventListener("click", () => { clearMessages(); setRows(split.rows); });
     const lines = split.rows.map((row, k) => el("div", { class: "seat-row" }, [
       el("span", { class: "row-name", text: rowName(k) }), cardsNode(row),
-      el("span", { class: "place", text: typeName(split.types[k]) })]));
+      el("span", { class: "row-note" }, [el("span", { class: "place", text: typeName(split.types[k]) })])]));
     return el("li", { class: "suggestion" }, [el("div", { class: "seat-head" }, [
       el("b", { text: t("ev", { ev: signed(Number(split.ev.toFixed(2))) }) }), use]), ...lines]);
   });
   $("hints").replaceChildren(el("p", { text: t("suggestions", { samples: answer.samples }) }), el("ol", {}, list));
 }
+
+// the suggestions at the top of the screen, below the fixed bar and above the controls
+function showHints() { scrollBelowBar($("hints")); }
 
 // ---------------------------------------------------------------- matches
 
@@ -913,6 +1104,7 @@ async function newMatch() {
 
 async function openMatch(id) {
   match = await api(`/api/matches/${id}`);
+  document.documentElement.style.setProperty("--row-cards", Math.max(...match.row_sizes));  // the widest row
   record = null;
   remember(id);
   drawTitle();
@@ -923,7 +1115,7 @@ async function openMatch(id) {
 }
 
 function drawTitle() {
-  $("title").textContent = `${match.game} · ${match.settings.preset} · ${match.seats.length}`
+  $("title").textContent = `${gameName(match.game)} · ${presetName(match.settings.preset)} · ${match.seats.length}`
     + (lang === "zh" ? " 人" : " players");
 }
 
@@ -985,6 +1177,12 @@ document.addEventListener("keydown", (event) => {
     selected = null;
     drawTable();
   }
+});
+
+// another tab played a hand of this match: a tab arranging the hand catches up by itself
+window.addEventListener("storage", (event) => {
+  if (match && event.key === `splitpoker-played-${match.id}` && Number(event.newValue) > match.played
+      && !$("table").hidden && !busy) resync(null);
 });
 
 window.addEventListener("beforeunload", (event) => {

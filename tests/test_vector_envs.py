@@ -1,6 +1,7 @@
-"""The vector environments over the table core (``splitpoker.envs.vector``): shapes and
-spaces from 1 to 4,096 tables, the payoffs of the table core, SAME_STEP autoreset, seeding,
-opponents as agents, illegal splits, and gymnasium's vector wrappers on top."""
+"""The vector environments over the table core (``splitpoker.envs.vector``) and the
+learner-seat core under them (``splitpoker.envs.learner_seat``): shapes and spaces from 1 to
+4,096 tables, the payoffs of the table core, SAME_STEP autoreset, seeding, opponents as
+agents deciding through the tables, illegal splits, and gymnasium's vector wrappers on top."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ import numpy as np
 import pytest
 
 from splitpoker.agents import load_agent
+from splitpoker.envs import learner_seat
 from splitpoker.envs.games import make_game
+from splitpoker.envs.learner_seat import LearnerSeats
 from splitpoker.envs.table import Tables
-from splitpoker.envs.vector import ArrangeVectorEnv, TableBatchEnv, random_valid_splits
+from splitpoker.envs.vector import ArrangeVectorEnv, RandomSplits, TableBatchEnv, random_valid_splits
 
 
 def random_actions(env: ArrangeVectorEnv, seed: int = 1) -> np.ndarray:
@@ -43,8 +46,7 @@ def test_rewards_are_the_table_core_payoffs() -> None:
     greedy = load_agent("greedy", make_game("biji"), 4)
     env = ArrangeVectorEnv("biji", num_envs=32, num_players=4, opponents=greedy)
     env.reset(seed=3)
-    assert env._tables is not None
-    slots, seats = env._tables.slots.copy(), env._seats.copy()
+    slots, seats = env.core.dealt().slots.copy(), env.core.seats.copy()
     learner = random_actions(env)
     _, rewards, _, _, infos = env.step(learner)
     tables = Tables(env.game, slots)
@@ -130,8 +132,7 @@ def test_bad_arguments_are_named() -> None:
 def test_undominated_masks() -> None:
     env = ArrangeVectorEnv("thirteen", num_envs=4, num_players=4, mask="undominated")
     obs, _ = env.reset(seed=0)
-    assert env._tables is not None
-    want = env.game.candidate_masks(env._tables.slots[np.arange(4), env._seats])
+    want = env.game.candidate_masks(env.core.dealt().slots[np.arange(4), env.core.seats])
     assert np.array_equal(obs["action_mask"].astype(bool), want)
     assert (want.sum(axis=1) < 2000).all()
     env.step(random_actions(env))
@@ -228,3 +229,123 @@ def test_every_seat_in_one_batch() -> None:
     assert np.array_equal(rewards, want.astype(np.float32)) and terminations.all()
     assert np.array_equal(infos["final_slots"], slots) and not np.array_equal(infos["slots"], slots)
     assert infos["rows_won"].shape == (3, 4, 3)
+
+
+# --------------------------------------------------------------------------- the learner-seat core
+class Counting:
+    """An opponent that plays each seat's first playable split and records its calls."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.calls: list[list[tuple[int, int]]] = []
+
+    def act_batch(self, views: Any) -> list[int]:
+        self.calls.append([(view.table, view.seat) for view in views])
+        return [int(view.allowed[0]) for view in views]
+
+
+@pytest.mark.parametrize("mask", ["valid", "undominated"])
+def test_the_core_reads_the_learners_masks_and_observations_from_the_tables(mask: str) -> None:
+    game = make_game("biji")
+    core = LearnerSeats(game, num_tables=7, num_players=3, mask=mask)
+    with pytest.raises(ValueError, match="call reset"):
+        core.dealt()
+    for hand in range(2):
+        core.deal(np.random.default_rng(hand), [[Counting("a"), Counting("b")]] * 7)
+        assert core.seats.tolist() == [(hand + i) % 3 for i in range(7)] and core.hands == hand + 1
+        learners = list(zip(range(7), core.seats.tolist()))
+        fresh = Tables(game, core.dealt().slots, mask).views_at(learners)  # computed anew, seat by seat
+        assert np.array_equal(core.masks, fresh.masks) and np.array_equal(core.observations, fresh.observations)
+        assert np.array_equal(core.hand_ids(), fresh.slots) and core.hand_ids().dtype == np.int64
+    fixed = LearnerSeats(game, num_tables=4, num_players=3, seat=2)
+    fixed.deal(np.random.default_rng(0), [[]] * 4)
+    assert fixed.seats.tolist() == [2, 2, 2, 2]
+
+
+def test_masks_and_observations_are_prepared_in_chunks_bit_for_bit(monkeypatch: pytest.MonkeyPatch) -> None:
+    game = make_game("thirteen")
+    whole = LearnerSeats(game, num_tables=5, num_players=4, mask="undominated")
+    whole.deal(np.random.default_rng(3), [[]] * 5)
+    monkeypatch.setattr(learner_seat, "MASK_CHUNK", 2)
+    chunked = LearnerSeats(game, num_tables=5, num_players=4, mask="undominated")
+    chunked.deal(np.random.default_rng(3), [[]] * 5)
+    assert np.array_equal(whole.masks, chunked.masks)
+    assert np.array_equal(whole.observations, chunked.observations)
+
+
+def test_opponents_decide_through_the_tables_each_agent_once() -> None:
+    """Each distinct opponent decides all its seats of every table in one call, and its
+    choices are checked by the table core, naming it."""
+    game = make_game("biji")
+    first, second = Counting("first"), Counting("second")
+    core = LearnerSeats(game, num_tables=4, num_players=4)
+    core.deal(np.random.default_rng(0), [[first, second, first]] * 2 + [[second] * 3] * 2)
+    learner = np.array([int(np.flatnonzero(m)[-1]) for m in core.masks])
+    payoffs = core.play(learner)
+    assert len(first.calls) == len(second.calls) == 1
+    assert len(first.calls[0]) == 4 and len(second.calls[0]) == 8
+    assert not {pair for call in first.calls + second.calls for pair in call} & set(enumerate(core.seats.tolist()))
+    actions = np.zeros((4, 4), dtype=np.int64)
+    core.decide(actions)
+    actions[np.arange(4), core.seats] = learner
+    assert np.array_equal(payoffs, Tables(game, core.dealt().slots).score(actions).payoffs)
+
+    class Wrong(Counting):
+        def act_batch(self, views: Any) -> list[int]:
+            return [int(np.flatnonzero(~view.mask)[0]) for view in views]
+
+    core.deal(np.random.default_rng(1), [[Wrong("wrong")] * 3] * 4)
+    with pytest.raises(ValueError, match="agent 'wrong' chose"):
+        core.play(np.array([int(np.flatnonzero(m)[0]) for m in core.masks]))
+
+
+def test_an_illegal_learner_split_leaves_its_table_unscored() -> None:
+    game = make_game("biji")
+    core = LearnerSeats(game, num_tables=3, num_players=4)
+    core.deal(np.random.default_rng(0), [[Counting("c")] * 3] * 3)
+    learner = np.array([int(np.flatnonzero(m)[0]) for m in core.masks])
+    learner[1] = int(np.flatnonzero(~core.masks[1])[0])
+    legal = core.legal(learner)
+    assert legal.tolist() == [True, False, True]
+    assert core.legal(np.array([-1, game.n_actions, learner[2]])).tolist() == [False, False, True]
+    payoffs = core.play(learner, legal)
+    assert not payoffs[1].any() and payoffs[[0, 2]].any() and np.allclose(payoffs.sum(axis=1), 0)
+
+
+def test_the_vector_env_is_the_core_with_gymnasium_around_it() -> None:
+    """ArrangeVectorEnv deals, seats and scores as the core does from the same generator."""
+    game = make_game("thirteen")
+    greedy = load_agent("greedy", game, 3)
+    env = ArrangeVectorEnv(game, num_envs=4, num_players=3, opponents=greedy)
+    obs, infos = env.reset(seed=2)
+    core = LearnerSeats(game, num_tables=4, num_players=3)
+    rng = np.random.default_rng([2, 11])
+    core.deal(rng, [[greedy] * 2] * 4)
+    assert np.array_equal(obs["observation"], core.observations) and np.array_equal(infos["hand_ids"], core.hand_ids())
+    learner = random_actions(env)
+    _, rewards, _, _, infos = env.step(learner)
+    assert np.array_equal(infos["payoffs"], core.play(learner))
+    assert np.array_equal(rewards, infos["payoffs"][np.arange(4), core.seats].astype(np.float32))
+
+
+def test_the_random_opponents_draw_from_the_environments_generator() -> None:
+    game = make_game("biji")
+    env = ArrangeVectorEnv(game, num_envs=3, num_players=4, mask="undominated")
+    env.reset(seed=0)
+    (random,) = set(env._others[0])
+    assert isinstance(random, RandomSplits) and random.rng() is env.rng
+    views = env.core.dealt().views()
+    state = env.rng.bit_generator.state
+    chosen = random.act_batch(views)
+    env.rng.bit_generator.state = state
+    assert np.array_equal(chosen, random_valid_splits(game, views.slots, env.rng, views.masks))
+    assert views.masks[np.arange(len(views)), chosen].all()
+
+
+def test_seat_masks_is_deprecated() -> None:
+    from splitpoker.envs import vector
+
+    slots = Tables(make_game("biji"), np.array([[[2, 3, 4, 5, 6, 7, 8, 9, 10], [15, 16, 17, 18, 19, 20, 21, 22, 23]]]))
+    with pytest.warns(DeprecationWarning, match="seat_masks is deprecated"):
+        masks = vector.seat_masks(slots.game, slots.slots[0], "valid")
+    assert np.array_equal(masks, slots.views(0).masks)

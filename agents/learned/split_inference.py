@@ -25,8 +25,8 @@ import torch as th
 from numba import literal_unroll, njit
 from torch import nn
 
-from ..envs.observation import SLOT_FEATURES
-from ..runtime.limits import check_threads
+from ...envs.observation import SLOT_FEATURES
+from ...runtime.limits import check_threads
 from .sparse import few_marked
 from .split_kernels import choose_interacting, choose_splits, sparse_pick, split_interactions
 from .subset_kernels import first_layer_tables, slot_ids, sparse_row_scores, subset_layer

@@ -1,4 +1,5 @@
-"""The bench command: figures with median, min and max, as one JSON document."""
+"""The speed figures of `splitpoker bench` (splitpoker.eval.speed, splitpoker.train.speed): figures with
+median, min and max, as one JSON document."""
 
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ def test_bench_json_shape(capsys):
 
 
 def test_bench_names_every_required_figure():
-    from splitpoker.eval.bench import _figures
-    from splitpoker.train.bench import training_figures
+    from splitpoker.eval.speed import _figures
+    from splitpoker.train.speed import training_figures
 
     names = {figure.name for figure in [*_figures(quick=False), *training_figures(quick=False)]}
     for game in game_names():
@@ -43,7 +44,7 @@ def test_relative_time_is_the_ratio_of_the_agents_decision_times():
 
     from splitpoker.agents.base import Agent
     from splitpoker.envs.games import make_game
-    from splitpoker.eval.bench import relative_time
+    from splitpoker.eval.speed import relative_time
 
     class Busy(Agent):
         def __init__(self, name, seconds):

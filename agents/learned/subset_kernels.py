@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from ..envs.observation import SLOT_FEATURES
+from ...envs.observation import SLOT_FEATURES
 
 
 @njit(cache=True)

@@ -1,0 +1,154 @@
+"""One learner seat at each of ``B`` tables, the other seats played by opponents: the core
+under the single-agent vector environments (:class:`~splitpoker.envs.vector.ArrangeVectorEnv`
+for gymnasium, training's ``SelfPlayVecEnv`` for Stable-Baselines3), which only translate
+between it and their library's API.
+
+==========================  ==================================================================
+``deal(rng, opponents)``    deals ``B`` tables (:func:`~splitpoker.envs.table.deal`), seats the
+                            learner of table ``i`` at ``(i + hands) % players``
+                            (``seat="rotate"``, ``hands`` counting the deals) or at a fixed
+                            seat, and reads the learners' ``observations`` ``(B, D)`` float32
+                            and ``masks`` ``(B, n_actions)`` bool from the tables
+                            (:func:`prepare_seats`: :meth:`Tables.prepare`, :data:`MASK_CHUNK`
+                            seats a call); ``opponents[i]``: the agents of table ``i``'s other
+                            seats, in seat order
+``legal(actions)``          whether each learner's split is in its mask, bool ``(B,)``
+``play(actions, legal)``    the opponents decide (:meth:`Tables.decide`: each agent all its
+                            seats of every table in one batch, checked), the learners play
+                            ``actions``, the tables are scored: payoffs ``(B, players)``; where
+                            ``legal`` is false the table is left unscored (payoffs 0)
+==========================  ==================================================================
+
+An opponent is anything with ``act_batch(views)`` (every splitpoker agent; a pool of
+policies hands out such agents). The learner's seat, hand, observation and mask all come
+from :class:`~splitpoker.envs.table.Tables`, which alone deals, masks, observes and scores.
+
+>>> import numpy as np
+>>> from splitpoker.envs.games import make_game
+>>> class First:  # plays each seat's first playable split
+...     def act_batch(self, views):
+...         return [int(view.allowed[0]) for view in views]
+>>> game = make_game("biji")
+>>> seats = LearnerSeats(game, num_tables=6, num_players=4)
+>>> seats.deal(np.random.default_rng(0), [[First()] * 3] * 6)
+>>> seats.seats.tolist(), seats.masks.shape, seats.observations.shape
+([0, 1, 2, 3, 0, 1], (6, 1680), (6, 197))
+>>> payoffs = seats.play(np.array([int(np.flatnonzero(m)[0]) for m in seats.masks]))
+>>> payoffs.shape, bool(np.allclose(payoffs.sum(axis=1), 0))
+((6, 4), True)
+
+Pure: NumPy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from .game import Game
+from .observation import observation_size
+from .table import SeatView, Tables, check_mask, deal
+
+__all__ = ["LearnerSeats", "Opponent", "MASK_CHUNK", "prepare_seats"]
+
+#: seats whose masks and observations are computed in one call (the computation's scratch
+#: arrays grow with it)
+MASK_CHUNK = 1024
+
+
+class Opponent(Protocol):
+    """What plays an opponent seat: every splitpoker agent, anything with ``act_batch``."""
+
+    def act_batch(self, views: Sequence[SeatView]) -> np.ndarray: ...
+
+
+def prepare_seats(tables: Tables, pairs: Sequence[tuple[int, int]]) -> None:
+    """The masks and observations of the ``(table, seat)`` pairs computed by ``tables``,
+    :data:`MASK_CHUNK` seats a call (so that the computation's scratch arrays stay small
+    beside the masks)."""
+    for start in range(0, len(pairs), MASK_CHUNK):
+        tables.prepare(pairs[start:start + MASK_CHUNK])
+
+
+class LearnerSeats:
+    """``num_tables`` tables of ``num_players`` seats of ``game``, one learner seat each (see
+    the module doc). ``mask``: the seats' masks (every valid split, or the candidates under
+    ``"undominated"``); ``seat``: ``"rotate"`` or a fixed seat (checked by the caller)."""
+
+    def __init__(self, game: Game, num_tables: int, num_players: int, mask: str = "valid",
+                 seat: int | str = "rotate") -> None:
+        self.game = game
+        self.num_tables = num_tables
+        self.num_players = num_players
+        self.mask = check_mask(mask)
+        self.seat = seat
+        #: the hands dealt at each table so far (the learner's seat rotates with it)
+        self.hands = 0
+        #: the tables of the hands dealt; None before the first deal, or once closed
+        self.tables: Tables | None = None
+        #: the learner's seat at each table, ``(B,)`` int64
+        self.seats = np.zeros(num_tables, dtype=np.int64)
+        #: the agents of each table's other seats, in seat order
+        self.opponents: list[Sequence[Any]] = []
+        #: the learners' masks ``(B, n_actions)`` bool and observations ``(B, D)`` float32
+        self.masks = np.zeros((num_tables, game.n_actions), dtype=bool)
+        self.observations = np.zeros((num_tables, observation_size(game)), dtype=np.float32)
+        #: the other seats of a table, in seat order, by the learner's seat
+        self._other_seats = np.array([[s for s in range(num_players) if s != learner]
+                                      for learner in range(num_players)])
+
+    def deal(self, rng: np.random.Generator, opponents: Sequence[Sequence[Any]]) -> None:
+        """Deal the next hands from ``rng``, seat the learners and ``opponents`` (the agents of
+        each table's other seats, in seat order), and read the learners' masks and observations."""
+        n, b = self.num_players, self.num_tables
+        tables = self.tables = deal(self.game, n, rng, batch=b, mask=self.mask)
+        rotate = (self.hands + np.arange(b)) % n
+        self.seats = rotate if self.seat == "rotate" else np.full(b, int(self.seat))
+        self.hands += 1
+        self.opponents = list(opponents)
+        learners = list(zip(range(b), self.seats.tolist()))
+        prepare_seats(tables, learners)
+        self.masks = tables.masks_at(learners)
+        self.observations = tables.observations_at(learners)
+
+    def dealt(self) -> Tables:
+        """The tables of the hands dealt; ValueError before the first deal."""
+        if self.tables is None:
+            raise ValueError("call reset() before step()")
+        return self.tables
+
+    def hand_ids(self) -> np.ndarray:
+        """The learners' hands, card ids in slot order, int64 ``(B, hand size)``."""
+        return self.dealt().slots[np.arange(self.num_tables), self.seats].astype(np.int64)
+
+    def legal(self, actions: np.ndarray) -> np.ndarray:
+        """Whether each learner's split ``actions[i]`` (integers) is in its mask: bool ``(B,)``."""
+        inside = (actions >= 0) & (actions < self.game.n_actions)
+        return inside & self.masks[np.arange(self.num_tables), np.where(inside, actions, 0)]
+
+    def decide(self, actions: np.ndarray) -> np.ndarray:
+        """Every opponent seat's split, written into ``actions`` (B, players) and returned: the
+        seats of all tables played by one agent decided in one batch (:meth:`Tables.decide`)."""
+        others = self._other_seats[self.seats].tolist()
+        seated = [(table, seat, agent) for table, (seats, agents) in enumerate(zip(others, self.opponents))
+                  for seat, agent in zip(seats, agents)]
+        return self.dealt().decide(seated, actions)
+
+    def play(self, actions: np.ndarray, legal: np.ndarray | None = None) -> np.ndarray:
+        """The payoffs ``(B, players)`` of the hands dealt, the learners playing ``actions``
+        (int64 ``(B,)``) and the opponents deciding theirs; where ``legal`` (bool ``(B,)``) is
+        false the table is not scored and its payoffs are 0."""
+        tables = self.dealt()
+        rows = np.arange(self.num_tables)
+        played = self.decide(np.zeros((self.num_tables, self.num_players), dtype=np.int64))
+        if legal is None or legal.all():
+            played[rows, self.seats] = actions
+            return tables.score(played).payoffs
+        played[rows, self.seats] = np.where(legal, actions, played[rows, self.seats])
+        payoffs = np.zeros((self.num_tables, self.num_players))
+        if legal.any():
+            kept = Tables(self.game, tables.slots[legal], self.mask)
+            payoffs[legal] = kept.score(played[legal]).payoffs
+        return payoffs
