@@ -37,8 +37,8 @@ from ..agents.learned.policy_kinds import POLICY_KINDS as POLICY_KINDS
 from ..agents.solver import MAX_SAMPLES
 from ..agents.specs import check_spec
 from ..envs.games import check_game, game_class, game_names, make_rules
-from ..runtime.settings import load_yaml, loose_scalar, read_mapping
 from ..runtime.limits import MAX_HANDS, MAX_THREADS, MAX_TIMESTEPS, MAX_WORKERS
+from ..runtime.settings import load_yaml, loose_scalar, read_mapping
 from . import trainers
 from .sections import SHOWN_CHARS as SHOWN_CHARS
 from .sections import Section, shown
