@@ -8,13 +8,14 @@ between it and their library's API.
                             learner of table ``i`` at ``(i + hands) % players``
                             (``seat="rotate"``, ``hands`` counting the deals) or at a fixed
                             seat, and reads the learners' ``observations`` ``(B, D)`` float32
-                            and ``masks`` ``(B, n_actions)`` bool from the tables
-                            (:func:`prepare_seats`: :meth:`Tables.prepare`, :data:`MASK_CHUNK`
-                            seats a call); ``opponents[i]``: the agents of table ``i``'s other
-                            seats, in seat order
+                            and ``masks`` ``(B, n_actions)`` bool from the tables, each kind
+                            computed straight into one array (:meth:`Tables.masks_at` and
+                            :meth:`Tables.observations_at` with ``keep=False``,
+                            :data:`MASK_CHUNK` seats a call); ``opponents[i]``: the agents of
+                            table ``i``'s other seats, in seat order
 ``legal(actions)``          whether each learner's split is in its mask, bool ``(B,)``
-``play(actions, legal)``    the opponents decide (:meth:`Tables.decide`: each agent all its
-                            seats of every table in one batch, checked), the learners play
+``play(actions, legal)``    the opponents decide (:meth:`Tables.decide_groups`: each agent all
+                            its seats of every table in one batch, checked), the learners play
                             ``actions``, the tables are scored: payoffs ``(B, players)``; where
                             ``legal`` is false the table is left unscored (payoffs 0)
 ==========================  ==================================================================
@@ -49,13 +50,9 @@ import numpy as np
 
 from .game import Game
 from .observation import observation_size
-from .table import SeatView, Tables, check_mask, deal
+from .table import MASK_CHUNK, SeatView, Tables, check_mask, deal
 
 __all__ = ["LearnerSeats", "Opponent", "MASK_CHUNK", "prepare_seats"]
-
-#: seats whose masks and observations are computed in one call (the computation's scratch
-#: arrays grow with it)
-MASK_CHUNK = 1024
 
 
 class Opponent(Protocol):
@@ -108,10 +105,9 @@ class LearnerSeats:
         self.seats = rotate if self.seat == "rotate" else np.full(b, int(self.seat))
         self.hands += 1
         self.opponents = list(opponents)
-        learners = list(zip(range(b), self.seats.tolist()))
-        prepare_seats(tables, learners)
-        self.masks = tables.masks_at(learners)
-        self.observations = tables.observations_at(learners)
+        learners = np.stack((np.arange(b), self.seats), axis=1)
+        self.masks = tables.masks_at(learners, keep=False)  # read once, here
+        self.observations = tables.observations_at(learners, keep=False)
 
     def dealt(self) -> Tables:
         """The tables of the hands dealt; ValueError before the first deal."""
@@ -130,11 +126,28 @@ class LearnerSeats:
 
     def decide(self, actions: np.ndarray) -> np.ndarray:
         """Every opponent seat's split, written into ``actions`` (B, players) and returned: the
-        seats of all tables played by one agent decided in one batch (:meth:`Tables.decide`)."""
-        others = self._other_seats[self.seats].tolist()
-        seated = [(table, seat, agent) for table, (seats, agents) in enumerate(zip(others, self.opponents))
-                  for seat, agent in zip(seats, agents)]
-        return self.dealt().decide(seated, actions)
+        seats of all tables played by one agent decided in one batch, the agents in the order
+        they first sit, each agent's seats table by table (:meth:`Tables.decide_groups`)."""
+        # each distinct list of a table's opponents once (tables often share one), in the order
+        # tables first hold it: the agents numbered in the order they first sit
+        ids = np.array([id(table_agents) for table_agents in self.opponents], dtype=np.int64)
+        _, first, kind = np.unique(ids, return_index=True, return_inverse=True)
+        numbers: dict[int, int] = {}  # by the agent's id
+        agents: list[Any] = []
+        rows = np.full((len(first), self.num_players - 1), -1, dtype=np.intp)
+        for k in np.argsort(first).tolist():
+            for position, agent in zip(range(self.num_players - 1), self.opponents[first[k]]):
+                if id(agent) not in numbers:
+                    numbers[id(agent)] = len(agents)
+                    agents.append(agent)
+                rows[k, position] = numbers[id(agent)]
+        which = rows[kind.reshape(-1)]
+        others = self._other_seats[self.seats]
+        groups = []
+        for number, agent in enumerate(agents):
+            tables, at = np.nonzero(which == number)
+            groups.append((agent, np.stack((tables, others[tables, at]), axis=1)))
+        return self.dealt().decide_groups(groups, actions)
 
     def play(self, actions: np.ndarray, legal: np.ndarray | None = None) -> np.ndarray:
         """The payoffs ``(B, players)`` of the hands dealt, the learners playing ``actions``

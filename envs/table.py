@@ -77,12 +77,19 @@ from .dominance import CANDIDATE, INVALID
 from .game import Game, Outcomes, Score
 from .messages import cut
 from .observation import encode_observations, observation_size
+from .seat_rows import SeatRows
 from .seat_view import SeatView
 from .table_seats import SeatViews, TableSeatView, listed, stacked_slots
 
-__all__ = ["ILLEGAL_ACTIONS", "MASKS", "SeatView", "SeatViews", "TableSeatView", "Tables", "TableResult",
-           "check_illegal", "check_mask", "check_seat", "deal", "deal_around", "from_hands", "split_choices",
-           "stacked_slots"]
+__all__ = ["ILLEGAL_ACTIONS", "MASKS", "MASK_CHUNK", "SeatView", "SeatViews", "TableSeatView", "Tables",
+           "TableResult", "check_illegal", "check_mask", "check_seat", "deal", "deal_around", "from_hands",
+           "split_choices", "stacked_slots"]
+
+#: ``(table, seat)`` pairs: int pairs, or a ``(K, 2)`` integer array of them (read in one pass)
+Pairs = Sequence[tuple[int, int]] | np.ndarray
+#: seats whose masks and observations a batch read computes in one call (the computation's
+#: scratch arrays grow with it)
+MASK_CHUNK = 1024
 
 #: the seeding helpers that moved to :mod:`splitpoker.runtime.seeding`
 _SEEDING = ("as_generator", "check_seed", "derived_seed")
@@ -130,11 +137,14 @@ class Tables:
         self.slots = slots
         #: the mask the seats are given (:data:`MASKS`)
         self.mask_kind = check_mask(mask)
-        self._masks: dict[tuple[int, int], np.ndarray] = {}
+        seats = slots.shape[:2]
+        self._masks = SeatRows(seats)
         #: the candidates of each seat as split indices, and as masks (made from those when read)
-        self._listed: dict[tuple[int, int], np.ndarray] = {}
+        self._listed = SeatRows(seats)
         self._candidates: dict[tuple[int, int], np.ndarray] = {}
-        self._observations: dict[tuple[int, int], np.ndarray] = {}
+        self._observations = SeatRows(seats)
+        #: the tables and the seats, each index below its bound
+        self._bounds = np.array(seats, dtype=np.uintp)
         #: seconds spent computing masks and observations (:meth:`prepare`), so that a timed
         #: decision can leave out what it did not compute itself
         self.preparing_s = 0.0
@@ -151,61 +161,70 @@ class Tables:
 
     # ------------------------------------------------------------------ seats
 
-    def prepare(self, seats: Iterable[tuple[int, int]], masks: bool = True, observations: bool = True,
+    def prepare(self, seats: Iterable[tuple[int, int]] | np.ndarray, masks: bool = True, observations: bool = True,
                 candidates: bool | None = None) -> None:
-        """Compute the masks and observations of the ``(table, seat)`` pairs not yet known,
-        each kind in one batched call; ``candidates`` (by default: when the seats' mask is
-        theirs) the candidates, with the valid masks from the same pass."""
+        """Compute and keep the masks and observations of the ``(table, seat)`` pairs not yet
+        known, each kind in one batched call; ``candidates`` (by default: when the seats' mask
+        is theirs) the candidates, with the valid masks from the same pass."""
         start = time.perf_counter()
         if candidates is None:
             candidates, masks = masks and self.mask_kind == "undominated", masks and self.mask_kind == "valid"
-        self._prepare(list(dict.fromkeys(self.seat_pairs(list(seats)))), masks, observations, candidates)
+        index = self.pair_index(seats if isinstance(seats, np.ndarray) else list(seats))
+        tables, at = index[:, 0], index[:, 1]
+        wanted = ((self._listed, candidates), (self._masks, masks), (self._observations, observations))
+        if any(kind and kept.missing(tables, at).any() for kept, kind in wanted):
+            codes = tables * self.num_players + at
+            if len(set(codes.tolist())) < len(codes):  # each seat once, in order
+                index = index[np.sort(np.unique(codes, return_index=True)[1])]
+            self._prepare(index, masks, observations, candidates)
         self.preparing_s += time.perf_counter() - start
 
-    def _prepare(self, pairs: list[tuple[int, int]], masks: bool, observations: bool, candidates: bool) -> None:
+    def _prepare(self, pairs: np.ndarray, masks: bool, observations: bool, candidates: bool) -> None:
+        tables, seats = pairs[:, 0], pairs[:, 1]
         if candidates:
-            todo = [p for p in pairs if p not in self._listed]
-            if todo:
-                index = np.array(todo).T
-                slots = self.slots[index[0], index[1]]
-                if masks and any(p not in self._masks for p in todo):  # told apart in the same pass
-                    lists = []
-                    for pair, classes in zip(todo, self.game.split_classes(slots)):
-                        lists.append(np.flatnonzero(classes == CANDIDATE))
-                        self._masks.setdefault(pair, classes != INVALID)
+            todo = self._listed.missing(tables, seats)
+            if todo.any():
+                t, s = tables[todo], seats[todo]
+                both = self._masks.missing(t, s) if masks else np.zeros(len(t), dtype=bool)
+                if both.any():  # told apart in the same pass
+                    classes = self.game.split_classes(self.slots[t, s])
+                    lists = [np.flatnonzero(row == CANDIDATE) for row in classes]
+                    self._masks.keep(t[both], s[both], classes[both] != INVALID)
                 else:
-                    lists = self.game.candidate_lists(slots)
-                for pair, splits in zip(todo, lists):
+                    lists = self.game.candidate_lists(self.slots[t, s])
+                for splits in lists:
                     splits.setflags(write=False)  # handed to agents as they are (SeatView.allowed)
-                    self._listed[pair] = splits
+                self._listed.keep(t, s, lists)
         if masks:
-            todo = [p for p in pairs if p not in self._masks]
-            if todo:
-                index = np.array(todo).T
-                for pair, mask in zip(todo, self.game.valid_masks(self.slots[index[0], index[1]])):
-                    self._masks[pair] = mask
+            todo = self._masks.missing(tables, seats)
+            if todo.any():
+                t, s = tables[todo], seats[todo]
+                self._masks.keep(t, s, self.game.valid_masks(self.slots[t, s]))
         if observations:
-            todo = [p for p in pairs if p not in self._observations]
-            if todo:
-                index = np.array(todo).T
-                encoded = encode_observations(self.game, self.slots[index[0], index[1]], index[1], self.num_players)
-                for pair, observation in zip(todo, encoded):
-                    self._observations[pair] = observation
+            todo = self._observations.missing(tables, seats)
+            if todo.any():
+                t, s = tables[todo], seats[todo]
+                self._observations.keep(t, s, self._encoded(t, s))
 
-    def mask(self, table: int, seat: int, group: Sequence[tuple[int, int]] = ()) -> np.ndarray:
+    def _encoded(self, tables: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        return encode_observations(self.game, self.slots[tables, seats], seats, self.num_players)
+
+    def mask(self, table: int, seat: int, group: Pairs = ()) -> np.ndarray:
         """The seat's mask (bool): :meth:`valid_mask`, or :meth:`candidates` under
         ``mask="undominated"`` (computed with those of ``group`` when unknown)."""
         if self.mask_kind == "undominated":
             return self.candidates(table, seat, group)
         return self.valid_mask(table, seat, group)
 
-    def valid_mask(self, table: int, seat: int, group: Sequence[tuple[int, int]] = ()) -> np.ndarray:
+    def valid_mask(self, table: int, seat: int, group: Pairs = ()) -> np.ndarray:
         """The valid splits (bool) of a seat's hand (computed with those of ``group`` when unknown)."""
-        if (table, seat) not in self._masks:
-            self.prepare([(table, seat), *group], observations=False, candidates=False)
-        return self._masks[(table, seat)]
+        mask = self._masks.get(table, seat)
+        if mask is None:
+            self.prepare(_around(table, seat, group), observations=False, candidates=False)
+            mask = self._masks.get(table, seat)
+        return mask  # type: ignore[no-any-return]
 
-    def candidates(self, table: int, seat: int, group: Sequence[tuple[int, int]] = ()) -> np.ndarray:
+    def candidates(self, table: int, seat: int, group: Pairs = ()) -> np.ndarray:
         """The candidates (bool): the valid splits of a seat's hand that no other valid split
         dominates (:mod:`splitpoker.envs.dominance`; computed with those of ``group`` when unknown)."""
         mask = self._candidates.get((table, seat))
@@ -214,48 +233,95 @@ class Tables:
             mask[self.candidate_indices(table, seat, group)] = True
         return mask
 
-    def candidate_indices(self, table: int, seat: int, group: Sequence[tuple[int, int]] = ()) -> np.ndarray:
+    def candidate_indices(self, table: int, seat: int, group: Pairs = ()) -> np.ndarray:
         """The candidates of a seat's hand as split indices (int64, ascending; computed with
         those of ``group`` when unknown, listed by the sweep without a mask)."""
-        if (table, seat) not in self._listed:
-            self.prepare([(table, seat), *group], masks=False, observations=False, candidates=True)
-        return self._listed[(table, seat)]
+        splits = self._listed.get(table, seat)
+        if splits is None:
+            self.prepare(_around(table, seat, group), masks=False, observations=False, candidates=True)
+            splits = self._listed.get(table, seat)
+        return splits  # type: ignore[no-any-return]
 
-    def observation(self, table: int, seat: int, group: Sequence[tuple[int, int]] = ()) -> np.ndarray:
+    def observation(self, table: int, seat: int, group: Pairs = ()) -> np.ndarray:
         """The observation (float32) of a seat (computed with those of ``group`` when unknown)."""
-        if (table, seat) not in self._observations:
-            self.prepare([(table, seat), *group], masks=False)
-        return self._observations[(table, seat)]
+        observation = self._observations.get(table, seat)
+        if observation is None:
+            self.prepare(_around(table, seat, group), masks=False)
+            observation = self._observations.get(table, seat)
+        return observation  # type: ignore[no-any-return]
 
-    def observations_at(self, pairs: Sequence[tuple[int, int]], group: Sequence[tuple[int, int]] = ()) -> np.ndarray:
-        """The observations of ``(table, seat)`` pairs as one array, ``(len(pairs), observation
-        size)`` float32: row i is :meth:`observation` of ``pairs[i]`` (those not yet known
-        computed in one call, with those of ``group``). ValueError naming the first pair that
+    def observations_at(self, pairs: Pairs, group: Pairs = (), keep: bool = True) -> np.ndarray:
+        """The observations of ``(table, seat)`` pairs as one array, the caller's own,
+        ``(len(pairs), observation size)`` float32: row i is :meth:`observation` of
+        ``pairs[i]``. Those not yet known are computed in one call, with those of ``group``,
+        and kept; with ``keep=False`` (seats read once, as a batch: the learner seats of
+        :class:`~splitpoker.envs.learner_seat.LearnerSeats`) straight into the array returned,
+        :data:`MASK_CHUNK` seats a call, and not kept. ValueError naming the first pair that
         is not a table and a seat of these tables."""
-        pairs = self.seat_pairs(pairs)
-        missing = [pair for pair in pairs if pair not in self._observations]
-        if missing:
-            self.prepare([*missing, *group], masks=False)
-        out = np.empty((len(pairs), observation_size(self.game)), dtype=np.float32)
-        for i, pair in enumerate(pairs):
-            out[i] = self._observations[pair]
-        return out
+        index = self.pair_index(pairs)
+        if keep:
+            self._keep_missing(index, group, self._observations, masks=False)
+        return self._rows(index, self._observations, observation_size(self.game), np.float32, self._encoded)
 
-    def masks_at(self, pairs: Sequence[tuple[int, int]], group: Sequence[tuple[int, int]] = ()) -> np.ndarray:
-        """The masks of ``(table, seat)`` pairs as one array, ``(len(pairs), n_actions)`` bool:
-        row i is :meth:`mask` of ``pairs[i]``, the valid splits or under ``mask="undominated"``
-        the candidates (those not yet known computed in one call, with those of ``group``).
-        ValueError naming the first pair that is not a table and a seat of these tables."""
-        pairs = self.seat_pairs(pairs)
-        together = (*pairs, *group)
-        out = np.empty((len(pairs), self.game.n_actions), dtype=bool)
-        for i, (table, seat) in enumerate(pairs):
-            out[i] = self.mask(table, seat, together)
+    def masks_at(self, pairs: Pairs, group: Pairs = (), keep: bool = True) -> np.ndarray:
+        """The masks of ``(table, seat)`` pairs as one array, the caller's own, ``(len(pairs),
+        n_actions)`` bool: row i is :meth:`mask` of ``pairs[i]``, the valid splits or under
+        ``mask="undominated"`` the candidates (made from their lists, always kept); computed,
+        kept or not, as :meth:`observations_at` computes the observations."""
+        index = self.pair_index(pairs)
+        if self.mask_kind == "undominated":
+            if keep:
+                self._keep_missing(index, group, self._listed, masks=True, observations=False)
+            else:
+                for start in range(0, len(index), MASK_CHUNK):
+                    self.prepare(index[start:start + MASK_CHUNK], observations=False)
+            return self._listed_masks(index)
+        if keep:
+            self._keep_missing(index, group, self._masks, observations=False)
+        return self._rows(index, self._masks, self.game.n_actions, bool,
+                          lambda tables, seats: self.game.valid_masks(self.slots[tables, seats]))
+
+    def _keep_missing(self, index: np.ndarray, group: Pairs, kept: SeatRows, **kinds: bool) -> None:
+        """Compute and keep (:meth:`prepare` with ``kinds``) the rows of ``kept`` that the pairs
+        ``index`` lack, with those of ``group``."""
+        missing = kept.missing(index[:, 0], index[:, 1])
+        if missing.any():
+            self.prepare(np.concatenate((index[missing], self.pair_index(group))), **kinds)
+
+    def _rows(self, index: np.ndarray, kept: SeatRows, width: int, dtype: Any, compute: Any) -> np.ndarray:
+        """The rows of the pairs ``index``: those ``kept`` copied, the others ``compute(tables,
+        seats)``, :data:`MASK_CHUNK` seats a call (when none is kept and one call computes them
+        all, its array as it is)."""
+        tables, seats = index[:, 0], index[:, 1]
+        missing = kept.missing(tables, seats)
+        if not missing.any():
+            return kept.gather(tables, seats, np.empty((len(index), width), dtype=dtype))
+        start = time.perf_counter()
+        if missing.all() and len(index) <= MASK_CHUNK:
+            out = compute(tables, seats)
+        else:
+            out = kept.gather(tables, seats, np.empty((len(index), width), dtype=dtype))
+            todo = np.flatnonzero(missing)
+            for first in range(0, len(todo), MASK_CHUNK):
+                part = todo[first:first + MASK_CHUNK]
+                out[part] = compute(tables[part], seats[part])
+        self.preparing_s += time.perf_counter() - start
+        return out  # type: ignore[no-any-return]
+
+    def _listed_masks(self, index: np.ndarray) -> np.ndarray:
+        """The candidates of the pairs ``index`` (each listed) as masks, ``(len(index), n_actions)``."""
+        lists = self._listed.rows_at(index[:, 0], index[:, 1])
+        out = np.zeros((len(index), self.game.n_actions), dtype=bool)
+        if lists:
+            out[np.repeat(np.arange(len(lists)), [len(splits) for splits in lists]), np.concatenate(lists)] = True
         return out
 
     def seat_pairs(self, pairs: Any) -> tuple[tuple[int, int], ...]:
         """``(table, seat)`` pairs as a tuple of int pairs; ValueError naming the first pair that
         is not a table and a seat of these tables (integers, tables 0..B-1, seats 0..players-1)."""
+        array = _int_pairs(pairs)
+        if array is not None:  # read by NumPy as one integer array: checked in one pass
+            return tuple(map(tuple, self._pair_array(array).tolist()))  # type: ignore[arg-type]
         try:
             converted = tuple((operator.index(table), operator.index(seat)) for table, seat in pairs)
         except (TypeError, ValueError):  # not pairs, or not of integers
@@ -265,6 +331,14 @@ class Tables:
                                          count=2 * len(converted)).reshape(-1, 2))
         return converted
 
+    def pair_index(self, pairs: Any) -> np.ndarray:
+        """``(table, seat)`` pairs, or a ``(K, 2)`` integer array of them, as a ``(K, 2)`` intp
+        array, checked as :meth:`seat_pairs` checks them."""
+        array = _int_pairs(pairs)
+        if array is None:
+            array = np.array(self.seat_pairs(pairs), dtype=np.intp).reshape(-1, 2)
+        return self._pair_array(array)
+
     def _pair_array(self, pairs: Any) -> np.ndarray:
         """``(table, seat)`` pairs, an array ``(K, 2)``, as intp, checked (:meth:`seat_pairs`)
         in one vectorised pass."""
@@ -273,13 +347,14 @@ class Tables:
             return np.zeros((0, 2), dtype=np.intp)
         if array.ndim != 2 or array.shape[1] != 2 or array.dtype.kind not in "iu":
             raise ValueError(f"seats {cut(repr(pairs), 80)} are not (table, seat) pairs of integers")
-        tables, seats = array[:, 0], array[:, 1]
-        outside = (tables < 0) | (tables >= self.batch) | (seats < 0) | (seats >= self.num_players)
-        if outside.any():
+        index = array.astype(np.intp, copy=False)
+        if (index.view(np.uintp) >= self._bounds).any():  # a negative index reads as a large one
+            tables, seats = array[:, 0], array[:, 1]
+            outside = (tables < 0) | (tables >= self.batch) | (seats < 0) | (seats >= self.num_players)
             table, seat = array[np.flatnonzero(outside)[0]].tolist()
             raise ValueError(f"(table, seat) ({table}, {seat}) is not a seat of these tables (tables "
                              f"0..{self.batch - 1}, seats 0..{self.num_players - 1})")
-        return array.astype(np.intp, copy=False)
+        return index
 
     def view(self, table: int, seat: int) -> TableSeatView:
         """The view of one seat; ValueError unless ``table`` and ``seat`` are integers naming a
@@ -293,7 +368,7 @@ class Tables:
         chosen = range(self.num_players) if seats is None else seats
         return self.views_at([(b, s) for b in tables for s in chosen])
 
-    def views_at(self, pairs: Sequence[tuple[int, int]]) -> SeatViews:
+    def views_at(self, pairs: Pairs) -> SeatViews:
         """The views of ``(table, seat)`` pairs; their masks and observations are computed
         together, each kind in one batched call, when the first is read. ValueError naming the
         first pair that is not a table and a seat of these tables."""
@@ -311,15 +386,15 @@ class Tables:
         ``mask="undominated"`` a candidate: bool array."""
         actions = np.asarray(actions, dtype=np.int64)
         tables, seats = np.asarray(tables), np.asarray(seats)
-        self._pair_array(np.stack(np.broadcast_arrays(tables, seats), axis=-1).reshape(-1, 2))  # in range
+        pairs = self._pair_array(np.stack(np.broadcast_arrays(tables, seats), axis=-1).reshape(-1, 2))  # in range
         inside = (actions >= 0) & (actions < self.game.n_actions)
         cards = self.game.arranged(self.slots[tables, seats], np.where(inside, actions, 0))
         ok = inside & self.game.valid_arrangements(cards)
         if self.mask_kind == "undominated":
-            pairs = list(zip(np.asarray(tables).tolist(), np.asarray(seats).tolist()))
+            self.prepare(pairs, masks=False, observations=False, candidates=True)
+            lists = self._listed.rows_at(pairs[:, 0], pairs[:, 1])
             chosen = np.where(inside, actions, 0).tolist()
-            ok &= np.array([listed(self.candidate_indices(t, s, pairs), a) for (t, s), a in zip(pairs, chosen)],
-                           dtype=bool)
+            ok &= np.array([listed(splits, a) for splits, a in zip(lists, chosen)], dtype=bool)
         return ok
 
     def decide(self, seated: Iterable[tuple[int, int, Any]], actions: np.ndarray | None = None,
@@ -333,37 +408,43 @@ class Tables:
         and the hand); :meth:`score` does not check them again. ``times`` (B, players), when
         given, receives each seat's share of its agent's own time in seconds (without the
         masks and observations the table computed for it)."""
-        out = np.zeros(self._decided.shape, dtype=np.int64) if actions is None else actions
         groups: dict[int, tuple[Any, list[tuple[int, int]]]] = {}
         for table, seat, agent in seated:
             groups.setdefault(id(agent), (agent, []))[1].append((table, seat))
-        for agent, _ in groups.values():
+        return self.decide_groups(list(groups.values()), actions, times)
+
+    def decide_groups(self, groups: Sequence[tuple[Any, Pairs]], actions: np.ndarray | None = None,
+                      times: np.ndarray | None = None) -> np.ndarray:
+        """:meth:`decide`, given each agent with the ``(table, seat)`` pairs it plays, in the
+        order its views list them: the agents decide in the order given."""
+        out = np.zeros(self._decided.shape, dtype=np.int64) if actions is None else actions
+        for agent, _ in groups:
             if not callable(getattr(agent, "act_batch", None)):
                 raise ValueError(f"{cut(repr(agent), 60)} is not an agent (it has no act_batch); build agents from "
                                  "specs with splitpoker.agents.load_agent")
-        for agent, given in groups.values():
+        for agent, given in groups:
             views = self.views_at(given)  # the pairs checked
-            pairs = list(views.pairs)
+            if not len(views):
+                continue
             size = getattr(agent, "batch_size", None) or len(views)
             start, preparing = time.perf_counter(), self.preparing_s
             parts = [agent.act_batch(views[i:i + size]) for i in range(0, len(views), size)]
             elapsed = time.perf_counter() - start - (self.preparing_s - preparing)
-            chosen = self._checked_choices(agent, pairs, parts)
-            rows, seats = np.array(pairs, dtype=np.intp).T
+            rows, seats = views.pair_array[:, 0], views.pair_array[:, 1]
+            chosen = self._checked_choices(agent, rows, seats, parts)
             out[rows, seats] = chosen
             self._decided[rows, seats] = chosen
             if times is not None:
-                times[rows, seats] = elapsed / len(pairs)
+                times[rows, seats] = elapsed / len(views)
         return out
 
-    def _checked_choices(self, agent: Any, pairs: list[tuple[int, int]], parts: list[Any]) -> np.ndarray:
-        """An agent's choices for ``pairs`` as int64; ValueError unless each is a split the seat
-        may play (:meth:`valid_choices`)."""
+    def _checked_choices(self, agent: Any, tables: np.ndarray, seats: np.ndarray, parts: list[Any]) -> np.ndarray:
+        """An agent's choices for the seats ``(tables[i], seats[i])`` as int64; ValueError unless
+        each is a split the seat may play (:meth:`valid_choices`)."""
         name = getattr(agent, "name", type(agent).__name__)
         chosen = np.concatenate([split_choices(part, f"agent {name!r}") for part in parts] or [np.zeros(0, np.int64)])
-        if len(chosen) != len(pairs):
-            raise ValueError(f"agent {name!r} returned {len(chosen)} splits for {len(pairs)} seats")
-        tables, seats = np.array(pairs, dtype=np.intp).T
+        if len(chosen) != len(tables):
+            raise ValueError(f"agent {name!r} returned {len(chosen)} splits for {len(tables)} seats")
         self.refuse_invalid(name, tables, seats, chosen)
         return chosen
 
@@ -486,6 +567,28 @@ def from_hands(game: Game, hands: Any, num_players: int | None = None, what: str
             owner[card] = seat
         slots.append(seat_slots)
     return Tables(game, np.stack(slots)[None], mask)
+
+
+def _int_pairs(pairs: Any) -> np.ndarray | None:
+    """``pairs``, a list or tuple of pairs or an array, as the ``(K, 2)`` integer array (K > 0)
+    NumPy reads them as, or None where it reads no such array."""
+    if isinstance(pairs, np.ndarray):
+        array = pairs
+    elif isinstance(pairs, (list, tuple)) and pairs:
+        try:
+            array = np.asarray(pairs)
+        except (TypeError, ValueError, OverflowError):  # ragged, or no numbers
+            return None
+    else:
+        return None
+    return array if array.ndim == 2 and array.shape[1] == 2 and array.dtype.kind in "iu" and len(array) else None
+
+
+def _around(table: Any, seat: Any, group: Pairs) -> Any:
+    """The pair ``(table, seat)`` then those of ``group``: the seats a seat's first read computes."""
+    if isinstance(group, np.ndarray) and len(group):
+        return np.concatenate((np.array([[table, seat]]), group))
+    return [(table, seat), *group]
 
 
 def _is_ids(hand: Any) -> bool:

@@ -38,7 +38,8 @@ class TableSeatView(SeatView):
 
     __slots__ = ("_slots", "_tables", "_table", "_group", "_mask", "_observation")
 
-    def __init__(self, tables: Tables, table: int, seat: int, group: Sequence[tuple[int, int]] = ()) -> None:
+    def __init__(self, tables: Tables, table: int, seat: int,
+                 group: Sequence[tuple[int, int]] | np.ndarray = ()) -> None:
         self._slots = tables.slots[table, seat]
         self.seat = seat
         self.num_players = tables.num_players
@@ -110,35 +111,46 @@ class SeatViews(Sequence[SeatView]):
     observations (:attr:`observations`), masks (:attr:`masks`) and mask kind
     (:attr:`mask_kind`) an agent deciding a whole batch reads at once, as arrays, without
     making the views. A slice is views of the same group: their masks and observations are
-    still computed together."""
+    still computed together. ``pairs``: ``(table, seat)`` pairs or a ``(K, 2)`` integer array
+    of them."""
 
-    __slots__ = ("tables", "pairs", "group", "_items")
+    __slots__ = ("tables", "pair_array", "group", "_pairs", "_items")
 
-    def __init__(self, tables: Tables, pairs: Sequence[tuple[int, int]],
-                 group: tuple[tuple[int, int], ...] | None = None) -> None:
+    def __init__(self, tables: Tables, pairs: Sequence[tuple[int, int]] | np.ndarray,
+                 group: np.ndarray | None = None) -> None:
         self.tables = tables
-        # a slice's pairs (given with their group) were checked when the group was made
-        self.pairs = tables.seat_pairs(pairs) if group is None else tuple(pairs)
-        self.group = self.pairs if group is None else group
-        self._items: list[TableSeatView | None] = [None] * len(self.pairs)
+        #: the views' ``(table, seat)`` pairs, ``(len(self), 2)`` intp (a slice's were checked
+        #: when its group was made)
+        self.pair_array: np.ndarray = tables.pair_index(pairs) if group is None else np.asarray(pairs)
+        #: the pairs whose masks and observations are computed together (the views' own, or
+        #: those of the views a slice was cut from)
+        self.group = self.pair_array if group is None else group
+        self._pairs: tuple[tuple[int, int], ...] | None = None
+        self._items: list[TableSeatView | None] = [None] * len(self.pair_array)
+
+    @property
+    def pairs(self) -> tuple[tuple[int, int], ...]:
+        """The views' ``(table, seat)`` pairs, as int pairs."""
+        if self._pairs is None:
+            self._pairs = tuple((table, seat) for table, seat in self.pair_array.tolist())
+        return self._pairs
 
     def __len__(self) -> int:
-        return len(self.pairs)
+        return len(self.pair_array)
 
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
-            return SeatViews(self.tables, self.pairs[index], self.group)
+            return SeatViews(self.tables, self.pair_array[index], self.group)
         item = self._items[index]
         if item is None:
-            table, seat = self.pairs[index]
+            table, seat = self.pair_array[index].tolist()
             item = self._items[index] = TableSeatView(self.tables, table, seat, self.group)
         return item
 
     @property
     def slots(self) -> np.ndarray:
         """The views' hands, ``(len(self), hand size)`` card ids in slot order."""
-        pairs = np.array(self.pairs, dtype=np.intp).reshape(-1, 2)
-        return self.tables.slots[pairs[:, 0], pairs[:, 1]]
+        return self.tables.slots[self.pair_array[:, 0], self.pair_array[:, 1]]
 
     @property
     def mask_kind(self) -> str:
@@ -150,7 +162,7 @@ class SeatViews(Sequence[SeatView]):
         """The views' observations, ``(len(self), observation size)`` float32 in the views'
         order: each row the view's :attr:`SeatView.observation`, those not yet known computed
         together with the group's (:meth:`~splitpoker.envs.table.Tables.observations_at`)."""
-        return self.tables.observations_at(self.pairs, self.group)
+        return self.tables.observations_at(self.pair_array, self.group)
 
     @property
     def masks(self) -> np.ndarray:
@@ -158,7 +170,7 @@ class SeatViews(Sequence[SeatView]):
         view's :attr:`SeatView.mask` (the valid splits, or the candidates under
         ``mask="undominated"``), those not yet known computed together with the group's
         (:meth:`~splitpoker.envs.table.Tables.masks_at`)."""
-        return self.tables.masks_at(self.pairs, self.group)
+        return self.tables.masks_at(self.pair_array, self.group)
 
 
 def listed(splits: np.ndarray, split: int) -> bool:

@@ -76,7 +76,7 @@ from ..runtime.limits import MAX_ENVS, check_batch
 from ..runtime.seeding import as_generator, check_seed, derived_seed
 from .game import Game
 from .games import make_game
-from .learner_seat import MASK_CHUNK, LearnerSeats, Opponent, prepare_seats
+from .learner_seat import MASK_CHUNK, LearnerSeats, Opponent
 from .observation import observation_high, observation_size
 from .table import (
     SeatViews,
@@ -261,11 +261,10 @@ class TableBatchEnv:
 
     def _deal(self) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
         tables = self._tables = deal(self.game, self.num_players, self.rng, batch=self.num_envs, mask=self.mask)
-        views = tables.views()  # every seat, table by table
-        prepare_seats(tables, views.pairs)
-        shape = tables.slots.shape[:2]
-        self._masks = views.masks.reshape(*shape, self.game.n_actions)
-        return views.observations.reshape(*shape, -1), self._masks, {"slots": tables.slots.copy()}
+        seats, shape = tables.views().pair_array, tables.slots.shape[:2]  # every seat, table by table, read once
+        self._masks = tables.masks_at(seats, keep=False).reshape(*shape, self.game.n_actions)
+        observations = tables.observations_at(seats, keep=False).reshape(*shape, -1)
+        return observations, self._masks, {"slots": tables.slots.copy()}
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
         """Deal new hands at every table (``seed``, a non-negative integer or a sequence of
@@ -348,16 +347,6 @@ class ArrangeVectorEnv(VectorEnv):  # type: ignore[misc]
         self._others: list[Sequence[Any]] = [
             self.opponents or [RandomSplits(self.game, lambda: self.rng)] * (self.num_players - 1)]
         self._obs: Any = None
-
-    @property
-    def _tables(self) -> Tables | None:
-        """The tables of the hands dealt (None before :meth:`reset`)."""
-        return self.core.tables
-
-    @property
-    def _seats(self) -> np.ndarray:
-        """The learner's seat at each table, ``(num_envs,)``."""
-        return self.core.seats
 
     def _opponents(self, opponents: Any) -> list[BatchAgent] | None:
         if opponents is None:

@@ -20,13 +20,12 @@ from __future__ import annotations
 import errno
 import os
 import re
-import stat
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+from .reading import file_kind, open_regular
 
 __all__ = ["read_mapping", "load_yaml", "loose_scalar", "YAMLLimitError", "MAX_EXPANDED_NODES", "MAX_YAML_DEPTH"]
 
@@ -245,10 +244,13 @@ def read_mapping(path: str | Path, what: str = "settings file") -> dict[str, Any
 
 def _settings_text(path: Path, what: str) -> str:
     """The text of the settings file ``path``; ValueError naming it (as ``what``) when it is no
-    regular file or cannot be read. It is opened without blocking (a FIFO with no writer
-    answers at once) and checked on the open descriptor, so what is read is what was checked."""
+    regular file or cannot be read (read by :func:`~.reading.open_regular`: a FIFO with no
+    writer answers at once, and what is read is what was checked)."""
+    def refused(mode: int) -> ValueError:
+        return ValueError(f"{what} {str(path)!r} is {file_kind(mode)}, not a YAML file")
+
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC)
+        stream = open_regular(path, refused)
     except OSError as error:
         if isinstance(error, FileNotFoundError) or error.errno == errno.ELOOP:
             raise ValueError(f"{what} {str(path)!r} {_not_a_file(path)}") from None
@@ -256,28 +258,12 @@ def _settings_text(path: Path, what: str) -> str:
             raise ValueError(f"{what} {str(path)!r} is a folder, not a YAML file") from None
         raise ValueError(f"{path}: cannot be read ({error.strerror or error})") from None
     try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise ValueError(f"{what} {str(path)!r} is a folder, not a YAML file")
-        if not stat.S_ISREG(mode):
-            raise ValueError(f"{what} {str(path)!r} is {_kind(mode)}, not a YAML file")
-        stream = os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
-    try:
         with stream:
             return stream.read().decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not a YAML text file (not UTF-8)") from None
     except OSError as error:
         raise ValueError(f"{path}: cannot be read ({error.strerror or error})") from None
-
-
-def _kind(mode: int) -> str:
-    """What a file of ``mode`` that is no regular file and no folder is, in words."""
-    return ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
 
 
 def _not_a_file(path: Path) -> str:
@@ -289,4 +275,4 @@ def _not_a_file(path: Path) -> str:
         return "is a broken symbolic link" if path.is_symlink() else "does not exist"
     except OSError as error:
         return f"cannot be read ({error.strerror})"
-    return f"is {_kind(mode)}, not a YAML file"
+    return f"is {file_kind(mode)}, not a YAML file"

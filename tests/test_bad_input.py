@@ -21,24 +21,7 @@ import yaml
 from gymnasium.error import ResetNeeded
 
 from splitpoker.train.cli import main
-
-ARCH = {"subset_hidden": 8, "embed_dim": 4, "split_hidden": 2, "value_hidden": 4}
-
-
-def tiny_config(tmp: Path) -> dict[str, Any]:
-    return {"game": "biji", "num_players": 4, "total_timesteps": 64, "n_envs": 2, "progress": False,
-            "output_dir": str(tmp / "runs"), "policy": {"kind": "split_scorer", **ARCH},
-            "ppo": {"n_steps": 16, "batch_size": 32, "n_epochs": 1},
-            "eval": {"hands": 1, "final_hands": 1, "opponents": ["random"]}}
-
-
-def policy_file(path: Path, preset: str = "classic") -> Path:
-    from splitpoker.agents.learned.checkpoint import policy_meta, write_policy_file
-    from splitpoker.agents.learned.networks import build_policy
-    from splitpoker.envs.games import make_game
-
-    meta = policy_meta(make_game("biji", preset), 4, "split_scorer", ARCH, preset=preset)
-    return write_policy_file(path, meta, build_policy(meta).state_dict())
+from tests.helpers import policy_file, refused, tiny_config
 
 
 @pytest.fixture(scope="module")
@@ -211,17 +194,8 @@ def test_cli_bad_input_is_one_line_and_status_2(files: Path, capsys: pytest.Capt
     monkeypatch.chdir(files)
     argv = [a.replace("{tmp}", str(files)) for a in argv]
     runs_before = sorted(p.name for p in (files / "runs").iterdir()) if (files / "runs").is_dir() else []
-    try:
-        status = main(argv)
-    except SystemExit as stop:  # argparse
-        status = stop.code
-    err = capsys.readouterr().err
-    lines = [line for line in err.splitlines() if line.strip()]
-    assert status == 2, err
-    assert len(lines) == 1, err
-    assert "Traceback" not in err and "internal error" not in err
-    assert expected.replace("{tmp}", str(files)) in lines[0], lines[0]
-    assert lines[0].startswith("splitpoker"), lines[0]
+    line = refused(capsys, *argv)
+    assert expected.replace("{tmp}", str(files)) in line, line
     runs_after = sorted(p.name for p in (files / "runs").iterdir()) if (files / "runs").is_dir() else []
     assert runs_after == runs_before, "a failed train left a run folder"
 

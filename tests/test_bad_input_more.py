@@ -19,31 +19,11 @@ import numpy as np
 import pytest
 import yaml
 
-from splitpoker.train.cli import main
-
-ARCH = {"subset_hidden": 8, "embed_dim": 4, "split_hidden": 2, "value_hidden": 4}
+from tests.helpers import refused, tiny_config, tiny_run
 
 #: aliases of aliases: six levels of nine, half a million values from a line of 200 characters
 BOMB = ("seed=[&a [1,1,1,1,1,1,1,1,1],&b [*a,*a,*a,*a,*a,*a,*a,*a,*a],&c [*b,*b,*b,*b,*b,*b,*b,*b,*b],"
         "&d [*c,*c,*c,*c,*c,*c,*c,*c,*c],&e [*d,*d,*d,*d,*d,*d,*d,*d,*d],&f [*e,*e,*e,*e,*e,*e,*e,*e,*e]]")
-
-
-def tiny_config(tmp: Path) -> dict[str, Any]:
-    """A biji run of 64 hands (two rollouts of 32) that trains in a few seconds."""
-    return {"game": "biji", "num_players": 4, "total_timesteps": 64, "n_envs": 2, "progress": False,
-            "output_dir": str(tmp / "runs"), "policy": {"kind": "split_scorer", **ARCH},
-            "ppo": {"n_steps": 16, "batch_size": 32, "n_epochs": 1},
-            "eval": {"hands": 1, "final_hands": 1, "opponents": ["random"]}}
-
-
-def one_line(capsys: pytest.CaptureFixture[str], status: int) -> str:
-    """The one line a failed command printed on stderr (exit status 2, no traceback)."""
-    err = capsys.readouterr().err
-    lines = [line for line in err.splitlines() if line.strip()]
-    assert status == 2, err[:2000]
-    assert len(lines) == 1, err[:2000]
-    assert "Traceback" not in err and lines[0].startswith("splitpoker"), lines[0][:2000]
-    return lines[0]
 
 
 # --------------------------------------------------------------------------- action masks
@@ -116,7 +96,7 @@ def test_set_alias_bomb_is_refused_by_the_api() -> None:
 
 def test_set_alias_bomb_is_one_short_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "tiny.yaml").write_text(yaml.safe_dump(tiny_config(tmp_path)))
-    line = one_line(capsys, main(["train", str(tmp_path / "tiny.yaml"), "--set", BOMB]))
+    line = refused(capsys, "train", str(tmp_path / "tiny.yaml"), "--set", BOMB)
     assert "aliases expand to more than 100,000 values" in line and len(line) < 1000, line[:2000]
     assert not (tmp_path / "runs").exists()
 
@@ -124,7 +104,7 @@ def test_set_alias_bomb_is_one_short_line(tmp_path: Path, capsys: pytest.Capture
 def test_set_huge_value_is_echoed_cut_short(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "tiny.yaml").write_text(yaml.safe_dump(tiny_config(tmp_path)))
     value = "[" + ",".join(["1"] * 20000) + "]"
-    line = one_line(capsys, main(["train", str(tmp_path / "tiny.yaml"), "--set", f"seed={value}"]))
+    line = refused(capsys, "train", str(tmp_path / "tiny.yaml"), "--set", f"seed={value}")
     assert "seed: Input should be a valid integer (got [1, 1, 1" in line and "...)" in line, line[:2000]
     assert len(line) < 1000, len(line)
 
@@ -141,13 +121,7 @@ def test_play_banker_term_refuses_a_bool() -> None:
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished 64-hand run (its resume point: checkpoints/final.zip at step 64)."""
-    from splitpoker.train.config import load_config_dict
-    from splitpoker.train.launch import train
-
-    tmp = tmp_path_factory.mktemp("run")
-    result = train(load_config_dict(tiny_config(tmp)), command="test", emit=lambda line: None)
-    assert result.steps == 64
-    return result.run_dir
+    return tiny_run(tmp_path_factory.mktemp("run"))
 
 
 def copy_run(finished_run: Path, tmp_path: Path, config: dict[str, Any] | None = None,
@@ -194,7 +168,7 @@ def test_resume_refuses_an_edited_config(finished_run: Path, tmp_path: Path, cas
 def test_resume_of_an_edited_config_is_one_line(finished_run: Path, tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     run = copy_run(finished_run, tmp_path, config={"num_players": 3})
-    line = one_line(capsys, main(["train", "--resume", str(run), "--set", "total_timesteps=128"]))
+    line = refused(capsys, "train", "--resume", str(run), "--set", "total_timesteps=128")
     assert "num_players is 3 but checkpoint final.zip was trained with 4" in line, line
 
 

@@ -42,9 +42,8 @@ from splitpoker.agents.learned.checkpoint import (
 )
 from splitpoker.agents.specs import MAX_SPEC_DEPTH, AgentSpec, mixture_spec, parse_spec
 from splitpoker.runtime.settings import MAX_YAML_DEPTH, load_yaml, read_mapping
-from splitpoker.train.cli import main
+from tests.helpers import policy_file, refused, tiny_config
 
-ARCH = {"subset_hidden": 8, "embed_dim": 4, "split_hidden": 2, "value_hidden": 4}
 Meta = dict[str, Any]
 State = dict[str, th.Tensor]
 
@@ -53,12 +52,7 @@ State = dict[str, th.Tensor]
 @pytest.fixture(scope="module")
 def good(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small Biji policy file written as training writes one."""
-    from splitpoker.agents.learned.checkpoint import policy_meta, write_policy_file
-    from splitpoker.agents.learned.networks import build_policy
-    from splitpoker.envs.games import make_game
-
-    meta = policy_meta(make_game("biji", "classic"), 4, "split_scorer", ARCH, preset="classic")
-    return write_policy_file(tmp_path_factory.mktemp("good") / "good.zip", meta, build_policy(meta).state_dict())
+    return policy_file(tmp_path_factory.mktemp("good") / "good.zip")
 
 
 def rewritten(source: Path, target: Path, meta_edit: Callable[[Meta], None] | None = None,
@@ -79,20 +73,6 @@ def rewritten(source: Path, target: Path, meta_edit: Callable[[Meta], None] | No
                 data = buffer.getvalue()
             copy.writestr(name, data)
     return target
-
-
-def one_line_status_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
-    """The one line ``splitpoker argv`` writes on stderr, asserting exit status 2."""
-    try:
-        status = main(argv)
-    except SystemExit as stop:
-        status = stop.code
-    err = capsys.readouterr().err
-    lines = [line for line in err.splitlines() if line.strip()]
-    assert status == 2, err
-    assert len(lines) == 1, err
-    assert "Traceback" not in err and "internal error" not in err and "Recursion" not in err, err
-    return lines[0]
 
 
 @pytest.fixture
@@ -163,8 +143,8 @@ def test_a_policy_member_holding_a_list_names_the_file(good: Path, tmp_path: Pat
 def test_cli_bad_weights_are_status_2_and_one_line(good: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                    edit: Callable[[State], Any], shown: str) -> None:
     path = rewritten(good, tmp_path / "bad.zip", state_edit=edit)
-    line = one_line_status_2(["eval", "biji", "--agents", f"checkpoint:{path},random", "--hands", "2",
-                              "--out", str(tmp_path / "report")], capsys)
+    line = refused(capsys, "eval", "biji", "--agents", f"checkpoint:{path},random", "--hands", "2",
+                   "--out", str(tmp_path / "report"))
     assert str(path) in line and shown in line, line
 
 
@@ -214,8 +194,8 @@ def test_an_unknown_key_is_refused_naming_it(good: Path, tmp_path: Path, edit: C
 def test_cli_unknown_rule_switch_is_status_2_and_one_line(good: Path, tmp_path: Path,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     path = rewritten(good, tmp_path / "rule.zip", meta_edit=_rule)
-    line = one_line_status_2(["eval", "biji", "--agents", f"checkpoint:{path},random", "--hands", "2",
-                              "--out", str(tmp_path / "report")], capsys)
+    line = refused(capsys, "eval", "biji", "--agents", f"checkpoint:{path},random", "--hands", "2",
+                   "--out", str(tmp_path / "report"))
     assert str(path) in line and "rules.xi_everything" in line and "switches: jokers" in line, line
 
 
@@ -255,34 +235,41 @@ def test_a_format_1_file_with_its_source_key_still_plays(tmp_path: Path, name: s
 
 
 # --------------------------------------------------------------------------- paths that are no file
+def unblocked(read: Callable[[], Any], fifo: Path, what: str) -> BaseException | None:
+    """What ``read()`` raised (None when it returned), run in a thread: a read that blocks on
+    the FIFO ``fifo`` (read as ``what``) fails the test, once a writer has let it go."""
+    outcome: list[BaseException | None] = []
+
+    def run() -> None:
+        try:
+            read()
+            outcome.append(None)
+        except BaseException as error:
+            outcome.append(error)
+
+    reader = threading.Thread(target=run, daemon=True)
+    reader.start()
+    reader.join(timeout=20)
+    if reader.is_alive():  # blocked on the FIFO: a writer lets it go
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(timeout=20)
+        pytest.fail(f"reading a FIFO as {what} blocked")
+    return outcome[0]
+
+
 def test_a_fifo_is_named_as_one_and_never_blocks(tmp_path: Path) -> None:
     fifo = tmp_path / "policy.zip"
     os.mkfifo(fifo)
     with pytest.raises(ValueError, match=r"checkpoint '.*policy\.zip' is a FIFO \(named pipe\), not a policy file"):
         load_agent(f"checkpoint:{fifo}", "biji", 4)
-    outcome: list[BaseException | None] = []
-
-    def read() -> None:
-        try:
-            read_meta(fifo)
-            outcome.append(None)
-        except BaseException as error:
-            outcome.append(error)
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    reader.join(timeout=20)
-    if reader.is_alive():  # blocked in open(): a writer lets it go
-        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-        reader.join(timeout=20)
-        pytest.fail("reading a FIFO as a policy file blocked")
-    assert isinstance(outcome[0], ValueError) and "is a FIFO (named pipe)" in str(outcome[0]), outcome
+    outcome = unblocked(lambda: read_meta(fifo), fifo, "a policy file")
+    assert isinstance(outcome, ValueError) and "is a FIFO (named pipe)" in str(outcome), outcome
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
 def test_a_device_is_named_as_one(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    line = one_line_status_2(["eval", "biji", "--agents", "checkpoint:/dev/zero,random", "--hands", "2",
-                              "--out", str(tmp_path / "report")], capsys)
+    line = refused(capsys, "eval", "biji", "--agents", "checkpoint:/dev/zero,random", "--hands", "2",
+                   "--out", str(tmp_path / "report"))
     assert "checkpoint '/dev/zero' is a device, not a policy file" in line, line
 
 
@@ -335,11 +322,10 @@ def test_a_spec_built_by_code_is_held_to_the_limit() -> None:
 def test_cli_deep_specs_are_status_2_and_one_line(nested: Callable[[int], str], tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     spec = nested(3000)
-    line = one_line_status_2(["solve", "biji", "As Ks Qs Js Ts 9s 8s 7s 6s", "--samples", "2", "--opponent", spec],
-                             capsys)
+    line = refused(capsys, "solve", "biji", "As Ks Qs Js Ts 9s 8s 7s 6s", "--samples", "2", "--opponent", spec)
     assert f"more than {MAX_SPEC_DEPTH} levels deep" in line, line
-    line = one_line_status_2(["eval", "biji", "--agents", f"({spec}),random", "--hands", "2",
-                              "--out", str(tmp_path / "report")], capsys)
+    line = refused(capsys, "eval", "biji", "--agents", f"({spec}),random", "--hands", "2",
+                   "--out", str(tmp_path / "report"))
     assert f"more than {MAX_SPEC_DEPTH} levels deep" in line, line
 
 
@@ -389,28 +375,21 @@ def test_a_deep_settings_file_is_one_line_naming_it(tmp_path: Path) -> None:
     assert len(message.splitlines()) == 1
 
 
-def _tiny_config(tmp: Path) -> dict[str, Any]:
-    return {"game": "biji", "num_players": 4, "total_timesteps": 64, "n_envs": 2, "progress": False,
-            "output_dir": str(tmp / "runs"), "policy": {"kind": "split_scorer", **ARCH},
-            "ppo": {"n_steps": 16, "batch_size": 32, "n_epochs": 1},
-            "eval": {"hands": 1, "final_hands": 1, "opponents": ["random"]}}
-
-
 def test_cli_deep_yaml_is_status_2_and_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     deep = _lists(20_000)
     config = tmp_path / "tiny.yaml"
-    config.write_text(yaml.safe_dump(_tiny_config(tmp_path)))
-    line = one_line_status_2(["train", str(config), "--set", f"ppo.n_steps={deep}"], capsys)
+    config.write_text(yaml.safe_dump(tiny_config(tmp_path)))
+    line = refused(capsys, "train", str(config), "--set", f"ppo.n_steps={deep}")
     assert "--set" in line and f"more than {MAX_YAML_DEPTH} levels deep" in line, line
     (tmp_path / "deep.yaml").write_text(config.read_text() + f"x: {deep}\n")
-    line = one_line_status_2(["train", str(tmp_path / "deep.yaml")], capsys)
+    line = refused(capsys, "train", str(tmp_path / "deep.yaml"))
     assert "deep.yaml" in line and f"more than {MAX_YAML_DEPTH} levels deep" in line, line
     (tmp_path / "eval.yaml").write_text(f"game: biji\nagents: [greedy, random]\nhands: 2\nx: {deep}\n")
-    line = one_line_status_2(["eval", "--config", str(tmp_path / "eval.yaml")], capsys)
+    line = refused(capsys, "eval", "--config", str(tmp_path / "eval.yaml"))
     assert "eval.yaml" in line and f"more than {MAX_YAML_DEPTH} levels deep" in line, line
     assert not (tmp_path / "runs").exists()
     (tmp_path / "spec.yaml").write_text(f"game: biji\nagents: ['{_mixtures(3000)}', random]\nhands: 2\n")
-    line = one_line_status_2(["eval", "--config", str(tmp_path / "spec.yaml")], capsys)
+    line = refused(capsys, "eval", "--config", str(tmp_path / "spec.yaml"))
     assert f"more than {MAX_SPEC_DEPTH} levels deep" in line, line
 
 
@@ -434,7 +413,7 @@ def test_cli_long_specs_are_one_short_line(tmp_path: Path, capsys: pytest.Captur
                  ["eval", "biji", "--agents", "greedy,random", "--regret-opponent", spec, "--hands", "2",
                   "--out", str(tmp_path / "b")],
                  ["exploit", "biji", "--agent", spec, "--hands", "2"]):
-        line = one_line_status_2(argv, capsys)
+        line = refused(capsys, *argv)
         short = "greedy takes no options" in line and len(line) < 900
         assert short, f"{len(line):,} characters: {line[:300]}"
 
@@ -447,24 +426,9 @@ def test_a_settings_file_swapped_for_a_fifo_never_blocks(tmp_path: Path, monkeyp
     os.mkfifo(fifo)
     real_is_file = Path.is_file
     monkeypatch.setattr(Path, "is_file", lambda self, *a, **k: self == fifo or real_is_file(self, *a, **k))
-    outcome: list[BaseException | None] = []
-
-    def read() -> None:
-        try:
-            read_mapping(fifo, what="eval config")
-            outcome.append(None)
-        except BaseException as error:
-            outcome.append(error)
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    reader.join(timeout=20)
-    if reader.is_alive():  # blocked on the FIFO: a writer lets it go
-        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-        reader.join(timeout=20)
-        pytest.fail("reading a FIFO as a settings file blocked")
-    assert isinstance(outcome[0], ValueError), outcome
-    assert str(outcome[0]) == f"eval config {str(fifo)!r} is a FIFO (named pipe), not a YAML file"
+    outcome = unblocked(lambda: read_mapping(fifo, what="eval config"), fifo, "a settings file")
+    assert isinstance(outcome, ValueError), outcome
+    assert str(outcome) == f"eval config {str(fifo)!r} is a FIFO (named pipe), not a YAML file"
 
 
 # --------------------------------------------------------------------------- weights read on resume
@@ -475,7 +439,7 @@ def stopped_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from splitpoker.train.launch import train
 
     tmp = tmp_path_factory.mktemp("run")
-    config = {**_tiny_config(tmp), "selfplay": {"snapshot_interval": 32}}
+    config = {**tiny_config(tmp), "selfplay": {"snapshot_interval": 32}}
     return train(load_config_dict(config), command="test", emit=lambda line: None).run_dir
 
 
@@ -496,7 +460,7 @@ def test_resume_refuses_a_checkpoint_with_bad_weights(stopped_run: Path, tmp_pat
     checkpoint, _ = _latest(run)
     os.replace(rewritten(checkpoint, tmp_path / "poisoned.zip", state_edit=_with_value(value)), checkpoint)
     before = _files(run)
-    line = one_line_status_2(["train", "--resume", str(run), "--set", "total_timesteps=128"], capsys)
+    line = refused(capsys, "train", "--resume", str(run), "--set", "total_timesteps=128")
     assert line.startswith(f"splitpoker train: error: {checkpoint} is damaged: its {POLICY_MEMBER} holds weights "
                            "no policy can use: ") and "(1 NaN or infinite value)" in line, line
     assert _files(run) == before
@@ -512,7 +476,7 @@ def test_resume_refuses_a_pool_with_bad_weights(stopped_run: Path, tmp_path: Pat
     _with_value(float("nan"))(snapshot["state"])
     th.save(state, pool)
     before = _files(run)
-    line = one_line_status_2(["train", "--resume", str(run), "--set", "total_timesteps=128"], capsys)
+    line = refused(capsys, "train", "--resume", str(run), "--set", "total_timesteps=128")
     assert line.startswith(f"splitpoker train: error: {pool} is damaged: its snapshot {snapshot['name']} holds "
                            "weights no policy can use: ") and "NaN or infinite" in line, line
     assert _files(run) == before

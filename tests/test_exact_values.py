@@ -23,16 +23,7 @@ import pytest
 import yaml
 
 from splitpoker.train.cli import build_parser, main
-
-ARCH = {"subset_hidden": 8, "embed_dim": 4, "split_hidden": 2, "value_hidden": 4}
-
-
-def tiny_config(tmp: Path) -> dict[str, Any]:
-    """A Biji run of 64 hands that trains in a few seconds."""
-    return {"game": "biji", "num_players": 4, "total_timesteps": 64, "n_envs": 2, "progress": False,
-            "output_dir": str(tmp / "runs"), "policy": {"kind": "split_scorer", **ARCH},
-            "ppo": {"n_steps": 16, "batch_size": 32, "n_epochs": 1},
-            "eval": {"hands": 1, "final_hands": 1, "opponents": ["random"]}}
+from tests.helpers import refusal, refused, tiny_config, tiny_run
 
 
 @pytest.fixture
@@ -42,13 +33,11 @@ def config_file(tmp_path: Path) -> Path:
     return path
 
 
-def one_line(capsys: pytest.CaptureFixture[str], status: Any) -> str:
-    """The one line a refused command printed on stderr (exit status 2, no traceback)."""
-    err = capsys.readouterr().err
-    lines = [line for line in err.splitlines() if line.strip()]
-    assert status == 2, err[:2000]
-    assert len(lines) == 1 and "Traceback" not in err and lines[0].startswith("splitpoker"), err[:2000]
-    return lines[0]
+def parse_refusal(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
+    """The one line argparse refuses ``argv`` with."""
+    with pytest.raises(SystemExit) as stop:
+        build_parser().parse_args(argv)
+    return refusal(capsys, stop.value.code)
 
 
 # --------------------------------------------------------------------------- config values
@@ -131,7 +120,7 @@ def test_the_best_responses_samples_are_bounded_before_the_run(config_file: Path
 
 def test_the_command_line_refuses_a_loose_seed_in_one_line(config_file: Path, capsys: pytest.CaptureFixture[str],
                                                            tmp_path: Path) -> None:
-    line = one_line(capsys, main(["train", str(config_file), "--set", "seed=010"]))
+    line = refused(capsys, "train", str(config_file), "--set", "seed=010")
     assert "010 is not a plain decimal integer (YAML would read it as 8)" in line, line
     assert not (tmp_path / "runs").exists()
 
@@ -170,7 +159,7 @@ def test_a_list_position_is_plain_decimal(tmp_path: Path) -> None:
 
 def test_the_command_line_refuses_a_key_set_twice_in_one_line(config_file: Path, capsys: pytest.CaptureFixture[str],
                                                               tmp_path: Path) -> None:
-    line = one_line(capsys, main(["train", str(config_file), "--set", "seed=1", "--set", "seed=2"]))
+    line = refused(capsys, "train", str(config_file), "--set", "seed=1", "--set", "seed=2")
     assert "--set seed is given twice" in line, line
     assert not (tmp_path / "runs").exists()
 
@@ -178,12 +167,7 @@ def test_the_command_line_refuses_a_key_set_twice_in_one_line(config_file: Path,
 # --------------------------------------------------------------------------- resume of a cut config.yaml
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from splitpoker.train.config import load_config_dict
-    from splitpoker.train.launch import train
-
-    tmp = tmp_path_factory.mktemp("run")
-    result = train(load_config_dict(tiny_config(tmp)), command="test", emit=lambda line: None)
-    return result.run_dir
+    return tiny_run(tmp_path_factory.mktemp("run"))
 
 
 def files_of(run: Path) -> dict[Path, bytes]:
@@ -224,7 +208,7 @@ def test_resume_of_a_cut_config_is_one_line(finished_run: Path, tmp_path: Path,
     run = Path(shutil.copytree(finished_run, tmp_path / "run"))
     path = run / "config.yaml"
     path.write_text("".join(path.read_text().splitlines(keepends=True)[:-1]))
-    line = one_line(capsys, main(["train", "--resume", str(run), "--set", "total_timesteps=128"]))
+    line = refused(capsys, "train", "--resume", str(run), "--set", "total_timesteps=128")
     assert "progress is missing" in line, line
 
 
@@ -292,36 +276,8 @@ PLAY_CASES = [
 @pytest.mark.parametrize(("args", "expected"), PLAY_CASES, ids=[" ".join(c[0]) for c in PLAY_CASES])
 def test_play_refuses_a_bad_number_before_it_starts(no_server: None, capsys: pytest.CaptureFixture[str],
                                                     args: list[str], expected: str) -> None:
-    try:
-        status = main(["play", "biji", *args])
-    except SystemExit as stop:  # argparse
-        status = stop.code
-    line = one_line(capsys, status)
+    line = refused(capsys, "play", "biji", *args)
     assert expected in line, line
-
-
-# --------------------------------------------------------------------------- eval, exploit, convergence
-@pytest.mark.parametrize("argv", [
-    ["eval", "biji", "--agents", "greedy", "--hands", "010"],
-    ["eval", "biji", "--agents", "greedy", "--seed", "1_000"],
-    ["eval", "biji", "--agents", "greedy", "--hands", "1e3"],
-    ["exploit", "biji", "--agent", "greedy", "--hands", "0x10"],
-    ["exploit", "biji", "--agent", "greedy", "--seed", " 7"],
-    ["convergence", "run", "--out", "x.png", "--seed", "07"],
-    ["convergence", "run", "--out", "x.png", "--hands", "20.0"],
-], ids=lambda argv: " ".join(argv[:1] + argv[-2:]))
-def test_seeds_and_hands_are_plain_decimal(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as stop:
-        build_parser().parse_args(argv)
-    line = one_line(capsys, stop.value.code)
-    assert f"argument {argv[-2]}: invalid int value: {argv[-1]!r}; write a whole number in decimal digits" in line
-
-
-def test_plain_seeds_and_hands_are_read() -> None:
-    args = build_parser().parse_args(["eval", "biji", "--agents", "greedy", "--hands", "10", "--seed", "-1"])
-    assert (args.hands, args.seed) == (10, -1)
-    args = build_parser().parse_args(["exploit", "biji", "--agent", "greedy", "--hands", "0", "--seed", "+3"])
-    assert (args.hands, args.seed) == (0, 3)
 
 
 # --------------------------------------------------------------------------- every number option
@@ -359,12 +315,19 @@ NUMBER_CASES = [
     ["solve", "biji", HAND, "--seat", "0_1"],
     ["solve", "biji", HAND, "--samples", "1_000"],
     ["solve", "biji", HAND, "--top", "+05"],
+    ["eval", "biji", "--agents", "greedy", "--hands", "010"],
+    ["eval", "biji", "--agents", "greedy", "--seed", "1_000"],
+    ["eval", "biji", "--agents", "greedy", "--hands", "1e3"],
     ["eval", "biji", "--agents", "greedy", "--players", "03"],
     ["eval", "biji", "--agents", "greedy", "--workers", "1_0"],
     ["eval", "biji", "--agents", "greedy", "--regret-samples", "٦٤"],
+    ["exploit", "biji", "--agent", "greedy", "--hands", "0x10"],
+    ["exploit", "biji", "--agent", "greedy", "--seed", " 7"],
     ["exploit", "biji", "--agent", "greedy", "--samples", "0_8"],
     ["exploit", "biji", "--agent", "greedy", "--players", " 3"],
     ["exploit", "biji", "--agent", "greedy", "--workers", "02"],
+    ["convergence", "run", "--out", "x.png", "--seed", "07"],
+    ["convergence", "run", "--out", "x.png", "--hands", "20.0"],
     ["convergence", "run", "--out", "x.png", "--samples", "2_56"],
     ["convergence", "run", "--out", "x.png", "--points", "05"],
     ["convergence", "run", "--out", "x.png", "--workers", "1_0"],
@@ -374,9 +337,7 @@ NUMBER_CASES = [
 
 @pytest.mark.parametrize("argv", NUMBER_CASES, ids=lambda argv: " ".join(argv[:1] + argv[-2:]))
 def test_every_number_option_is_plain_decimal(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as stop:
-        build_parser().parse_args(argv)
-    line = one_line(capsys, stop.value.code)
+    line = parse_refusal(capsys, argv)
     assert f"argument {argv[-2]}: invalid int value: {argv[-1]!r}; write a whole number in decimal digits" in line
 
 
@@ -390,18 +351,21 @@ def test_plain_numbers_are_read_by_every_option() -> None:
     assert build_parser().parse_args(["splits", "biji", HAND, "--decode", "40"]).decode == 40
 
 
+def test_plain_seeds_and_hands_are_read() -> None:
+    args = build_parser().parse_args(["eval", "biji", "--agents", "greedy", "--hands", "10", "--seed", "-1"])
+    assert (args.hands, args.seed) == (10, -1)
+    args = build_parser().parse_args(["exploit", "biji", "--agent", "greedy", "--hands", "0", "--seed", "+3"])
+    assert (args.hands, args.seed) == (0, 3)
+
+
 @pytest.mark.parametrize("value", ["010", "0_1", "٣"])
 def test_a_split_index_is_plain_decimal(value: str, capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as stop:
-        build_parser().parse_args(["splits", "biji", HAND, "--decode", value])
-    line = one_line(capsys, stop.value.code)
+    line = parse_refusal(capsys, ["splits", "biji", HAND, "--decode", value])
     assert f"argument --decode: split index {value!r} is not an integer written in decimal digits" in line, line
 
 
 def test_a_huge_number_option_is_cut_in_its_message(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as stop:
-        build_parser().parse_args(["solve", "biji", HAND, "--samples", "9" * 10_000])
-    line = one_line(capsys, stop.value.code)
+    line = parse_refusal(capsys, ["solve", "biji", HAND, "--samples", "9" * 10_000])
     assert "invalid int value: '9999" in line and "(10,000 characters)" in line and len(line) < 300, line[:300]
 
 
@@ -415,8 +379,8 @@ SWITCH_COMMANDS = [["rules", "biji"], ["solve", "biji", HAND, "--samples", "2"],
 @pytest.mark.parametrize("command", SWITCH_COMMANDS, ids=lambda argv: argv[0])
 def test_a_rule_switch_is_read_exactly(command: list[str], value: str, tmp_path: Path,
                                        capsys: pytest.CaptureFixture[str]) -> None:
-    line = one_line(capsys, main([*command, "--set", f"xi_sweep={value}", *(
-        ["--out", str(tmp_path / "report")] if command[0] == "eval" else [])]))
+    line = refused(capsys, *command, "--set", f"xi_sweep={value}", *(
+        ["--out", str(tmp_path / "report")] if command[0] == "eval" else []))
     assert f"biji switch xi_sweep={value!r} is not allowed; use an integer written in decimal digits" in line, line
     assert not (tmp_path / "report").exists()
 
@@ -441,7 +405,7 @@ def test_a_plain_rule_switch_is_read(capsys: pytest.CaptureFixture[str]) -> None
 def test_a_huge_rule_switch_is_cut_in_its_message(argv: list[str], expected: str,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     huge = "9" * 10_000
-    line = one_line(capsys, main([a.replace("{huge}", huge) for a in argv]))
+    line = refused(capsys, *[a.replace("{huge}", huge) for a in argv])
     assert expected in line and len(line) < 400, f"{len(line):,} characters: {line[:300]}"
 
 
@@ -464,7 +428,7 @@ def test_every_settings_file_reads_its_numbers_exactly(line: str, expected: str,
         read_mapping(path, what="eval config")
     assert str(raised.value).startswith(f"{path}: {expected}"), str(raised.value)
     status = main(["eval", "--config", str(path), "--out", str(tmp_path / "report")])
-    assert expected in one_line(capsys, status)
+    assert expected in refusal(capsys, status)
     assert not (tmp_path / "report").exists()
 
 

@@ -21,7 +21,7 @@ import pytest
 from splitpoker.agents import load_agent
 from splitpoker.agents import loading as loading_module
 from splitpoker.agents.specs import keyword_value, mixture_spec, parse_spec
-from splitpoker.train.cli import main
+from tests.helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -55,15 +55,6 @@ def anything(game, num_players, seed, **options):
 
 INSTANCE = ScorerAgent(None)
 '''
-
-
-def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as stop:
-        code = stop.code if isinstance(stop.code, int) else 2
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture()
@@ -205,21 +196,21 @@ def test_eval_exploit_and_benchmark_play_an_agent_of_the_working_folder(
     from tests.test_benchmark import TINY
 
     spec = "myagents.scorer:ScorerAgent:weights=w.pt,temperature=0.5"
-    code, out, err = cli(capsys, "eval", "biji", "--agents", f"{spec},greedy", "--hands", "4", "--no-regret",
-                         "--no-plots", "--json", "--out", str(project / "eval"))
+    code, out, err = run_cli(capsys, "eval", "biji", "--agents", f"{spec},greedy", "--hands", "4", "--no-regret",
+                             "--no-plots", "--json", "--out", str(project / "eval"))
     assert code == 0, err
     summary = json.loads(out)
     assert [a["spec"] for a in summary["agents"]] == [spec, "greedy"]
     assert summary["agents"][0]["name"] == "scorer['w.pt'|0.5|0]"
 
-    code, out, err = cli(capsys, "exploit", "biji", "--agent", f"{spec},rank=1", "--samples", "2", "--hands", "2",
-                         "--json")
+    code, out, err = run_cli(capsys, "exploit", "biji", "--agent", f"{spec},rank=1", "--samples", "2", "--hands", "2",
+                             "--json")
     assert code == 0, err
     assert json.loads(out)["best_response"] == f"solver:samples=2,opponent=({spec},rank=1)"
 
     monkeypatch.setitem(PROTOCOLS, "tiny", TINY)
-    code, out, err = cli(capsys, "benchmark", "--protocol", "tiny", "--quick", "--tracks", "biji_2p",
-                         "--agents", spec, "--out", str(project / "bench"), "--json")
+    code, out, err = run_cli(capsys, "benchmark", "--protocol", "tiny", "--quick", "--tracks", "biji_2p",
+                             "--agents", spec, "--out", str(project / "bench"), "--json")
     assert code == 0, err
     assert json.loads(out)["tracks"]["biji_2p"]["agents"][-1] == spec
 
@@ -227,8 +218,8 @@ def test_eval_exploit_and_benchmark_play_an_agent_of_the_working_folder(
 def test_a_missing_module_on_the_command_line_is_one_line(project: Path, capsys: pytest.CaptureFixture[str],
                                                         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)  # the folder above the project: no myagents here
-    code, _, err = cli(capsys, "eval", "biji", "--agents", "myagents.scorer:ScorerAgent,greedy", "--hands", "2",
-                       "--no-regret", "--no-plots", "--out", str(tmp_path / "eval"))
+    code, _, err = run_cli(capsys, "eval", "biji", "--agents", "myagents.scorer:ScorerAgent,greedy", "--hands", "2",
+                           "--no-regret", "--no-plots", "--out", str(tmp_path / "eval"))
     assert code == 2 and err.count("\n") == 1
     assert f"neither installed nor in the working folder {tmp_path}" in err and "PYTHONPATH" in err
 
@@ -237,8 +228,8 @@ def test_the_tutorial_agent_from_the_docs_folder(imports: None, monkeypatch: pyt
                                                 capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     monkeypatch.chdir(ROOT / "docs")
     spec = "tutorials.02_custom_agent:CandidateAgent:name=mine"
-    code, out, err = cli(capsys, "eval", "biji", "--agents", f"{spec},greedy", "--hands", "4", "--no-regret",
-                         "--no-plots", "--json", "--out", str(tmp_path / "eval"))
+    code, out, err = run_cli(capsys, "eval", "biji", "--agents", f"{spec},greedy", "--hands", "4", "--no-regret",
+                             "--no-plots", "--json", "--out", str(tmp_path / "eval"))
     assert code == 0, err
     assert json.loads(out)["agents"][0]["name"] == "mine"
 
@@ -283,8 +274,8 @@ def test_an_exported_model_decides_as_the_model(trained: Any, tmp_path: Path, ca
     for obs, mask, info in observations("undominated"):
         assert agent.act(obs, mask, info) == int(trained.predict(obs, action_masks=mask, deterministic=True)[0])
 
-    code, out, err = cli(capsys, "eval", "biji", "--agents", f"checkpoint:{path},greedy", "--hands", "4",
-                         "--no-regret", "--no-plots", "--json", "--out", str(tmp_path / "eval"))
+    code, out, err = run_cli(capsys, "eval", "biji", "--agents", f"checkpoint:{path},greedy", "--hands", "4",
+                             "--no-regret", "--no-plots", "--json", "--out", str(tmp_path / "eval"))
     assert code == 0, err
     assert json.loads(out)["agents"][0]["spec"] == f"checkpoint:{path}"
 
@@ -295,12 +286,12 @@ def test_a_saved_model_zip_exports_from_the_command_line(trained: Any, tmp_path:
 
     model = tmp_path / "model.zip"
     trained.save(model)
-    code, _, err = cli(capsys, "eval", "biji", "--agents", f"checkpoint:{model},greedy", "--hands", "2",
-                       "--no-regret", "--no-plots", "--out", str(tmp_path / "eval"))
+    code, _, err = run_cli(capsys, "eval", "biji", "--agents", f"checkpoint:{model},greedy", "--hands", "2",
+                           "--no-regret", "--no-plots", "--out", str(tmp_path / "eval"))
     assert code == 2 and f"save it as one with: splitpoker export GAME {model}" in err
 
     out = tmp_path / "policy.zip"
-    code, stdout, err = cli(capsys, "export", "biji", str(model), "--out", str(out), "--json")
+    code, stdout, err = run_cli(capsys, "export", "biji", str(model), "--out", str(out), "--json")
     assert code == 0, err
     document = json.loads(stdout)
     assert document["spec"] == f"checkpoint:{out}" and document["step"] == 384
@@ -310,13 +301,13 @@ def test_a_saved_model_zip_exports_from_the_command_line(trained: Any, tmp_path:
     for key, value in trained.policy.state_dict().items():
         assert bool((policy.state_dict()[key] == value).all()), key
 
-    code, _, err = cli(capsys, "export", "biji", str(model), "--out", str(out))
+    code, _, err = run_cli(capsys, "export", "biji", str(model), "--out", str(out))
     assert code == 2 and "exists; give --force" in err
-    code, _, err = cli(capsys, "export", "biji", str(model), "--out", str(out), "--force")
+    code, _, err = run_cli(capsys, "export", "biji", str(model), "--out", str(out), "--force")
     assert code == 0, err
-    code, _, err = cli(capsys, "export", "thirteen", str(model), "--out", str(tmp_path / "t.zip"))
+    code, _, err = run_cli(capsys, "export", "thirteen", str(model), "--out", str(tmp_path / "t.zip"))
     assert code == 2 and "reads 197 values; a thirteen policy reads the flat observation of 281 values" in err
-    code, _, err = cli(capsys, "export", "biji", str(out), "--out", str(tmp_path / "again.zip"))
+    code, _, err = run_cli(capsys, "export", "biji", str(out), "--out", str(tmp_path / "again.zip"))
     assert code == 2 and "is a splitpoker policy already" in err and err.count("\n") == 1
 
 

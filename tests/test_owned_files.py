@@ -45,12 +45,18 @@ def one_line(capsys: pytest.CaptureFixture[str]) -> str:
 
 
 # --------------------------------------------------------------------------- the helper
+def planted(tmp_path: Path, folder: str, name: str, content: bytes) -> tuple[Path, Path]:
+    """The new folder ``folder`` with ``name`` in it planted as a link to a file of the user's
+    (``victim``, holding ``content``): (the folder, the victim)."""
+    victim = tmp_path / "victim"
+    victim.write_bytes(content)
+    (tmp_path / folder).mkdir()
+    (tmp_path / folder / name).symlink_to(victim)
+    return tmp_path / folder, victim
+
+
 def test_write_owned_refuses_a_link_at_the_file_and_leaves_its_target_alone(tmp_path):
-    victim = tmp_path / "victim.txt"
-    victim.write_text("the user's own\n")
-    folder = tmp_path / "out"
-    folder.mkdir()
-    (folder / "summary.md").symlink_to(victim)
+    folder, victim = planted(tmp_path, "out", "summary.md", b"the user's own\n")
     for append in (False, True):
         with pytest.raises(ValueError, match=rf"{folder}/summary\.md is a symbolic link; splitpoker writes only"):
             write_owned(folder / "summary.md", b"report\n", within=folder, append=append)
@@ -104,11 +110,7 @@ def test_a_failed_write_of_files_together_leaves_the_old_files_and_no_new_one(tm
 
 
 def test_the_lock_claim_never_writes_through_a_planted_holder(tmp_path):
-    victim = tmp_path / "victim.txt"
-    victim.write_text("keep me\n")
-    folder = tmp_path / "run"
-    folder.mkdir()
-    (folder / ".holder").symlink_to(victim)
+    folder, victim = planted(tmp_path, "run", ".holder", b"keep me\n")
     with exclusive_lock(folder, "run folder") as claim, pytest.raises(ValueError, match=r"\.holder is a symbolic"):
         claim()
     assert victim.read_text() == "keep me\n"
@@ -198,11 +200,7 @@ def test_output_dir_with_a_home_folder_makes_no_folder_named_tilde(tmp_path, mon
 
 # --------------------------------------------------------------------------- eval reports
 def test_eval_never_writes_a_plot_through_a_link_in_its_folder(tmp_path, capsys):
-    victim = tmp_path / "photo.png"
-    victim.write_bytes(b"the user's picture")
-    out = tmp_path / "report"
-    out.mkdir()
-    (out / "payoff.png").symlink_to(victim)
+    out, victim = planted(tmp_path, "report", "payoff.png", b"the user's picture")
     for force in ([], ["--force"]):
         assert main([*EVAL, "--out", str(out), *force]) == 2
         assert f"{out}/payoff.png is a symbolic link" in one_line(capsys)

@@ -1,135 +1,35 @@
 """Browser play in a real browser: headless Chromium driven by Selenium against a live
-server. Marked ``browser`` (run by ``make test-browser`` and in CI); skipped when Selenium,
-Chromium or chromedriver is missing, unless ``SPLITPOKER_BROWSER_REQUIRED=1`` makes that a
-failure. Screenshots go to ``$ARTIFACTS_DIR`` (default ``artifacts/``)."""
+server (``tests/browser_support.py``). Marked ``browser`` (run by ``make test-browser`` and
+in CI); skipped when Selenium, Chromium or chromedriver is missing, unless
+``SPLITPOKER_BROWSER_REQUIRED=1`` makes that a failure. Screenshots go to
+``$ARTIFACTS_DIR`` (default ``artifacts/``)."""
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import threading
-import urllib.request
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.browser_support import (
+    DESKTOP,
+    PHONE,
+    LiveServer,
+    cards_in,
+    click_card,
+    no_horizontal_scroll,
+    screenshot,
+    severe,
+    status,
+    viewport,
+    wait_for,
+    wait_valid,
+)
+
 pytestmark = pytest.mark.browser
-
-REQUIRED = os.environ.get("SPLITPOKER_BROWSER_REQUIRED") == "1"
-ARTIFACTS = Path(os.environ.get("ARTIFACTS_DIR", Path(__file__).resolve().parents[1] / "artifacts"))
-
-
-def _need(module: str) -> Any:
-    try:
-        return __import__(module, fromlist=["_"])
-    except ImportError:
-        if REQUIRED:
-            raise
-        pytest.skip(f"{module} is not installed")
-
-
-def _chromium() -> tuple[str, str]:
-    browser = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
-    driver = shutil.which("chromedriver")
-    if browser is None or driver is None:
-        if REQUIRED:
-            pytest.fail("Chromium and chromedriver are needed (Debian: apt-get install chromium chromium-driver)")
-        pytest.skip("Chromium or chromedriver is not installed")
-    return browser, driver
-
-
-class LiveServer:
-    """``splitpoker play`` with ``settings`` served by uvicorn in a thread on a free local port."""
-
-    def __init__(self, **settings: Any) -> None:
-        uvicorn = _need("uvicorn")
-        from splitpoker.play.commands import bind
-        from splitpoker.play.server import create_app
-        from splitpoker.play.session import PlaySettings
-
-        self.socket = bind("127.0.0.1", 0)
-        self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}/"
-        self.app = create_app(PlaySettings(**settings))
-        self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning"))
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True)
-        self.thread.start()
-
-    def api(self, path: str, body: Any = None) -> Any:
-        """A request to the match API as the page's own client: with the match's secret (read
-        from the server in this process; the page holds it in a cookie of the match's path)."""
-        from splitpoker.play.server import SECRET_HEADER
-
-        data = None if body is None else json.dumps(body).encode()
-        headers = {"Content-Type": "application/json"}
-        parts = path.strip("/").split("/")
-        if parts[:2] == ["api", "matches"] and len(parts) > 2:
-            headers[SECRET_HEADER] = self.app.state.matches._secrets[parts[2]]
-        request = urllib.request.Request(self.url + path.lstrip("/"), data=data, headers=headers)
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return json.loads(response.read())
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
-        self.socket.close()
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    webdriver = _need("selenium.webdriver")
-    binary, driver_path = _chromium()
-    options = webdriver.ChromeOptions()
-    options.binary_location = binary
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     "--window-size=1100,1500", "--lang=en"):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    options.unhandled_prompt_behavior = "accept"  # the warning before leaving a hand being arranged
-    driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=driver_path), options=options)
-    driver.set_script_timeout(30)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
-
-def wait_for(driver: Any, condition: Any, timeout: float = 30) -> Any:
-    from selenium.common.exceptions import StaleElementReferenceException
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    return WebDriverWait(driver, timeout, poll_frequency=0.1,
-                         ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: condition(d))
-
-
-def screenshot(driver: Any, name: str) -> Path:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    path = ARTIFACTS / name
-    driver.save_screenshot(str(path))
-    return path
-
-
-def click_card(driver: Any, card: str) -> None:
-    from selenium.common.exceptions import StaleElementReferenceException
-
-    for attempt in range(5):  # the page may redraw the card between finding and clicking it
-        try:
-            driver.find_element("css selector", f'.card[data-card="{card}"]').click()
-            return
-        except StaleElementReferenceException:
-            if attempt == 4:
-                raise
-
-
-def status(driver: Any) -> str:
-    return str(driver.find_element("id", "status").text)
 
 
 def test_arrange_by_clicks_submit_and_see_the_reveal(browser: Any) -> None:
-    live = LiveServer(game="thirteen", players=3, hands=2, seed=4, against=("greedy",))
-    try:
+    with LiveServer(game="thirteen", players=3, hands=2, seed=4, against=("greedy",)) as live:
         browser.get(live.url)
         wait_for(browser, lambda d: len(d.find_elements("css selector", "#hand .card")) == 13)
         match_id = browser.execute_script("return match.id")
@@ -197,8 +97,6 @@ def test_arrange_by_clicks_submit_and_see_the_reveal(browser: Any) -> None:
         assert href.endswith(f"/api/matches/{match_id}/record")
         assert len(live.api(f"api/matches/{match_id}/record")["played"]) == 2
         assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
-    finally:
-        live.stop()
 
 
 def sorted_cards(row: list[str]) -> list[str]:
@@ -208,8 +106,7 @@ def sorted_cards(row: list[str]) -> list[str]:
 
 
 def test_the_clock_runs_out_and_the_hand_is_played(browser: Any) -> None:
-    live = LiveServer(game="biji", players=4, hands=3, seed=8, time_limit=3, against=("random",))
-    try:
+    with LiveServer(game="biji", players=4, hands=3, seed=8, time_limit=3, against=("random",)) as live:
         browser.get(live.url)
         wait_for(browser, lambda d: len(d.find_elements("css selector", "#hand .card")) == 9)
         assert browser.find_element("id", "clock").is_displayed()
@@ -221,47 +118,12 @@ def test_the_clock_runs_out_and_the_hand_is_played(browser: Any) -> None:
         record = live.api(f"api/matches/{match_id}/record")
         assert record["played"][0]["timed_out"] is True
         screenshot(browser, "play-timeout.png")
-    finally:
-        live.stop()
 
 
 # ---------------------------------------------------------------------------- the page at two sizes
 
-PHONE = (390, 844)
-DESKTOP = (1280, 800)
-
-
-def viewport(driver: Any, width: int, height: int) -> None:
-    """The page's viewport: a phone's (touch, narrow) or a desktop's."""
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
-
-
-def no_horizontal_scroll(driver: Any) -> bool:
-    return bool(driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth"))
-
-
-def severe(driver: Any, allowed: tuple[str, ...] = ()) -> list[Any]:
-    """The browser's console errors, but those naming one of ``allowed``."""
-    return [e for e in driver.get_log("browser") if e["level"] == "SEVERE"
-            and not any(text in e["message"] for text in allowed)]
-
-
-def cards_in(driver: Any, selector: str) -> list[str]:
-    """The cards shown in a zone, in order (read in one script: the page redraws zones)."""
-    return list(driver.execute_script("return [...document.querySelectorAll(arguments[0])].map((c) => c.dataset.card)",
-                                      f"{selector} .card"))
-
-
-def wait_valid(driver: Any) -> None:
-    """The rows are checked valid and Submit is on, with no request under way that could change them."""
-    wait_for(driver, lambda d: d.execute_script("return inflight.size") == 0 and status(d).startswith("valid")
-             and d.find_element("id", "submit").is_enabled())
-
-
 def test_a_whole_match_on_a_phone_and_on_a_desktop(browser: Any) -> None:
-    live = LiveServer(game="thirteen", players=4, hands=2, seed=11, against=("greedy",))
-    try:
+    with LiveServer(game="thirteen", players=4, hands=2, seed=11, against=("greedy",)) as live:
         for (width, height), tag in ((PHONE, "phone"), (DESKTOP, "desktop")):
             viewport(browser, width, height)
             browser.get(live.url)
@@ -309,13 +171,10 @@ def test_a_whole_match_on_a_phone_and_on_a_desktop(browser: Any) -> None:
             assert len(live.api(f"api/matches/{match_id}/record")["played"]) == 2
             browser.execute_script("localStorage.removeItem('splitpoker-match'); history.replaceState(null, '', '/')")
         assert severe(browser) == []
-    finally:
-        live.stop()
 
 
 def test_reload_resumes_and_another_client_cannot_take_the_match(browser: Any) -> None:
-    live = LiveServer(game="thirteen", players=3, hands=2, seed=6, against=("greedy",))
-    try:
+    with LiveServer(game="thirteen", players=3, hands=2, seed=6, against=("greedy",)) as live:
         browser.get(live.url)
         wait_for(browser, lambda d: len(d.find_elements("css selector", "#hand .card")) == 13)
         match_id = browser.execute_script("return match.id")
@@ -361,13 +220,10 @@ def test_reload_resumes_and_another_client_cannot_take_the_match(browser: Any) -
         assert live.api(f"api/matches/{match_id}/record")["played"][0]["seats"][0]["rows"] == \
             [sorted_cards(r) for r in arranged]
         assert severe(browser, allowed=("403", "beforeunload")) == []
-    finally:
-        live.stop()
 
 
 def test_the_clock_plays_the_valid_arrangement(browser: Any) -> None:
-    live = LiveServer(game="biji", players=3, hands=2, seed=8, time_limit=4, against=("random",))
-    try:
+    with LiveServer(game="biji", players=3, hands=2, seed=8, time_limit=4, against=("random",)) as live:
         browser.get(live.url)
         wait_for(browser, lambda d: len(d.find_elements("css selector", "#hand .card")) == 9)
         match_id = browser.execute_script("return match.id")
@@ -384,8 +240,6 @@ def test_the_clock_plays_the_valid_arrangement(browser: Any) -> None:
         assert played["timed_out"] is False and played["seats"][0]["split"] == auto["split"]
         assert sorted(sum(played["seats"][0]["rows"], [])) == sorted(hand)
         assert severe(browser) == []
-    finally:
-        live.stop()
 
 
 #: a server seed whose first match deals seat 0 six pairs (thirteen, classic, two players;
@@ -394,8 +248,7 @@ SPECIAL_SEED = 251
 
 
 def test_a_special_hand_is_announced_and_named(browser: Any) -> None:
-    live = LiveServer(game="thirteen", players=2, hands=1, seed=SPECIAL_SEED, against=("random",))
-    try:
+    with LiveServer(game="thirteen", players=2, hands=1, seed=SPECIAL_SEED, against=("random",)) as live:
         viewport(browser, *PHONE)
         browser.get(live.url)
         wait_for(browser, lambda d: d.find_element("id", "special").is_displayed())
@@ -416,13 +269,10 @@ def test_a_special_hand_is_announced_and_named(browser: Any) -> None:
         assert "special hand (报到) 3" not in browser.find_element("id", "reveal").text
         screenshot(browser, "play-special-reveal.png")
         assert severe(browser) == []
-    finally:
-        live.stop()
 
 
 def test_pickers_swaps_keys_and_the_language(browser: Any) -> None:
-    live = LiveServer(game="thirteen", players=4, hands=2, seed=3, against=("greedy",))
-    try:
+    with LiveServer(game="thirteen", players=4, hands=2, seed=3, against=("greedy",)) as live:
         browser.get(live.url)
         wait_for(browser, lambda d: len(d.find_elements("css selector", "#hand .card")) == 13)
         match_id = browser.execute_script("return match.id")
@@ -502,15 +352,12 @@ def test_pickers_swaps_keys_and_the_language(browser: Any) -> None:
         assert "classic" in panel.text and "six pairs" in panel.text and "scoop" in panel.text
         assert live.api(f"api/matches/{match_id}")["played"] == 1
         assert severe(browser) == []
-    finally:
-        live.stop()
 
 
 def test_a_home_run_is_highlighted(browser: Any) -> None:
     # shisanshui: 打枪 doubles, 全垒打 doubles again; with this seed your automatic
     # arrangement scoops all three random opponents
-    live = LiveServer(game="thirteen", preset="shisanshui", players=4, hands=2, seed=0, against=("random",))
-    try:
+    with LiveServer(game="thirteen", preset="shisanshui", players=4, hands=2, seed=0, against=("random",)) as live:
         viewport(browser, *DESKTOP)
         browser.get(live.url)
         wait_for(browser, lambda d: len(d.find_elements("css selector", "#hand .card")) == 13)
@@ -527,5 +374,3 @@ def test_a_home_run_is_highlighted(browser: Any) -> None:
         panel = browser.find_element("id", "rules-panel")
         assert "double" in panel.text and "home run" in panel.text and "clean dragon" in panel.text
         assert severe(browser) == []
-    finally:
-        live.stop()

@@ -1,21 +1,19 @@
 """Browser play in Chromium: the flow of a hand on a phone (every control and the result's
 headline in view without scrolling), several tabs and reloads of one match, results read
 by what each row makes, 喜 named before and after a hand, and the replay of earlier hands.
-Marked ``browser``, with the fixtures of ``test_play_browser.py``; screenshots go to
+Marked ``browser``, driven through ``tests/browser_support.py``; screenshots go to
 ``artifacts/`` at 390×844 and 1280×800."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from test_play_browser import (
+
+from tests.browser_support import (
     DESKTOP,
     PHONE,
     LiveServer,
-    _chromium,
-    _need,
     cards_in,
     click_card,
     screenshot,
@@ -23,29 +21,10 @@ from test_play_browser import (
     status,
     viewport,
     wait_for,
+    wait_valid,
 )
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    """Headless Chromium (English unless a test chooses 中文)."""
-    webdriver = _need("selenium.webdriver")
-    binary, driver_path = _chromium()
-    options = webdriver.ChromeOptions()
-    options.binary_location = binary
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     "--window-size=1280,900", "--lang=en"):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    options.unhandled_prompt_behavior = "accept"
-    driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=driver_path), options=options)
-    driver.set_script_timeout(30)
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 #: the elements of `selector` that are not wholly inside the viewport, or are covered there
@@ -70,12 +49,6 @@ def shown(driver: Any, selector: str) -> bool:
     return bool(driver.find_elements("css selector", selector)) and not out_of_view(driver, selector)
 
 
-def wait_valid(driver: Any) -> None:
-    """The rows are checked valid (in either language) and Submit is on, no request under way."""
-    wait_for(driver, lambda d: d.execute_script("return inflight.size === 0 && !!lastCheck && lastCheck.valid")
-             and d.find_element("id", "submit").is_enabled())
-
-
 def open_page(driver: Any, url: str, language: str = "en") -> None:
     """The page with a new match (the server's first unless one was opened before), in ``language``."""
     driver.get(url)
@@ -88,8 +61,7 @@ def open_page(driver: Any, url: str, language: str = "en") -> None:
 # ---------------------------------------------------------------------------- the phone flow
 
 def test_a_whole_hand_on_a_phone_needs_no_scrolling(browser: Any) -> None:
-    live = LiveServer(game="thirteen", players=4, hands=3, seed=11, time_limit=120, against=("greedy",))
-    try:
+    with LiveServer(game="thirteen", players=4, hands=3, seed=11, time_limit=120, against=("greedy",)) as live:
         for (width, height), tag in ((PHONE, "phone"), (DESKTOP, "desktop")):
             viewport(browser, width, height)
             open_page(browser, live.url, "zh")
@@ -130,15 +102,12 @@ def test_a_whole_hand_on_a_phone_needs_no_scrolling(browser: Any) -> None:
             assert browser.execute_script("return [match.hand.number, window.scrollY]") == [2, 0]
             browser.execute_script("localStorage.removeItem('splitpoker-match'); history.replaceState(null, '', '/')")
         assert severe(browser) == []
-    finally:
-        live.stop()
 
 
 # ---------------------------------------------------------------------------- tabs and reloads
 
 def test_a_tab_that_falls_behind_loads_the_hand_in_play(browser: Any) -> None:
-    live = LiveServer(game="thirteen", players=3, hands=3, seed=6, against=("greedy",))
-    try:
+    with LiveServer(game="thirteen", players=3, hands=3, seed=6, against=("greedy",)) as live:
         viewport(browser, *PHONE)
         open_page(browser, live.url, "zh")
         match_id = browser.execute_script("return match.id")
@@ -173,13 +142,10 @@ def test_a_tab_that_falls_behind_loads_the_hand_in_play(browser: Any) -> None:
         assert browser.find_element("id", "notice").text == "第 2 局已在另一个标签页打完：已载入第 3 局。"
         wait_for(browser, lambda d: "检查中" not in status(d))
         assert severe(browser, allowed=("409", "beforeunload")) == []
-    finally:
-        live.stop()
 
 
 def test_cards_placed_so_far_survive_a_reload(browser: Any) -> None:
-    live = LiveServer(game="biji", players=3, hands=2, seed=8, against=("random",))
-    try:
+    with LiveServer(game="biji", players=3, hands=2, seed=8, against=("random",)) as live:
         open_page(browser, live.url)
         match_id = browser.execute_script("return match.id")
         hand = browser.execute_script("return match.hand.cards")
@@ -206,8 +172,6 @@ def test_cards_placed_so_far_survive_a_reload(browser: Any) -> None:
         browser.refresh()
         wait_for(browser, lambda d: len(d.find_elements("css selector", "#hand .card")) == 9)
         assert severe(browser) == []
-    finally:
-        live.stop()
 
 
 # ---------------------------------------------------------------------------- reading the result
@@ -224,8 +188,7 @@ def test_rows_read_by_role_with_even_labels_marks_and_row_values(browser: Any) -
     from splitpoker.envs.cards import format_card, parse_cards
     from splitpoker.envs.game import Game
 
-    live = LiveServer(game="thirteen", players=4, hands=2, seed=FULL_HOUSE_SEED, against=("greedy",))
-    try:
+    with LiveServer(game="thirteen", players=4, hands=2, seed=FULL_HOUSE_SEED, against=("greedy",)) as live:
         viewport(browser, *PHONE)
         open_page(browser, live.url)
         match_id = browser.execute_script("return match.id")
@@ -274,13 +237,10 @@ def test_rows_read_by_role_with_even_labels_marks_and_row_values(browser: Any) -
         browser.find_element("id", "rules-button").click()
         assert "full house 2" in browser.find_element("id", "rules-panel").text.replace("\n", " ")
         assert severe(browser) == []
-    finally:
-        live.stop()
 
 
 def test_xi_is_named_before_and_after_the_hand(browser: Any) -> None:
-    live = LiveServer(game="biji", players=4, hands=1, seed=XI_SEED, against=("random",))
-    try:
+    with LiveServer(game="biji", players=4, hands=1, seed=XI_SEED, against=("random",)) as live:
         viewport(browser, *PHONE)
         open_page(browser, live.url)
         browser.find_element("id", "auto").click()
@@ -296,15 +256,12 @@ def test_xi_is_named_before_and_after_the_hand(browser: Any) -> None:
         assert "×" not in flag
         screenshot(browser, "play-flow-phone-xi-result.png")
         assert severe(browser) == []
-    finally:
-        live.stop()
 
 
 # ---------------------------------------------------------------------------- the replay
 
 def test_an_earlier_hand_replays_step_by_step(browser: Any) -> None:
-    live = LiveServer(game="thirteen", players=3, hands=2, seed=4, against=("greedy",))
-    try:
+    with LiveServer(game="thirteen", players=3, hands=2, seed=4, against=("greedy",)) as live:
         for (width, height), tag in ((PHONE, "phone"), (DESKTOP, "desktop")):
             viewport(browser, width, height)
             open_page(browser, live.url, "zh" if tag == "phone" else "en")
@@ -357,6 +314,4 @@ def test_an_earlier_hand_replays_step_by_step(browser: Any) -> None:
                      == "6")
             browser.execute_script("localStorage.removeItem('splitpoker-match'); history.replaceState(null, '', '/')")
         assert severe(browser) == []
-    finally:
-        live.stop()
 

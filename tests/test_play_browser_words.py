@@ -1,9 +1,9 @@
 """Browser play's words, pickers, suggestions and font in headless Chromium (marked
-``browser``, like ``tests/test_play_browser.py``, whose live server and browser this module
-shares): every string of 中文 mode Chinese, jokers and refusals in the page's language, a
-picker for every row type (jokers included), 多选, the one-tap exchange of two rows,
-suggestions of different structures in view on a phone, and the page's own CJK font.
-Screenshots go to ``$ARTIFACTS_DIR`` (default ``artifacts/``) at 390×844 and 1280×800."""
+``browser``, driven through ``tests/browser_support.py``): every string of 中文 mode
+Chinese, jokers and refusals in the page's language, a picker for every row type (jokers
+included), 多选, the one-tap exchange of two rows, suggestions of different structures in
+view on a phone, and the page's own CJK font. Screenshots go to ``$ARTIFACTS_DIR`` (default
+``artifacts/``) at 390×844 and 1280×800."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests import test_play_browser as shared
-from tests.test_play_browser import (
+from tests.browser_support import (
     DESKTOP,
     PHONE,
     LiveServer,
@@ -23,10 +22,10 @@ from tests.test_play_browser import (
     severe,
     viewport,
     wait_for,
+    wait_valid,
 )
 
 pytestmark = pytest.mark.browser
-browser = shared.browser  # the fixture: headless Chromium
 
 #: Latin words 中文 mode may show: the page's name, the download's format and key names
 #: (card ranks J Q K A, alone or in a run such as 10JQKA, are allowed everywhere, and so is
@@ -67,12 +66,6 @@ def open_in(driver: Any, live: LiveServer, lang: str, cards: int) -> str:
     return str(driver.execute_script("return match.id"))
 
 
-def wait_ready(driver: Any) -> None:
-    """The rows are checked valid and Submit is on (in either language), no request under way."""
-    wait_for(driver, lambda d: d.execute_script("return inflight.size") == 0
-             and d.find_element("id", "submit").is_enabled())
-
-
 def chosen(driver: Any) -> list[str]:
     """The unplaced cards shown chosen."""
     return list(driver.execute_script("return [...document.querySelectorAll('#hand .card.selected')]"
@@ -96,9 +89,8 @@ def refusal(driver: Any, path: str, body: Any) -> str:
 
 @pytest.mark.parametrize("game, players, cards", [("thirteen", 4, 13), ("biji", 3, 9)])
 def test_chinese_mode_shows_only_chinese(browser: Any, game: str, players: int, cards: int) -> None:
-    live = LiveServer(game=game, preset="shisanshui" if game == "thirteen" else "classic", players=players, hands=2,
-                      seed=JOKERS_SEED, time_limit=600, against=("greedy",))
-    try:
+    with LiveServer(game=game, preset="shisanshui" if game == "thirteen" else "classic", players=players, hands=2,
+                      seed=JOKERS_SEED, time_limit=600, against=("greedy",)) as live:
         for size, tag in ((PHONE, "phone"), (DESKTOP, "desktop")):
             viewport(browser, *size)
             match_id = open_in(browser, live, "zh", cards)
@@ -116,7 +108,7 @@ def test_chinese_mode_shows_only_chinese(browser: Any, game: str, players: int, 
             screenshot(browser, f"words-zh-{game}-{tag}-arranging.png")
             # a finished hand with its result
             press(browser, "#auto")
-            wait_ready(browser)
+            wait_valid(browser)
             press(browser, "#submit")
             wait_for(browser, lambda d: d.find_element("id", "reveal").is_displayed())
             found = latin_words(browser)
@@ -128,13 +120,10 @@ def test_chinese_mode_shows_only_chinese(browser: Any, game: str, players: int, 
             browser.execute_script("localStorage.removeItem('splitpoker-match'); history.replaceState(null, '', '/')")
             press(browser, "#rules-button")
         assert severe(browser, allowed=("400",)) == []  # the refusal asked for
-    finally:
-        live.stop()
 
 
 def test_refusals_and_jokers_in_the_language_of_the_page(browser: Any) -> None:
-    live = LiveServer(game="biji", players=3, hands=2, seed=JOKERS_SEED, against=("greedy",))
-    try:
+    with LiveServer(game="biji", players=3, hands=2, seed=JOKERS_SEED, against=("greedy",)) as live:
         viewport(browser, *DESKTOP)
         match_id = open_in(browser, live, "en", 9)
         # hands counted from 1, as the header counts them
@@ -154,13 +143,10 @@ def test_refusals_and_jokers_in_the_language_of_the_page(browser: Any) -> None:
         text = refusal(browser, f"/api/matches/{match_id}/auto", {"hand": 1})
         assert text == "第 2 局不是正在进行的牌局（现在是第 1 局）。", text
         assert severe(browser, allowed=("409", "400")) == []
-    finally:
-        live.stop()
 
 
 def test_pickers_for_every_row_type_and_several_cards_at_once(browser: Any) -> None:
-    live = LiveServer(game="thirteen", players=4, hands=1, seed=3, against=("greedy",))
-    try:
+    with LiveServer(game="thirteen", players=4, hands=1, seed=3, against=("greedy",)) as live:
         viewport(browser, *PHONE)
         match_id = open_in(browser, live, "en", 13)  # 3d 6c 6d 6s 7c 7d 7h Tc Td Jd Qh Kd Kh
         press(browser, "#rows .row:nth-child(3) .label")
@@ -175,7 +161,7 @@ def test_pickers_for_every_row_type_and_several_cards_at_once(browser: Any) -> N
         screenshot(browser, "words-pickers-full-house.png")
         # a row filled by hand offers no picker
         press(browser, "#auto")
-        wait_ready(browser)
+        wait_valid(browser)
         assert browser.find_elements("css selector", "#pickers .picker") == []
         # 多选: choose several unplaced cards, tap a row: they go in together
         press(browser, "#clear")
@@ -199,17 +185,14 @@ def test_pickers_for_every_row_type_and_several_cards_at_once(browser: Any) -> N
         assert browser.find_element("id", "swap-rows").text == "Swap middle and back"
         screenshot(browser, "words-swap-rows.png")
         press(browser, "#swap-rows")
-        wait_ready(browser)
+        wait_valid(browser)
         assert sorted(cards_in(browser, "#row-2")) == ["6c", "6d", "6s", "7h", "Td"]
         assert live.api(f"api/matches/{match_id}")["played"] == 0
         assert severe(browser) == []
-    finally:
-        live.stop()
 
 
 def test_the_joker_pickers_of_biji(browser: Any) -> None:
-    live = LiveServer(game="biji", players=3, hands=1, seed=JOKERS_SEED, against=("greedy",))
-    try:
+    with LiveServer(game="biji", players=3, hands=1, seed=JOKERS_SEED, against=("greedy",)) as live:
         viewport(browser, *DESKTOP)
         open_in(browser, live, "zh", 9)  # BJ RJ 2c 2s 3c 5d Ts Kc Kh
         for _ in range(3):  # the pairs, strongest first: K, 2, then the jokers
@@ -225,13 +208,10 @@ def test_the_joker_pickers_of_biji(browser: Any) -> None:
         assert make_game("biji").describe_rows([parse_cards(flush)]) == ["flush"]
         screenshot(browser, "words-biji-joker-flush.png")
         assert severe(browser) == []
-    finally:
-        live.stop()
 
 
 def test_suggestions_differ_in_structure_cost_nothing_again_and_show_on_a_phone(browser: Any) -> None:
-    live = LiveServer(game="thirteen", players=4, hands=1, seed=3, against=("greedy",), hint_samples=64)
-    try:
+    with LiveServer(game="thirteen", players=4, hands=1, seed=3, against=("greedy",), hint_samples=64) as live:
         viewport(browser, *PHONE)
         match_id = open_in(browser, live, "en", 13)
         press(browser, "#hint")
@@ -256,13 +236,10 @@ def test_suggestions_differ_in_structure_cost_nothing_again_and_show_on_a_phone(
         assert live.api(f"api/matches/{match_id}")["hand"]["hints_left"] == left  # a repeat spends nothing
         assert no_horizontal_scroll(browser)
         assert severe(browser) == []
-    finally:
-        live.stop()
 
 
 def test_the_page_brings_its_own_chinese_font(browser: Any) -> None:
-    live = LiveServer(game="thirteen", players=2, hands=1, seed=3, against=("greedy",))
-    try:
+    with LiveServer(game="thirteen", players=2, hands=1, seed=3, against=("greedy",)) as live:
         viewport(browser, *DESKTOP)
         open_in(browser, live, "zh", 13)
         loaded = browser.execute_async_script("""const done = arguments[arguments.length - 1];
@@ -276,5 +253,3 @@ def test_the_page_brings_its_own_chinese_font(browser: Any) -> None:
         fonts = browser.execute_cdp_cmd("CSS.getPlatformFontsForNode", {"nodeId": label})["fonts"]
         assert [f["familyName"] for f in fonts] == ["splitpoker CJK"], fonts  # 头道 drawn in the page's font
         assert severe(browser) == []
-    finally:
-        live.stop()

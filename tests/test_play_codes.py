@@ -15,27 +15,15 @@ import numpy as np
 import pytest
 
 pytest.importorskip("starlette")
-from starlette.testclient import TestClient  # noqa: E402
 
 from splitpoker.envs.cards import canonical_slots, parse_cards  # noqa: E402
 from splitpoker.envs.games import make_game  # noqa: E402
 from splitpoker.play import make_font  # noqa: E402
 from splitpoker.play.pickers import groups, pickers  # noqa: E402
-from splitpoker.play.server import create_app  # noqa: E402
-from splitpoker.play.session import PlaySettings, different_structures, fixing_swap  # noqa: E402
-from tests.test_play_api import Clock  # noqa: E402
+from splitpoker.play.session import different_structures, fixing_swap  # noqa: E402
+from tests.test_play_api import client_for, new_match  # noqa: E402
 
 PLAY = Path(__file__).resolve().parents[1] / "play"
-
-
-def client_for(**settings: Any) -> TestClient:
-    return TestClient(create_app(PlaySettings(**settings), clock=Clock()))
-
-
-def new_match(client: TestClient) -> dict[str, Any]:
-    response = client.post("/api/matches")
-    assert response.status_code == 201, response.text
-    return response.json()
 
 
 # ---------------------------------------------------------------------------- codes

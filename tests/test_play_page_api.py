@@ -5,32 +5,18 @@ and special hands named in the reveal and the record."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 pytest.importorskip("starlette")
-from starlette.testclient import TestClient  # noqa: E402
 
 from splitpoker.envs.cards import parse_cards  # noqa: E402
 from splitpoker.envs.games import make_game  # noqa: E402
-from splitpoker.play.server import create_app  # noqa: E402
-from splitpoker.play.session import PlaySettings, broken_order, pickers  # noqa: E402
-from tests.test_play_api import Clock  # noqa: E402
+from splitpoker.play.session import broken_order, pickers  # noqa: E402
+from tests.test_play_api import client_for, new_match  # noqa: E402
 
 #: a server seed whose first match deals seat 0 six pairs (六对半) in its first hand
 #: (thirteen, classic, two players)
 SPECIAL_SEED = 251
-
-
-def client_for(**settings: Any) -> TestClient:
-    return TestClient(create_app(PlaySettings(**settings), clock=Clock()))
-
-
-def new_match(client: TestClient) -> dict[str, Any]:
-    response = client.post("/api/matches")
-    assert response.status_code == 201, response.text
-    return response.json()
 
 
 def test_a_special_hand_is_announced_and_named_in_the_reveal() -> None:

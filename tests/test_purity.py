@@ -27,6 +27,7 @@ PURE_MODULES = (
     "splitpoker.envs.registration",
     "splitpoker.envs.table",
     "splitpoker.envs.table_seats",
+    "splitpoker.envs.seat_rows",
     "splitpoker.envs.seat_view",
     "splitpoker.envs.seat_games",
     "splitpoker.envs.checks",

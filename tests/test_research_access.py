@@ -44,8 +44,8 @@ def test_arrange_vector_env_infos_hold_the_learners_hands(name: str, observation
         assert hands.shape == (5, game.hand_size) and hands.dtype == np.int64
         vectors = obs if observation == "flat" else obs["observation"]
         assert [decode_hand(v).tolist() for v in vectors] == hands.tolist()
-        assert env._tables is not None
-        assert np.array_equal(hands, env._tables.slots[np.arange(5), infos["seat"]])
+        assert env.core.tables is not None
+        assert np.array_equal(hands, env.core.tables.slots[np.arange(5), infos["seat"]])
         actions = random_valid_splits(game, None, np.random.default_rng(step), masks=env.action_masks())
         obs, _, _, _, after = env.step(actions)
         assert np.array_equal(after["final_hand_ids"], hands)
@@ -144,6 +144,42 @@ def test_seat_views_arrays_check_their_pairs() -> None:
         tables.masks_at([(0, 2)])
     with pytest.raises(ValueError, match=r"\(table, seat\) \(1, 0\)"):
         tables.observations_at([(1, 0)])
+
+
+@pytest.mark.parametrize("mask", ["valid", "undominated"])
+def test_batch_reads_not_kept_give_the_kept_rows(monkeypatch: pytest.MonkeyPatch, mask: str) -> None:
+    """``keep=False`` (seats read once, as a batch): row for row the arrays of the kept reads,
+    whatever mix of seats is already known, computed ``MASK_CHUNK`` seats a call, the caller's
+    own arrays; on fresh tables no seat's mask or observation is kept (the candidates' lists
+    are). Pairs may be given as a ``(K, 2)`` integer array, checked the same way."""
+    from splitpoker.envs import table
+
+    tables = deal(BIJI, 4, np.random.default_rng(3), batch=6, mask=mask)
+    pairs = np.array([(b, s) for b in range(6) for s in (3, 0, 1)])
+    kept = Tables(BIJI, tables.slots, mask)
+    masks, observations = kept.masks_at(pairs), kept.observations_at(pairs)
+    assert np.array_equal(masks, tables.masks_at([tuple(p) for p in pairs.tolist()], keep=False))
+    part = tables.views_at(pairs[::4])
+    assert part.masks.shape == (5, BIJI.n_actions) and part.observations.shape == (5, observation_size(BIJI))
+    monkeypatch.setattr(table, "MASK_CHUNK", 5)
+    got_masks, got_observations = tables.masks_at(pairs, keep=False), tables.observations_at(pairs, keep=False)
+    assert np.array_equal(got_masks, masks) and np.array_equal(got_observations, observations)
+    got_observations[:] = -1  # the caller's own
+    assert np.array_equal(tables.observations_at(pairs[::4]), observations[::4])
+    fresh = Tables(BIJI, tables.slots, mask)
+    calls: list[tuple[bool, bool, bool]] = []
+    prepare = Tables._prepare
+
+    def counted(self, pairs, masks, observations, candidates):  # type: ignore[no-untyped-def]
+        calls.append((masks, observations, candidates))
+        return prepare(self, pairs, masks, observations, candidates)
+
+    monkeypatch.setattr(Tables, "_prepare", counted)
+    assert np.array_equal(fresh.masks_at(pairs, keep=False), masks)
+    assert np.array_equal(fresh.observations_at(pairs, keep=False), observations)
+    assert calls == ([(False, False, True)] * 4 if mask == "undominated" else [])
+    with pytest.raises(ValueError, match=r"\(table, seat\) \(6, 0\) is not a seat of these tables"):
+        fresh.masks_at(np.array([[0, 1], [6, 0]]), keep=False)
 
 
 # ---------------------------------------------------------------------- the solver's per-split values

@@ -13,7 +13,8 @@ import pytest
 from splitpoker.envs.cards import format_cards, parse_cards
 from splitpoker.envs.games import make_game
 from splitpoker.envs.thirteen.rules import ThirteenRules
-from splitpoker.train.cli import build_parser, main
+from splitpoker.train.cli import build_parser
+from tests.helpers import run_cli
 
 THIRTEEN_HAND = "2c 5d 5h 7s 8c 9d Tc Th Js Qd Kc Ah As"
 BIJI_HAND = "RJ 9d Kh Th BJ 6h 9h 8c 2d"
@@ -24,18 +25,8 @@ SEED_B = "8h 8d 3c | Th 6h 4h | Qd 9d 5d"
 SEED_C = "2h 5c Jc | 6c 7d 8c | Ac Ad Ah"
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """Exit status, stdout and stderr of ``splitpoker ARGV``."""
-    try:
-        code = main(list(argv))
-    except SystemExit as stop:
-        code = stop.code if isinstance(stop.code, int) else 2
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
-    code, out, err = run(capsys, *argv, "--json")
+    code, out, err = run_cli(capsys, *argv, "--json")
     assert code == 0, err
     assert out.endswith("\n") and out.count("\n") == 1, "one JSON document on one line"
     return json.loads(out)
@@ -54,7 +45,7 @@ def test_rules_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_rules_text(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "rules", "biji")
+    code, out, err = run_cli(capsys, "rules", "biji")
     assert code == 0 and err == ""
     assert "suit_order" in out and "hearts>spades>diamonds>clubs" in out
 
@@ -93,7 +84,7 @@ def test_compare_with_rules_options(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_compare_text(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "compare", "thirteen", "As Ks Qs", "Ah Kh Qh")
+    code, out, err = run_cli(capsys, "compare", "thirteen", "As Ks Qs", "Ah Kh Qh")
     assert code == 0 and err == ""
     assert "A is stronger" in out and "high_card" in out
 
@@ -116,7 +107,7 @@ def test_score_thirteen_fouled_and_special(capsys: pytest.CaptureFixture[str]) -
     document = run_json(capsys, "score", "thirteen", "--hand", dragon, "--hand", fouled)
     assert document["payoffs"] == [13, -13]
     assert document["fouled"] == [False, True] and document["specials"] == [13, 0]
-    code, out, _ = run(capsys, "score", "thirteen", "--hand", dragon, "--hand", fouled)
+    code, out, _ = run_cli(capsys, "score", "thirteen", "--hand", dragon, "--hand", fouled)
     assert code == 0 and ["(the arrangement fouls)" in line for line in out.splitlines()] == [False, True]
     # what each seat was paid beyond its rows is named: here the special hand
     assert [line.rsplit("  ", 1)[-1] for line in out.splitlines()] == ["(special dragon +13)", "(special dragon -13)"]
@@ -131,7 +122,7 @@ def test_score_biji_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_score_biji_sort(capsys: pytest.CaptureFixture[str]) -> None:
     shuffled = "Ks Js 7s | 9s 9c 2s | 3s 4c 5s"
-    code, _, err = run(capsys, "score", "biji", "--hand", shuffled, "--hand", SEED_B, "--json")
+    code, _, err = run_cli(capsys, "score", "biji", "--hand", shuffled, "--hand", SEED_B, "--json")
     assert code == 2 and "not strictly increasing" in err
     document = run_json(capsys, "score", "biji", "--hand", shuffled, "--hand", SEED_B, "--sort")
     ordered = run_json(capsys, "score", "biji", "--hand", SEED_A, "--hand", SEED_B)
@@ -139,7 +130,7 @@ def test_score_biji_sort(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_score_text(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "score", "thirteen", "--hand", MIXED_A, "--hand", MIXED_B)
+    code, out, err = run_cli(capsys, "score", "thirteen", "--hand", MIXED_A, "--hand", MIXED_B)
     assert code == 0 and err == ""
     assert out.count("seat ") == 2 and "-3" in out and "+3" in out
 
@@ -176,12 +167,12 @@ def test_splits_decode(capsys: pytest.CaptureFixture[str], game: str, hand: str)
         assert document["arrangement"] == [format_cards(r) for r in rows]
         assert document["valid"] == bool(mask[index])
         assert len(document["types"]) == 3
-    code, out, err = run(capsys, "splits", game, hand, "--decode", "0")
+    code, out, err = run_cli(capsys, "splits", game, hand, "--decode", "0")
     assert code == 0 and "|" in out and err == ""
 
 
 def test_splits_text(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "splits", "biji", BIJI_HAND)
+    code, out, err = run_cli(capsys, "splits", "biji", BIJI_HAND)
     assert code == 0 and err == "" and "280 of 1680" in out
 
 
@@ -225,7 +216,7 @@ ERRORS = [
 @pytest.mark.parametrize("argv, message", ERRORS, ids=[" ".join(a)[:60] for a, _ in ERRORS])
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
 def test_errors(capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], message: str, as_json: bool) -> None:
-    code, out, err = run(capsys, *argv, *(["--json"] if as_json else []))
+    code, out, err = run_cli(capsys, *argv, *(["--json"] if as_json else []))
     assert code == 2
     assert out == ""
     assert err.count("\n") == 1 and err.endswith("\n"), err
@@ -247,15 +238,15 @@ def test_rules_subcommands_are_registered() -> None:
 
 @pytest.mark.parametrize("command", subcommands())
 def test_help(capsys: pytest.CaptureFixture[str], command: str) -> None:
-    code, out, _ = run(capsys, command, "--help")
+    code, out, _ = run_cli(capsys, command, "--help")
     assert code == 0
     assert out.startswith("usage: splitpoker " + command)
 
 
 def test_top_level_help(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "--help")
+    code, out, _ = run_cli(capsys, "--help")
     assert code == 0 and "rules" in out and "splits" in out
-    code, _, err = run(capsys)
+    code, _, err = run_cli(capsys)
     assert code == 2 and err.count("\n") == 1
 
 
@@ -304,7 +295,7 @@ def test_rules_tables_are_what_thirteen_pays(preset: str, special_pays: int,
 
 
 def test_rules_tables_text_and_biji(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "rules", "thirteen", "--tables")
+    code, out, _ = run_cli(capsys, "rules", "thirteen", "--tables")
     assert code == 0 and "royalties.back.four_of_a_kind" in out and "specials.hands.dragon.value" in out
     document = run_json(capsys, "rules", "biji", "--set", "xi_sweep=2", "--tables")
     # RULES.md 6.3's example: places 1, 2, 2, 4 in a pot: the second places pay 1 each, the last 3

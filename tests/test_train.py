@@ -475,9 +475,9 @@ def test_batched_env_deals_decides_and_scores_every_table_together():
     assert obs.shape == (6, env.observation_space.shape[0]) and obs.dtype == np.float32
     masks = np.stack(env.env_method("action_masks"))
     assert masks.shape == (6, game.n_actions) and masks.any(axis=1).all()
-    seats = env._seats.copy()
+    seats = env.core.seats.copy()
     assert seats.tolist() == [0, 1, 2, 3, 0, 1]  # env i starts at seat i, then rotates hand by hand
-    hands = env._tables.slots.copy()
+    hands = env.core.tables.slots.copy()
     actions = np.array([greedy_index(game, hands[b, seats[b]]) for b in range(6)])
     new_obs, rewards, dones, infos = env.step(actions)
     assert dones.all() and new_obs.shape == obs.shape
@@ -486,7 +486,7 @@ def test_batched_env_deals_decides_and_scores_every_table_together():
         assert info["seat"] == seats[b] and rewards[b] == pytest.approx(0.5 * info["payoff"])
         assert sum(info["payoffs"]) == pytest.approx(0.0) and info["payoffs"][seats[b]] == info["payoff"]
         assert len(info["opponents"]) == 3
-    assert env._seats.tolist() == [1, 2, 3, 0, 1, 2]
+    assert env.core.seats.tolist() == [1, 2, 3, 0, 1, 2]
     # the payoffs are those of the table core on the same hands and decisions
     from splitpoker.envs.table import Tables
 
@@ -504,7 +504,7 @@ def test_batched_env_is_seeded_and_rejects_invalid_splits():
     _, second = _vec_env(seed=4)
     assert np.array_equal(first.reset(), second.reset())
     _, other = _vec_env(seed=5)
-    assert not np.array_equal(first._tables.slots, (other.reset(), other._tables.slots)[1])
+    assert not np.array_equal(first.core.tables.slots, (other.reset(), other.core.tables.slots)[1])
     bad = np.array([int(np.flatnonzero(~m)[0]) for m in first.action_masks()])
     with pytest.raises(ValueError, match=r"split \d+ is not valid for the learner's hand .* \(env 0\)"):
         first.step(bad)
@@ -586,7 +586,7 @@ def test_selfplay_over_the_candidates(tmp_path, vec_env):
     env.reset()
     masks = np.stack(env.env_method("action_masks"))
     if vec_env == "batched":
-        tables, seats = env._tables, env._seats
+        tables, seats = env.core.tables, env.core.seats
         for b in range(2):
             assert np.array_equal(masks[b], game.candidate_mask(tables.slots[b, seats[b]]))
             assert tables.mask_kind == "undominated"

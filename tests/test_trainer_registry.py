@@ -1,7 +1,8 @@
 """A trainer is one module and one :func:`~splitpoker.train.trainers.register_trainer` line.
 
-The scratch trainer below is written to a package of its own and registered with its config
-class, and nothing else changes: it trains a tiny run through
+The scratch trainer below (a :class:`~splitpoker.train.policy_trainer.PolicyTrainer`: its
+rounds and settings are its own) is written to a package of its own and registered with its
+config class, and nothing else changes: it trains a tiny run through
 :func:`splitpoker.train.launch.train`, its section refuses an unknown key and is checked
 across keys, its keys of another trainer's config (and theirs of its) are refused by name,
 its resumable section may change on resume and the rest may not, and a run trained in two
@@ -25,15 +26,13 @@ SCRATCH = '''
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, ClassVar, Mapping
+from typing import Any, ClassVar
 
 import torch as th
 from pydantic import Field
 
 from splitpoker.train.config import TrainConfig
-from splitpoker.train.learner import build_policy, load_policy_checkpoint, save_policy_checkpoint
-from splitpoker.train.run import Trainer
+from splitpoker.train.policy_trainer import PolicyTrainer
 from splitpoker.train.sections import Section
 
 
@@ -56,30 +55,8 @@ class ScratchConfig(TrainConfig):
                              f"scratch.hands = {self.scratch.hands}")
 
 
-class ScratchTrainer(Trainer):
+class ScratchTrainer(PolicyTrainer):
     config: ScratchConfig
-
-    def build(self) -> None:
-        self.network = build_policy(self.config, self.game)
-        self.counters = {"num_timesteps": 0}
-
-    def load(self, path: Path) -> None:
-        self.network, self.counters = load_policy_checkpoint(self.config, self.game, path)
-
-    @property
-    def step(self) -> int:
-        return int(self.counters["num_timesteps"])
-
-    @step.setter
-    def step(self, value: int) -> None:
-        self.counters["num_timesteps"] = value
-
-    @property
-    def policy(self) -> Any:
-        return self.network
-
-    def save_learner(self, path: Path, meta: Mapping[str, Any]) -> Path:
-        return save_policy_checkpoint(self.network, self.counters, self.config, path, meta)
 
     def algorithm_hparams(self) -> dict[str, Any]:
         return {f"scratch/{key}": value for key, value in self.config.scratch.model_dump().items()}

@@ -54,12 +54,11 @@ stops at once; the round restarts from the latest checkpoint.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from ..agents.specs import AgentSpec, checkpoint_spec, mixture_spec, parse_spec
 from ..runtime.progress import progress_bar
@@ -77,8 +76,7 @@ from .imitation import (
     regret_weights,
     write_labels,
 )
-from .learner import build_policy, load_policy_checkpoint, save_policy_checkpoint
-from .run import Trainer
+from .policy_trainer import PolicyTrainer
 
 
 def round_seed(seed: int, round_index: int) -> int:
@@ -86,7 +84,7 @@ def round_seed(seed: int, round_index: int) -> int:
     return derived_seed(seed, round_index, 0xF1C7)
 
 
-class FictitiousPlayTrainer(Trainer):
+class FictitiousPlayTrainer(PolicyTrainer):
     """A run of fictitious play: the run base's folder, checkpoints, evaluation, signals and
     warm start, with rounds of best-response distillation as the learner."""
 
@@ -99,28 +97,6 @@ class FictitiousPlayTrainer(Trainer):
     def __init__(self, config: FictitiousPlayTrainConfig, run_dir: Path, resume: bool,
                  emit: Callable[[str], None]) -> None:
         super().__init__(config, run_dir, resume, emit)
-
-    def build(self) -> None:
-        self.network = build_policy(self.config, self.game)
-        self.counters = {"num_timesteps": 0}
-
-    def load(self, path: Path) -> None:
-        self.network, self.counters = load_policy_checkpoint(self.config, self.game, path)
-
-    @property
-    def step(self) -> int:
-        return int(self.counters["num_timesteps"])
-
-    @step.setter
-    def step(self, value: int) -> None:
-        self.counters["num_timesteps"] = value
-
-    @property
-    def policy(self) -> MaskableActorCriticPolicy:
-        return self.network
-
-    def save_learner(self, path: Path, meta: Mapping[str, Any]) -> Path:
-        return save_policy_checkpoint(self.network, self.counters, self.config, path, meta)
 
     def algorithm_hparams(self) -> dict[str, Any]:
         fp = self.config.fictitious_play

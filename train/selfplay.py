@@ -331,16 +331,6 @@ class SelfPlayVecEnv(VecEnv):
         self.core = LearnerSeats(game, n_envs, self.num_players, self.mask)
         self._actions: np.ndarray | None = None
 
-    @property
-    def _tables(self) -> Tables | None:
-        """The tables of the hands dealt (None before :meth:`reset`)."""
-        return self.core.tables
-
-    @property
-    def _seats(self) -> np.ndarray:
-        """The learner's seat at each table, ``(n_envs,)``."""
-        return self.core.seats
-
     # ------------------------------------------------------------------ hands
     def _deal(self) -> np.ndarray:
         self.core.deal(self.rng, [self.pool.draw(self.num_players - 1) for _ in range(self.num_envs)])

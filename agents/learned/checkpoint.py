@@ -26,13 +26,12 @@ import contextlib
 import dataclasses
 import io
 import json
-import os
 import stat
 import warnings
 import zipfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import torch as th
 
@@ -41,6 +40,7 @@ from ...envs.games import GAMES, game_class
 from ...envs.observation import observation_size
 from ...runtime.arguments import is_whole
 from ...runtime.files import write_owned
+from ...runtime.reading import file_kind, open_regular
 from ..version import stamp
 from .policy_kinds import (
     POLICY_KEYS,
@@ -84,43 +84,25 @@ def policy_meta(game: Game, num_players: int, kind: str, arch: Mapping[str, Any]
 
 def _not_a_policy_file(mode: int) -> str:
     """Why a path of ``mode`` (not a regular file) is no policy file, in words."""
-    kind = ("a folder" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
-            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
-            else "not a regular file")
-    return f"is {kind}, not a policy file (a .zip written by splitpoker train)"
+    return f"is {file_kind(mode)}, not a policy file (a .zip written by splitpoker train)"
 
 
 @contextlib.contextmanager
-def _policy_file(path: Path) -> Iterator[IO[bytes]]:
-    """``path`` open for reading when it is a regular file; else ValueError saying what it is.
-    It is opened without blocking (a FIFO with no writer answers at once) and checked on the
-    open descriptor, so what is read is what was checked."""
+def _policy_archive(path: Path, kind: str = "splitpoker policy") -> Iterator[zipfile.ZipFile]:
+    """The zip archive of the file ``path``, read when it is a regular file
+    (:func:`~splitpoker.runtime.reading.open_regular`); else ValueError saying what it is, or
+    that it is no zip (a ``kind``)."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        handle = open_regular(path, lambda mode: ValueError(f"{path} {_not_a_policy_file(mode)}"))
     except FileNotFoundError:
         raise ValueError(f"{path} does not exist") from None
     except OSError as error:
         raise ValueError(f"{path} cannot be read ({error.strerror or error})") from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise ValueError(f"{path} {_not_a_policy_file(mode)}")
-        handle = os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
     with handle:
-        yield handle
-
-
-@contextlib.contextmanager
-def _policy_archive(path: Path) -> Iterator[zipfile.ZipFile]:
-    """The zip archive of the policy file ``path``; ValueError when it is none."""
-    with _policy_file(path) as handle:
         try:
             archive = zipfile.ZipFile(handle)
         except (zipfile.BadZipFile, EOFError, OSError):
-            raise ValueError(f"{path} is not a splitpoker policy (not a zip file, or a truncated one)") from None
+            raise ValueError(f"{path} is not a {kind} (not a zip file, or a truncated one)") from None
         with archive:
             yield archive
 

@@ -40,7 +40,6 @@ import io
 import json
 import os
 import re
-import zipfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -60,7 +59,7 @@ from ...envs.observation import observation_size
 from ...envs.table import deal
 from ...runtime.arguments import is_whole
 from ...runtime.files import output_path
-from .checkpoint import META_MEMBER, POLICY_MEMBER, _policy_file, policy_meta, write_policy_file
+from .checkpoint import META_MEMBER, POLICY_MEMBER, _policy_archive, policy_meta, write_policy_file
 from .networks import SplitScorerPolicy, action_logits, build_policy
 from .policy import load_policy
 from .policy_kinds import WEIGHT_DTYPE
@@ -264,26 +263,21 @@ def _bias(layer: nn.Linear) -> th.Tensor:
 def _from_file(path: Path, game: Game) -> tuple[str, dict[str, Any], dict[str, th.Tensor], int, None, str]:
     """What :func:`_describe` gives for the ``.zip`` of a Stable-Baselines3 model, read
     without unpickling: ``policy.pth`` as tensors only, ``data`` as JSON."""
-    with _policy_file(path) as handle:
+    with _policy_archive(path, "Stable-Baselines3 model") as archive:
+        names = archive.namelist()
+        if META_MEMBER in names:
+            raise ValueError(f"{path} is a splitpoker policy already (it holds {META_MEMBER}): play it as "
+                             f"checkpoint:{path}")
+        if POLICY_MEMBER not in names:
+            raise ValueError(f"{path} is not a Stable-Baselines3 model: no {POLICY_MEMBER} inside (a model's "
+                             "save() writes one)")
         try:
-            archive = zipfile.ZipFile(handle)
-        except (zipfile.BadZipFile, EOFError, OSError):
-            raise ValueError(f"{path} is not a Stable-Baselines3 model (not a zip file, or a truncated one)") from None
-        with archive:
-            names = archive.namelist()
-            if META_MEMBER in names:
-                raise ValueError(f"{path} is a splitpoker policy already (it holds {META_MEMBER}): play it as "
-                                 f"checkpoint:{path}")
-            if POLICY_MEMBER not in names:
-                raise ValueError(f"{path} is not a Stable-Baselines3 model: no {POLICY_MEMBER} inside (a model's "
-                                 "save() writes one)")
-            try:
-                state = th.load(io.BytesIO(archive.read(POLICY_MEMBER)), map_location="cpu", weights_only=True)
-                data = json.loads(archive.read("data").decode()) if "data" in names else {}
-            except Exception as error:  # a damaged member, or one holding more than tensors
-                first = str(error).strip().splitlines()[0] if str(error).strip() else ""
-                raise ValueError(f"{path} cannot be read as a Stable-Baselines3 model ({type(error).__name__}"
-                                 f"{': ' + first[:120] if first else ''})") from None
+            state = th.load(io.BytesIO(archive.read(POLICY_MEMBER)), map_location="cpu", weights_only=True)
+            data = json.loads(archive.read("data").decode()) if "data" in names else {}
+        except Exception as error:  # a damaged member, or one holding more than tensors
+            first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+            raise ValueError(f"{path} cannot be read as a Stable-Baselines3 model ({type(error).__name__}"
+                             f"{': ' + first[:120] if first else ''})") from None
     where = str(path)
     if not isinstance(state, Mapping) or not all(isinstance(k, str) for k in state):
         raise ValueError(f"{path}'s {POLICY_MEMBER} is not a state dict (a mapping of weight names to tensors)")
