@@ -247,7 +247,7 @@ class ArrangeEnv(AECEnv, EzPickle):
         """The seat's mask (its valid splits or its candidates); the first one asked for
         prepares every seat's at once."""
         assert self._tables is not None
-        self._tables.prepare([(0, s) for s in range(self.num_players)], observations=False)
+        self._tables.prepare_all(observations=False)
         return self._tables.mask(0, seat)
 
     def _require_reset(self, call: str) -> None:
@@ -270,7 +270,7 @@ class ArrangeEnv(AECEnv, EzPickle):
         observation = self._observations[seat]
         if observation is None:
             assert self._tables is not None
-            self._tables.prepare([(0, s) for s in range(self.num_players)])
+            self._tables.prepare_all()
             observation = self._observations[seat] = {
                 "observation": self._tables.observation(0, seat),
                 "action_mask": self._tables.mask(0, seat).view(np.int8),

@@ -12,6 +12,7 @@ ties broken clubs < diamonds < hearts < spades. Sorting ids sorts a hand into sl
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Sequence
 
@@ -186,7 +187,7 @@ def check_card_ids(cards: np.ndarray, *, jokers: bool, what: str, group: int = 1
         at = np.argwhere((array < low) | (array >= N_IDS))[0].tolist()
         raise ValueError(f"{what}[{', '.join(map(str, at))}] is {int(array[tuple(at)])}, not a card of the deck "
                          f"(card ids {low}..{N_IDS - 1})")
-    size = int(np.prod(array.shape[array.ndim - group:])) if array.ndim >= group else array.size
+    size = math.prod(array.shape[array.ndim - group:]) if array.ndim >= group else array.size
     rows = array.reshape(-1, size)
     if repeats(rows).any():
         ordered = np.sort(rows, axis=1)

@@ -11,6 +11,7 @@ naming the bad value; nothing is silently repaired. Pure: standard library and N
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -22,7 +23,7 @@ from .game import Game
 from .messages import cut
 
 __all__ = ["ILLEGAL_ACTIONS", "MASKS", "check_illegal", "check_mask", "check_seat", "check_tables", "checked_slots",
-           "split_choices"]
+           "int_pairs", "is_card_ids", "split_choices"]
 
 
 #: the masks a table can give its seats: every valid split, or the undominated ones
@@ -134,3 +135,26 @@ def checked_slots(game: Game, slots: Any) -> np.ndarray:
         seats = np.flatnonzero((array[b] == card).any(axis=1)).tolist()  # two: a hand holds each card once
         raise ValueError(f"slots: card {format_card(card)} is dealt to seats {seats[0]} and {seats[1]} at table {b}")
     return array
+
+
+def int_pairs(pairs: Any) -> np.ndarray | None:
+    """``pairs``, a list or tuple of pairs or an array, as the ``(K, 2)`` integer array (K > 0)
+    NumPy reads them as, or None where it reads no such array."""
+    if isinstance(pairs, np.ndarray):
+        array = pairs
+    elif isinstance(pairs, (list, tuple)) and pairs:
+        try:
+            array = np.asarray(pairs)
+        except (TypeError, ValueError, OverflowError):  # ragged, or no numbers
+            return None
+    else:
+        return None
+    return array if array.ndim == 2 and array.shape[1] == 2 and array.dtype.kind in "iu" and len(array) else None
+
+
+def is_card_ids(hand: Any) -> bool:
+    """Whether ``hand`` reads as card ids: an integer array, or a non-empty sequence of whole numbers."""
+    if isinstance(hand, np.ndarray):
+        return np.issubdtype(hand.dtype, np.integer)
+    return (isinstance(hand, Sequence) and not isinstance(hand, str) and len(hand) > 0
+            and all(is_whole(c) for c in hand))

@@ -9,7 +9,11 @@ loops over seats. Pure: NumPy.
 >>> tables, seats = np.array([0, 1]), np.array([2, 0])
 >>> rows.missing(tables, seats).tolist()
 [True, True]
+>>> [part.tolist() for part in rows.unknown(tables, seats)]
+[[0, 1], [2, 0]]
 >>> rows.keep(tables, seats, np.array([[1, 2], [3, 4]]))
+>>> rows.full()
+False
 >>> rows.get(1, 0).tolist(), rows.get(0, 0) is None, rows.get(5, 0) is None
 ([3, 4], True, True)
 >>> [row.tolist() for row in rows.rows_at(np.array([1, 0]), np.array([0, 2]))]
@@ -31,7 +35,7 @@ class SeatRows:
     """The rows kept for the seats of ``shape`` ``(B, players)`` tables: each seat's row is
     row ``r`` of kept block ``k`` (an array, or a list of arrays), or unknown."""
 
-    __slots__ = ("_at", "_blocks")
+    __slots__ = ("_at", "_blocks", "_full")
 
     #: a seat's place, ``(k << ROW_BITS) | r``; -1 for none
     ROW_BITS = 32
@@ -39,10 +43,22 @@ class SeatRows:
     def __init__(self, shape: tuple[int, int]) -> None:
         self._at = np.full(shape, -1, dtype=np.int64)
         self._blocks: list[Any] = []
+        self._full = False
+
+    def full(self) -> bool:
+        """Whether every seat has a row kept (rows are never dropped: once True, kept)."""
+        if not self._full:
+            self._full = bool((self._at >= 0).all())
+        return self._full
 
     def missing(self, tables: np.ndarray, seats: np.ndarray) -> np.ndarray:
         """Whether each seat ``(tables[i], seats[i])`` (checked indices) has no row kept: bool."""
         return self._at[tables, seats] < 0
+
+    def unknown(self, tables: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The seats of :meth:`missing` as ``(tables, seats)`` arrays, in order (those given when all are)."""
+        todo = self.missing(tables, seats)
+        return (tables, seats) if todo.all() else (tables[todo], seats[todo])
 
     def keep(self, tables: np.ndarray, seats: np.ndarray, block: Any) -> None:
         """Keep ``block``, row ``i`` the row of seat ``(tables[i], seats[i])`` (distinct seats)."""

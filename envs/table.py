@@ -61,7 +61,6 @@ from typing import Any
 import numpy as np
 
 from ..runtime import seeding
-from ..runtime.arguments import is_whole
 from .cards import format_card, format_cards, parse_cards
 from .checks import (
     ILLEGAL_ACTIONS,
@@ -71,6 +70,8 @@ from .checks import (
     check_seat,
     check_tables,
     checked_slots,
+    int_pairs,
+    is_card_ids,
     split_choices,
 )
 from .dominance import CANDIDATE, INVALID
@@ -132,11 +133,21 @@ class Tables:
 
     def __init__(self, game: Game, slots: np.ndarray, mask: str = "valid") -> None:
         slots = checked_slots(game, slots)
+        self._hold(game, slots, game.check_players(slots.shape[1]), check_mask(mask))
+
+    @classmethod
+    def _dealt(cls, game: Game, slots: np.ndarray, mask: str) -> Tables:
+        """Tables of ``slots`` a deal drew (intp, hands in slot order, size and ``mask`` checked): unchecked."""
+        tables = cls.__new__(cls)
+        tables._hold(game, slots, slots.shape[1], mask)
+        return tables
+
+    def _hold(self, game: Game, slots: np.ndarray, num_players: int, mask: str) -> None:
         self.game = game
-        self.num_players = game.check_players(slots.shape[1])
+        self.num_players = num_players
         self.slots = slots
         #: the mask the seats are given (:data:`MASKS`)
-        self.mask_kind = check_mask(mask)
+        self.mask_kind = mask
         seats = slots.shape[:2]
         self._masks = SeatRows(seats)
         #: the candidates of each seat as split indices, and as masks (made from those when read)
@@ -152,6 +163,10 @@ class Tables:
         #: :meth:`score` does not check again
         self._decided = np.full(slots.shape[:2], -1, dtype=np.int64)
 
+    @functools.cached_property
+    def _every_seat(self) -> np.ndarray:
+        return np.indices(self.slots.shape[:2], dtype=np.intp).reshape(2, -1).T
+
     @property
     def batch(self) -> int:
         return len(self.slots)
@@ -166,13 +181,21 @@ class Tables:
         """Compute and keep the masks and observations of the ``(table, seat)`` pairs not yet
         known, each kind in one batched call; ``candidates`` (by default: when the seats' mask
         is theirs) the candidates, with the valid masks from the same pass."""
+        self._prepare_at(self.pair_index(seats if isinstance(seats, np.ndarray) else list(seats)),
+                         masks, observations, candidates)
+
+    def prepare_all(self, masks: bool = True, observations: bool = True, candidates: bool | None = None) -> None:
+        """:meth:`prepare` every seat of every table (no pairs to read or check)."""
+        self._prepare_at(self._every_seat, masks, observations, candidates)
+
+    def _prepare_at(self, index: np.ndarray, masks: bool, observations: bool, candidates: bool | None) -> None:
         start = time.perf_counter()
         if candidates is None:
             candidates, masks = masks and self.mask_kind == "undominated", masks and self.mask_kind == "valid"
-        index = self.pair_index(seats if isinstance(seats, np.ndarray) else list(seats))
+        wanted = [kept for kept, kind in ((self._listed, candidates), (self._masks, masks),
+                                          (self._observations, observations)) if kind and not kept.full()]
         tables, at = index[:, 0], index[:, 1]
-        wanted = ((self._listed, candidates), (self._masks, masks), (self._observations, observations))
-        if any(kind and kept.missing(tables, at).any() for kept, kind in wanted):
+        if any(kept.missing(tables, at).any() for kept in wanted):
             codes = tables * self.num_players + at
             if len(set(codes.tolist())) < len(codes):  # each seat once, in order
                 index = index[np.sort(np.unique(codes, return_index=True)[1])]
@@ -182,9 +205,8 @@ class Tables:
     def _prepare(self, pairs: np.ndarray, masks: bool, observations: bool, candidates: bool) -> None:
         tables, seats = pairs[:, 0], pairs[:, 1]
         if candidates:
-            todo = self._listed.missing(tables, seats)
-            if todo.any():
-                t, s = tables[todo], seats[todo]
+            t, s = self._listed.unknown(tables, seats)
+            if len(t):
                 both = self._masks.missing(t, s) if masks else np.zeros(len(t), dtype=bool)
                 if both.any():  # told apart in the same pass
                     classes = self.game.split_classes(self.slots[t, s])
@@ -196,14 +218,12 @@ class Tables:
                     splits.setflags(write=False)  # handed to agents as they are (SeatView.allowed)
                 self._listed.keep(t, s, lists)
         if masks:
-            todo = self._masks.missing(tables, seats)
-            if todo.any():
-                t, s = tables[todo], seats[todo]
+            t, s = self._masks.unknown(tables, seats)
+            if len(t):
                 self._masks.keep(t, s, self.game.valid_masks(self.slots[t, s]))
         if observations:
-            todo = self._observations.missing(tables, seats)
-            if todo.any():
-                t, s = tables[todo], seats[todo]
+            t, s = self._observations.unknown(tables, seats)
+            if len(t):
                 self._observations.keep(t, s, self._encoded(t, s))
 
     def _encoded(self, tables: np.ndarray, seats: np.ndarray) -> np.ndarray:
@@ -319,7 +339,7 @@ class Tables:
     def seat_pairs(self, pairs: Any) -> tuple[tuple[int, int], ...]:
         """``(table, seat)`` pairs as a tuple of int pairs; ValueError naming the first pair that
         is not a table and a seat of these tables (integers, tables 0..B-1, seats 0..players-1)."""
-        array = _int_pairs(pairs)
+        array = int_pairs(pairs)
         if array is not None:  # read by NumPy as one integer array: checked in one pass
             return tuple(map(tuple, self._pair_array(array).tolist()))  # type: ignore[arg-type]
         try:
@@ -334,7 +354,7 @@ class Tables:
     def pair_index(self, pairs: Any) -> np.ndarray:
         """``(table, seat)`` pairs, or a ``(K, 2)`` integer array of them, as a ``(K, 2)`` intp
         array, checked as :meth:`seat_pairs` checks them."""
-        array = _int_pairs(pairs)
+        array = int_pairs(pairs)
         if array is None:
             array = np.array(self.seat_pairs(pairs), dtype=np.intp).reshape(-1, 2)
         return self._pair_array(array)
@@ -359,7 +379,8 @@ class Tables:
     def view(self, table: int, seat: int) -> TableSeatView:
         """The view of one seat; ValueError unless ``table`` and ``seat`` are integers naming a
         table and a seat of these tables."""
-        ((table, seat),) = self.seat_pairs([(table, seat)])
+        if not (type(table) is int and type(seat) is int and 0 <= table < self.batch and 0 <= seat < self.num_players):
+            ((table, seat),) = self.seat_pairs([(table, seat)])
         return TableSeatView(self, table, seat)
 
     def views(self, table: int | None = None, seats: Sequence[int] | None = None) -> SeatViews:
@@ -507,7 +528,7 @@ def deal(game: Game, num_players: int, rng: Any, batch: int = 1, mask: str = "va
     for b in range(batch):
         slots[b] = generator.permutation(deck)[: n * size].reshape(n, size)
     slots.sort(axis=2)
-    return Tables(game, slots, mask)
+    return Tables._dealt(game, slots, mask)
 
 
 def deal_around(game: Game, hand: np.ndarray, seat: int, num_players: int, batch: int, rng: Any,
@@ -557,7 +578,7 @@ def from_hands(game: Game, hands: Any, num_players: int | None = None, what: str
             raise ValueError(f"{what}[{seat}] is {hand!r}, not a hand: give a string of cards such as "
                              f"'As Kd 10h ...' or a list of card strings")
         try:
-            cards = [int(c) for c in hand] if _is_ids(hand) else parse_cards(hand)  # type: ignore[arg-type]
+            cards = [int(c) for c in hand] if is_card_ids(hand) else parse_cards(hand)  # type: ignore[arg-type]
             seat_slots = game.slots(cards)
         except (ValueError, TypeError) as error:
             raise ValueError(f"{what}[{seat}] {hand!r}: {error}") from None
@@ -569,31 +590,8 @@ def from_hands(game: Game, hands: Any, num_players: int | None = None, what: str
     return Tables(game, np.stack(slots)[None], mask)
 
 
-def _int_pairs(pairs: Any) -> np.ndarray | None:
-    """``pairs``, a list or tuple of pairs or an array, as the ``(K, 2)`` integer array (K > 0)
-    NumPy reads them as, or None where it reads no such array."""
-    if isinstance(pairs, np.ndarray):
-        array = pairs
-    elif isinstance(pairs, (list, tuple)) and pairs:
-        try:
-            array = np.asarray(pairs)
-        except (TypeError, ValueError, OverflowError):  # ragged, or no numbers
-            return None
-    else:
-        return None
-    return array if array.ndim == 2 and array.shape[1] == 2 and array.dtype.kind in "iu" and len(array) else None
-
-
 def _around(table: Any, seat: Any, group: Pairs) -> Any:
     """The pair ``(table, seat)`` then those of ``group``: the seats a seat's first read computes."""
     if isinstance(group, np.ndarray) and len(group):
         return np.concatenate((np.array([[table, seat]]), group))
     return [(table, seat), *group]
-
-
-def _is_ids(hand: Any) -> bool:
-    if isinstance(hand, np.ndarray):
-        return np.issubdtype(hand.dtype, np.integer)
-    return (isinstance(hand, Sequence) and not isinstance(hand, str) and len(hand) > 0
-            and all(is_whole(c) for c in hand))
-
