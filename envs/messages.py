@@ -1,13 +1,9 @@
 """Values in error messages: any value echoed by a message is cut short, so that no error
-line repeats a huge input whole. Pure: standard library."""
+line repeats a huge input whole (:func:`~splitpoker.runtime.arguments.cut`, which every
+layer reaches from the run-time layer)."""
 
 from __future__ import annotations
 
+from ..runtime.arguments import cut
 
-def cut(text: str, limit: int) -> str:
-    """``text`` when it has at most ``limit`` characters, else its first ``limit`` and "...".
-
-    >>> cut("abcdef", 3)
-    'abc...'
-    """
-    return text if len(text) <= limit else text[:limit] + "..."
+__all__ = ["cut"]

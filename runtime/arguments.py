@@ -39,17 +39,26 @@ import numpy as np
 if TYPE_CHECKING:
     from typing_extensions import TypeIs
 
-__all__ = ["MAX_DIGITS", "whole_number", "decimal_number", "plain_whole", "shown", "is_bool", "is_whole",
-           "is_number", "check_whole", "named"]
+__all__ = ["MAX_DIGITS", "WHOLE_DECIMAL", "cut", "whole_number", "decimal_number", "plain_whole", "shown",
+           "is_bool", "is_whole", "is_number", "check_whole", "named"]
 
 #: how a whole number must be written: ASCII decimal digits, a sign, no leading 0
-_WHOLE = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
+WHOLE_DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
 #: how a number with a point or an exponent must be written
 _DECIMAL = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 #: the most digits a whole number may have (Python reads at most 4,300 without a setting)
 MAX_DIGITS = 4000
 #: the most characters of a value an error message repeats
 SHOWN_CHARS = 40
+
+
+def cut(text: str, limit: int) -> str:
+    """``text`` when it has at most ``limit`` characters, else its first ``limit`` and "...".
+
+    >>> cut("abcdef", 3)
+    'abc...'
+    """
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def shown(value: Any, limit: int = SHOWN_CHARS) -> str:
@@ -129,7 +138,7 @@ def plain_whole(text: str) -> int | None:
     """The whole number ``text`` writes in plain decimal digits (a sign allowed; not ``010``,
     ``1_000``, ``0x10``, ``٣``, ``1e3`` or ``10.0``, and at most :data:`MAX_DIGITS` digits);
     None when it writes none."""
-    if not isinstance(text, str) or not _WHOLE.fullmatch(text) or len(text.lstrip("+-")) > MAX_DIGITS:
+    if not isinstance(text, str) or not WHOLE_DECIMAL.fullmatch(text) or len(text.lstrip("+-")) > MAX_DIGITS:
         return None
     return int(text)
 

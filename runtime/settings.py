@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from .arguments import WHOLE_DECIMAL, cut
 from .reading import file_kind, open_regular
 
 __all__ = ["read_mapping", "load_yaml", "loose_scalar", "YAMLLimitError", "MAX_EXPANDED_NODES", "MAX_YAML_DEPTH"]
@@ -152,7 +152,6 @@ def load_yaml(text: str) -> Any:
 #: how YAML scalars must be written to be read as numbers and bools: YAML 1.1, which PyYAML
 #: reads, takes 010 as octal 8, 0x10, 0b11, 1_000 and 1:30 (sexagesimal, 90) as integers, and
 #: yes, no, on and off as bools
-_PLAIN_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
 _BOOL_WORDS = ("true", "false", "True", "False", "TRUE", "FALSE")
 _INT_TAG, _FLOAT_TAG, _BOOL_TAG = (f"tag:yaml.org,2002:{kind}" for kind in ("int", "float", "bool"))
 #: the most characters of a value a message about a settings file repeats
@@ -160,7 +159,7 @@ SHOWN_CHARS = 200
 
 
 def _cut(text: str) -> str:
-    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "..."
+    return cut(text, SHOWN_CHARS)
 
 
 def _as_read(written: str) -> str:
@@ -201,7 +200,7 @@ def loose_scalar(text: str, lines: bool = True) -> tuple[str, str] | None:
             stack += [(item, (*where, str(i))) for i, item in reversed(list(enumerate(node.value)))]
         elif isinstance(node, yaml.ScalarNode):
             written = node.value
-            if node.tag == _INT_TAG and not _PLAIN_INT.fullmatch(written):
+            if node.tag == _INT_TAG and not WHOLE_DECIMAL.fullmatch(written):
                 what = "is not a plain decimal integer"
                 do = "write it in decimal digits, without a leading 0, a 0x, 0o or 0b prefix, '_' or ':'"
             elif node.tag == _FLOAT_TAG and ("_" in written or ":" in written):
