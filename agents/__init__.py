@@ -19,8 +19,9 @@ __all__ = ["Agent", "SeatView", "load_agent", "export_policy"]
 def export_policy(model: Any, path: str | os.PathLike[str], game: Any = "thirteen", num_players: int = 4,
                   preset: str = "classic", **options: Any) -> Path:
     """Save ``model`` (a PPO or MaskablePPO model, its policy, its saved ``.zip``, or an
-    ``nn.Sequential``) as a policy file that ``checkpoint:PATH`` plays, for the table of
-    ``game``, ``num_players``, ``preset`` and rule switches; see
+    ``nn.Sequential``; ``offer=K`` for a slot scorer over the offered splits) as a policy file
+    that ``checkpoint:PATH`` plays, for the table of ``game``, ``num_players``, ``preset`` and
+    rule switches; see
     :func:`splitpoker.agents.learned.export.export_policy`. Needs the ``[train]`` extra."""
     with training_extra("export_policy"):
         from .learned.export import export_policy as export

@@ -96,7 +96,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("export", help="save a model trained elsewhere as a policy file (checkpoint:PATH)",
                        description="Save the policy of a Stable-Baselines3 PPO or MaskablePPO model (the .zip its "
-                       "save() wrote, an MlpPolicy over the flat observation, or the split scorer) as a splitpoker "
+                       "save() wrote, an MlpPolicy over the flat observation, the split scorer, or an "
+                       "OfferedSplitsPolicy over the offered splits) as a splitpoker "
                        "policy file for the table it was trained for, which checkpoint:PATH plays. The model file is "
                        "read as tensors and JSON only (nothing in it is unpickled); the policy file is written whole "
                        "and read back with the checks of every policy file. From Python: "
@@ -106,6 +107,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--players", type=whole_number, default=4, help="players at the table it was trained for "
                    "(default 4)")
     add_rules_options(p)
+    p.add_argument("--offer", type=whole_number, default=None, metavar="K",
+                   help="the number of offered splits an OfferedSplitsPolicy model decides over (default: what its "
+                   ".zip records; refused for a model over split indices)")
     p.add_argument("--out", required=True, help="the policy file to write (a .zip)")
     p.add_argument("--force", action="store_true", help="replace the file --out names")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -131,11 +135,12 @@ def _export(args: argparse.Namespace) -> None:
     with training_extra("splitpoker export"):
         from .learned.checkpoint import read_meta
         from .learned.export import export_policy
-    path = export_policy(model, out, args.game, args.players, args.preset, **switches)
+    path = export_policy(model, out, args.game, args.players, args.preset, offer=args.offer, **switches)
     meta = read_meta(path)
     document = {"path": str(path), "spec": f"checkpoint:{path}", "game": meta["game"],
                 "num_players": meta["num_players"], "preset": meta.get("preset"), "rules": meta["rules"],
-                "policy": meta["policy"], "step": meta["step"]}
-    emit(args, document, f"{path}: a policy of kind {meta['policy']['kind']} for {meta['game']} at "
+                "policy": meta["policy"], "step": meta["step"], "offer": meta.get("offer")}
+    over = f" over {meta['offer']} offered splits" if meta.get("offer") else ""
+    emit(args, document, f"{path}: a policy of kind {meta['policy']['kind']}{over} for {meta['game']} at "
                          f"{meta['num_players']} players ({args.preset} rules), step {meta['step']:,}; "
                          f"play it as checkpoint:{path}")

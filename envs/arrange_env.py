@@ -10,14 +10,24 @@ player_{n-1}`` act in seat order, once each, and no seat sees another's choice. 
 last seat has acted the table is scored once, every seat receives its payoff as reward and
 every seat terminates.
 
-The action mask (``mask``) marks every valid split, or with ``"undominated"`` the candidates:
-the valid splits that no other valid split dominates by having every row at least as strong
-and every arrangement-dependent bonus the first has (each game's RULES.md, section 12). The
-action stays the split index. A best response never needs a dominated split, since against
-any arrangement of the other seats it scores no more than a split that dominates it; so
-every equilibrium of the game restricted to the candidates is an equilibrium of the full
-game. A valid but dominated split is then outside the mask: ``env()`` treats it as illegal,
-``raw_env`` and ``parallel_env`` raise a ``ValueError`` saying it is dominated.
+The action (``actions``) is a split index (``"index"``, the default), or with ``"offered"`` a
+slot of the seat's offered splits: up to ``offer`` (K, default ``Game.default_offer``) of its
+candidates, each with a row of features (:mod:`splitpoker.envs.offered_env`); the action space
+is then ``Discrete(K)``, the observation the seat vector followed by the K feature rows, the
+action mask the filled slots ``(K,)`` and ``infos[agent]["offered"]`` the split in each slot
+(−1 in empty ones). A slot in range but empty is an illegal action as a split outside the mask
+is (below); ``infos[agent]["split"]`` and the arrangement are of the split played.
+
+The action mask (``mask``; by default ``"valid"`` under ``"index"`` and ``"undominated"``
+under ``"offered"``, where ``"valid"`` is a ValueError) marks every valid split, or with
+``"undominated"`` the candidates: the valid splits that no other valid split dominates by
+having every row at least as strong and every arrangement-dependent bonus the first has
+(each game's RULES.md, section 12). Under ``"index"`` the action stays the split index. A
+best response never needs a dominated split, since against any arrangement of the other
+seats it scores no more than a split that dominates it; so every equilibrium of the game
+restricted to the candidates is an equilibrium of the full game. A valid but dominated split
+is then outside the mask: ``env()`` treats it as illegal, ``raw_env`` and ``parallel_env``
+raise a ``ValueError`` saying it is dominated.
 
 A split outside the action mask (``illegal_action``): ``"raise"``, the default of ``raw_env``
 and ``parallel_env``, makes it a ``ValueError``; ``"penalty"``, the default of ``env()``, ends
@@ -54,8 +64,9 @@ it, ``env()``'s PettingZoo wrapper only sets the rewards); ``observation="flat"`
 given these infos reads the hand off its observation.
 
 The environment is a thin driver of the table core (:mod:`splitpoker.envs.table`) with one
-table: ``reset`` deals it (or takes the given hands), the first observation prepares every
-seat's mask and observation in one batched call, and the last step scores it. The
+table: ``reset`` deals it (or takes the given hands) and, under ``"offered"``, prepares every
+seat's offer in one batched call, the first observation prepares every seat's mask and
+observation in one batched call, and the last step scores it. The
 standard PettingZoo wrappers of ``env()`` are subclassed to read the per-hand state straight
 from the raw environment (:func:`_direct`), which they otherwise forward through three
 ``__getattr__`` levels on every read.
@@ -82,15 +93,16 @@ from ..runtime.seeding import check_seed
 from .cards import format_cards
 from .game import Game, Score
 from .games import game_class, make_game
-from .observation import observation_high
+from .offered import Offered
+from .offered_env import action_form, slot_message
 from .registration import ENV_MODULES, register_envs
 from .render import render_table
-from .table import Tables, check_illegal, check_mask, deal, from_hands
+from .table import Tables, check_illegal, deal, from_hands
 
 RENDER_MODES = ("ansi", "human")
 #: keyword arguments of every environment besides the rule switches
-ENV_KEYWORDS = ("num_players", "preset", "render_mode", "mask", "illegal_action", "illegal_reward", "observation",
-                "infos")
+ENV_KEYWORDS = ("num_players", "preset", "render_mode", "actions", "offer", "mask", "illegal_action", "illegal_reward",
+                "observation", "infos")
 #: what an agent observes: ``"dict"``, the observation vector and the action mask in one
 #: ``Dict`` (PettingZoo's classic games), or ``"flat"``, the vector alone as a ``Box`` with
 #: finite bounds and the mask in ``infos[agent]["action_mask"]`` (for wrappers that take a
@@ -119,11 +131,12 @@ class ArrangeEnv(AECEnv, EzPickle):
     }
 
     def __init__(self, num_players: int = 4, preset: str = "classic", render_mode: str | None = None,
-                 mask: str = "valid", illegal_action: str = "raise", illegal_reward: float = -1.0,
-                 observation: str = "dict", infos: str = "text", **switches: Any) -> None:
+                 mask: str | None = None, illegal_action: str = "raise", illegal_reward: float = -1.0,
+                 observation: str = "dict", infos: str = "text", actions: str = "index", offer: int | None = None,
+                 **switches: Any) -> None:
         EzPickle.__init__(self, num_players=num_players, preset=preset, render_mode=render_mode, mask=mask,
                           illegal_action=illegal_action, illegal_reward=illegal_reward, observation=observation,
-                          infos=infos, **switches)
+                          infos=infos, actions=actions, offer=offer, **switches)
         super().__init__()
         if not self.game_name:
             raise TypeError(f"ArrangeEnv is a base class; use one of {', '.join(ENV_MODULES)}")
@@ -146,24 +159,26 @@ class ArrangeEnv(AECEnv, EzPickle):
         #: what a split outside the action mask does (:data:`ILLEGAL_ACTIONS`) and its reward
         self.illegal_action, self.illegal_reward = check_illegal(illegal_action, illegal_reward)
         self.preset = preset
-        #: what the action mask marks: every valid split, or the undominated ones (the candidates)
-        self.mask_kind = check_mask(mask)
         self.game: Game = make_game(self.game_name, preset, **switches)
         self.num_players = self.game.check_players(num_players)
+        #: the action's form: a split index or a slot of the offered splits, and the seats' masks
+        self.action_form = action_form(actions, mask, offer, self.game)
+        #: what the seats' masks over the splits mark: every valid split, or the undominated ones (the candidates)
+        self.mask_kind = self.action_form.mask
         self.render_mode = render_mode
 
         self.possible_agents = [f"player_{seat}" for seat in range(self.num_players)]
         self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
-        n_actions = self.game.n_actions
+        n_actions = self.action_form.width
         # a rule's value: any count, or, flat, this one
-        high = observation_high(self.game, finite=observation == "flat")
-        box = spaces.Box(low=np.zeros_like(high), high=high, dtype=np.float32)
+        box = self.action_form.box(self.num_players, finite=observation == "flat")
         self.observation_spaces = {agent: box if observation == "flat" else spaces.Dict({
             "observation": box, "action_mask": spaces.Box(low=0, high=1, shape=(n_actions,), dtype=np.int8),
         }) for agent in self.possible_agents}
         self.action_spaces = {agent: spaces.Discrete(n_actions) for agent in self.possible_agents}
         self._rng: np.random.Generator | None = None
         self._tables: Tables | None = None
+        self._offered: Offered | None = None
         self._score: Score | None = None
 
     def __getattr__(self, name: str) -> Any:
@@ -205,6 +220,7 @@ class ArrangeEnv(AECEnv, EzPickle):
             tables = deal(self.game, self.num_players, self._rng, mask=self.mask_kind)
         self._tables = tables
         n = self.num_players
+        self._offered = self.action_form.offers(tables, np.stack((np.zeros(n, np.intp), np.arange(n)), axis=1))
         self._actions: list[int | None] = [None] * n
         self._observations: list[dict[str, np.ndarray] | None] = [None] * n
         self._score = None
@@ -217,6 +233,9 @@ class ArrangeEnv(AECEnv, EzPickle):
             self.infos = {agent: self._array_info(seat) for seat, agent in enumerate(self.agents)}
         else:
             self.infos = {agent: tables.view(0, seat).info() for seat, agent in enumerate(self.agents)}
+            if self._offered is not None:
+                for seat, agent in enumerate(self.agents):
+                    self.infos[agent]["offered"] = self._offered.splits[seat].tolist()
         if self.observation_kind == "flat":  # the mask where PettingZoo looks for it beside a Box
             for seat, agent in enumerate(self.agents):
                 self.infos[agent]["action_mask"] = self._mask(seat).view(np.int8).copy()
@@ -241,11 +260,14 @@ class ArrangeEnv(AECEnv, EzPickle):
             "special": 0,
             "xi": 0,
             "illegal_action": -1,
+            **({} if self._offered is None else {"offered": self._offered.splits[seat].copy()}),
         }
 
     def _mask(self, seat: int) -> np.ndarray:
-        """The seat's mask (its valid splits or its candidates); the first one asked for
-        prepares every seat's at once."""
+        """The seat's mask (its valid splits or its candidates; its filled slots under
+        ``actions="offered"``); the first one asked for prepares every seat's at once."""
+        if self._offered is not None:
+            return self._offered.mask[seat]
         assert self._tables is not None
         self._tables.prepare_all(observations=False)
         return self._tables.mask(0, seat)
@@ -272,41 +294,45 @@ class ArrangeEnv(AECEnv, EzPickle):
             assert self._tables is not None
             self._tables.prepare_all()
             observation = self._observations[seat] = {
-                "observation": self._tables.observation(0, seat),
-                "action_mask": self._tables.mask(0, seat).view(np.int8),
+                "observation": self.action_form.observation(self._tables.observation(0, seat), self._offered, seat),
+                "action_mask": self._mask(seat).view(np.int8),
             }
         if self.observation_kind == "flat":
             return observation["observation"].copy()
         return {key: value.copy() for key, value in observation.items()}
 
     def check_action(self, agent: str, action: Any) -> int:
-        """``action`` as the split index of ``agent``'s hand; ValueError naming the action,
-        the seat and its hand when it is not an integer in range (the validity of the split
-        is checked by ``step``)."""
+        """``action`` as the split index of ``agent``'s hand (its slot under
+        ``actions="offered"``); ValueError naming the action, the seat and its hand when it is
+        not an integer in range (whether the split may be played is checked by ``step``)."""
         assert self._tables is not None
-        tables, seat = self._tables, self._seat(agent)
+        tables, seat, noun = self._tables, self._seat(agent), self.action_form.noun
 
         def hand() -> str:  # for the messages only: a valid action costs no card formatting
             return format_cards(tables.slots[0, seat])
 
         if action is None:
-            raise ValueError(f"{agent} has not acted yet; it needs a split index of its hand {hand()}, not None")
+            raise ValueError(f"{agent} has not acted yet; it needs a {noun} of its hand {hand()}, not None")
         try:
             if is_bool(action):
                 raise TypeError
             index = operator.index(action)
         except TypeError:
-            raise ValueError(f"action {action!r} of {agent} is not an integer split index (hand {hand()})") from None
-        n_actions = self.game.n_actions
+            raise ValueError(f"action {action!r} of {agent} is not an integer {noun} (hand {hand()})") from None
+        n_actions = self.action_form.width
         if not 0 <= index < n_actions:
-            raise ValueError(f"action {index} of {agent} is out of range 0..{n_actions - 1} (hand {hand()})")
+            what = "slot" if self._offered is not None else "action"
+            raise ValueError(f"{what} {index} of {agent} is out of range 0..{n_actions - 1} (hand {hand()})")
         return index
 
     def _check_action(self, agent: str, seat: int, action: Any) -> int:
         index = self.check_action(agent, action)
         if not self._mask(seat)[index]:
             assert self._tables is not None
-            rows = self.game.arrangement(self._tables.slots[0, seat], index)
+            hand = self._tables.slots[0, seat]
+            if self._offered is not None:
+                raise ValueError(slot_message(index, agent, self._offered, seat, format_cards(hand)))
+            rows = self.game.arrangement(hand, index)
             shown = " | ".join(format_cards(row) for row in rows)
             if self._tables.valid_mask(0, seat)[index]:
                 raise ValueError(f"action {index} of {agent} is dominated: {shown} is valid, but another split "
@@ -316,9 +342,9 @@ class ArrangeEnv(AECEnv, EzPickle):
         return index
 
     def step(self, action: Any) -> None:
-        """The current seat's split index (``None`` for a seat that has finished).
-        A split outside the action mask raises ValueError here, or with
-        ``illegal_action="penalty"`` ends the hand (:meth:`end_illegal`); ``env()`` ends
+        """The current seat's split index, or slot under ``actions="offered"`` (``None`` for a
+        seat that has finished). A split outside the action mask (an empty slot) raises
+        ValueError here, or with ``illegal_action="penalty"`` ends the hand (:meth:`end_illegal`); ``env()`` ends
         it with reward −1 for the seat (PettingZoo's wrapper). An action that is not an
         integer in range always raises."""
         self._require_reset("step")
@@ -341,9 +367,9 @@ class ArrangeEnv(AECEnv, EzPickle):
 
     def end_illegal(self, played: Mapping[str, int]) -> None:
         """End the hand after splits outside the action mask (``played``: agent → split
-        index), unscored: each of those seats gets ``illegal_reward`` and
-        ``infos[agent]["illegal_action"]`` (the index), every other seat 0, and every seat
-        terminates (as under PettingZoo's ``TerminateIllegalWrapper``)."""
+        index, or slot under ``actions="offered"``), unscored: each of those seats gets
+        ``illegal_reward`` and ``infos[agent]["illegal_action"]`` (the action), every other
+        seat 0, and every seat terminates (as under PettingZoo's ``TerminateIllegalWrapper``)."""
         for agent in self.agents:
             self._cumulative_rewards[agent] = 0.0
             self.rewards[agent] = self.illegal_reward if agent in played else 0.0
@@ -358,10 +384,11 @@ class ArrangeEnv(AECEnv, EzPickle):
     def _finish(self) -> None:
         """Score the table once; rewards, terminations and the infos' breakdown."""
         assert self._tables is not None
-        score = self._score = self._tables.score(np.array([self._actions], dtype=np.int64)).scores[0]
+        played = self.action_form.splits(np.array(self._actions, dtype=np.int64), self._offered)
+        score = self._score = self._tables.score(played[None]).scores[0]
         names = self.game.type_names
-        self._arrangements = [self.game.arrangement(self._tables.slots[0, seat], int(index))  # type: ignore[arg-type]
-                              for seat, index in enumerate(self._actions)]
+        self._arrangements = [self.game.arrangement(self._tables.slots[0, seat], index)
+                              for seat, index in enumerate(played.tolist())]
         type_ids = np.asarray(self.game.strength_type(np.asarray(score.strengths)), dtype=np.int64)
         self._types = [[names[t] for t in row] for row in type_ids.tolist()]
         if self.infos_kind == "arrays":
@@ -372,7 +399,7 @@ class ArrangeEnv(AECEnv, EzPickle):
             self.terminations[agent] = True
             info = self.infos[agent]
             if self.infos_kind == "arrays":  # new arrays: a caller's earlier ones stay as they were
-                info.update(split=int(cast(int, self._actions[seat])),
+                info.update(split=int(played[seat]),
                             arrangement_ids=np.array([c for row in self._arrangements[seat] for c in row],
                                                      dtype=np.int64),
                             type_ids=type_ids[seat].copy(), payoff=payoff,

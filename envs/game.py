@@ -94,6 +94,9 @@ class Game(abc.ABC):
     invalid_name: ClassVar[str] = "invalid"
     #: a one-line description for listings
     summary: ClassVar[str] = ""
+    #: how many of a hand's candidates are offered by default under the offered-splits
+    #: action space (:mod:`splitpoker.envs.offered`)
+    default_offer: ClassVar[int] = 256
     rules: RuleSwitches
 
     def __init__(self, rules: RuleSwitches) -> None:
@@ -162,14 +165,25 @@ class Game(abc.ABC):
     def valid_arrangements(self, cards: np.ndarray) -> np.ndarray:
         """Validity of arranged hands ``(..., hand size)`` (card ids row by row, each row in
         slot order) → bool ``(...)``: :meth:`valid_rows` of their rows' strengths."""
+        strengths = self.arranged_strengths(cards)
+        return np.asarray(self.valid_rows(strengths[..., 0], strengths[..., 1], strengths[..., 2]), dtype=bool)
+
+    def arranged_strengths(self, cards: np.ndarray) -> np.ndarray:
+        """The rows' strengths of arranged hands ``(..., hand size)`` (card ids row by row,
+        each row in slot order) → int64 ``(..., 3)``."""
         bounds = np.cumsum((0, *self.split_index.row_sizes))
         shape = cards.shape[:-1]
-        strengths = [self.row_strengths(cards[..., a:b].reshape(-1, b - a)).reshape(shape)
-                     for a, b in zip(bounds[:-1], bounds[1:])]
-        return np.asarray(self.valid_rows(*strengths), dtype=bool)
+        return np.stack([self.row_strengths(cards[..., a:b].reshape(-1, b - a)).reshape(shape)
+                         for a, b in zip(bounds[:-1], bounds[1:])], axis=-1)
+
+    def split_row_strengths(self, hands: np.ndarray, splits: np.ndarray) -> np.ndarray:
+        """The rows' strengths of hands ``(..., hand size)`` (slot order) played as split
+        indices ``(...)`` → int64 ``(..., 3)``: :meth:`arranged_strengths` of :meth:`arranged`."""
+        return self.arranged_strengths(self.arranged(hands, splits))
 
     def subset_strengths(self, slots: np.ndarray) -> dict[int, np.ndarray]:
-        """Strength of every subset of the hand's slots, per row size."""
+        """Strength of every subset of the hand's slots, per row size: ``{size: (subsets,)}``;
+        of hands ``(H, hand size)``, ``{size: (H, subsets)}``."""
         return subset_strengths(slots, self.split_index, self.row_strengths)
 
     def split_strengths(self, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -239,6 +253,48 @@ class Game(abc.ABC):
         of ``num_players``: per hand, the valid split of the highest value, its expected
         payoff against rows drawn from :func:`splitpoker.envs.reference.reference_rows`
         (each game's ``heuristic`` module defines the value)."""
+
+    @abc.abstractmethod
+    def heuristic_row_terms(self, position: int, strengths: np.ndarray, num_players: int) -> np.ndarray:
+        """The terms ``(..., m)`` (float) of rows of ``strengths`` ``(...)`` standing at row
+        ``position`` that the ``heuristic`` agent's value of a split combines
+        (:meth:`heuristic_combined`; each game's ``heuristic`` module says which): a
+        function of the row's strength and position alone, so a table of them per strength
+        serves every split."""
+
+    @abc.abstractmethod
+    def heuristic_combined(self, first: np.ndarray, middle: np.ndarray, last: np.ndarray,
+                           num_players: int) -> np.ndarray:
+        """The ``heuristic`` agent's value (float ``(...)``) of valid splits whose three rows
+        have the :meth:`heuristic_row_terms` ``first``, ``middle`` and ``last`` ``(..., m)``."""
+
+    def heuristic_values_of(self, strengths: np.ndarray, num_players: int) -> np.ndarray:
+        """The ``heuristic`` agent's value (float ``(...)``) of splits whose rows have
+        ``strengths`` ``(..., 3)`` at a table of ``num_players``, the value
+        :meth:`heuristic_actions` maximises: :meth:`heuristic_combined` of the rows'
+        :meth:`heuristic_row_terms`, ``-inf`` where the split is invalid."""
+        strengths = np.asarray(strengths, dtype=np.int64)
+        first, middle, last = (strengths[..., k] for k in range(3))
+        values = self.heuristic_combined(self.heuristic_row_terms(0, first, num_players),
+                                         self.heuristic_row_terms(1, middle, num_players),
+                                         self.heuristic_row_terms(2, last, num_players), num_players)
+        return np.where(self.valid_rows(first, middle, last), values, -np.inf)
+
+    def heuristic_values_at(self, hands: np.ndarray, splits: np.ndarray, num_players: int) -> np.ndarray:
+        """The ``heuristic`` agent's value of hands ``(..., hand size)`` (slot order) played
+        as split indices ``(...)``, computed at those splits only: float ``(...)``."""
+        return self.heuristic_values_of(self.split_row_strengths(hands, splits), num_players)
+
+    @abc.abstractmethod
+    def heuristic_value_bounds(self, num_players: int) -> tuple[float, float]:
+        """The lowest and highest :meth:`heuristic_values_of` of a valid split at a table of
+        ``num_players`` (finite bounds, not necessarily reached)."""
+
+    def row_bonuses(self, position: int, strengths: np.ndarray) -> np.ndarray:
+        """What rows of ``strengths`` ``(...)`` standing at row ``position`` are paid beyond
+        a plain win when they win, under these rules, in the game's units: float ``(...)``
+        (0 in a game without row bonuses)."""
+        return np.zeros(np.shape(strengths))
 
     # ------------------------------------------------------------------ arrangements and scores
 

@@ -20,6 +20,12 @@ between it and their library's API.
                             ``legal`` is false the table is left unscored (payoffs 0)
 ==========================  ==================================================================
 
+Under ``actions="offered"`` (:mod:`splitpoker.envs.offered_env`) the learners are offered up
+to ``offer`` (K) of their candidates: ``offered`` holds the offers (:meth:`Tables.offered_at`,
+one batched call), ``masks`` are their filled slots ``(B, K)``, ``observations`` the seat
+vectors followed by the offers' feature rows ``(B, D + K*F)``, and the actions are slots,
+played as the splits in them (:meth:`Offered.choose <splitpoker.envs.offered.Offered.choose>`).
+
 An opponent is anything with ``act_batch(views)`` (every splitpoker agent; a pool of
 policies hands out such agents). The learner's seat, hand, observation and mask all come
 from :class:`~splitpoker.envs.table.Tables`, which alone deals, masks, observes and scores.
@@ -49,8 +55,9 @@ from typing import Any, Protocol
 import numpy as np
 
 from .game import Game
-from .observation import observation_size
-from .table import MASK_CHUNK, SeatView, Tables, check_mask, deal
+from .offered import Offered
+from .offered_env import action_form
+from .table import MASK_CHUNK, SeatView, Tables, deal
 
 __all__ = ["LearnerSeats", "Opponent", "MASK_CHUNK", "prepare_seats"]
 
@@ -72,14 +79,19 @@ def prepare_seats(tables: Tables, pairs: Sequence[tuple[int, int]]) -> None:
 class LearnerSeats:
     """``num_tables`` tables of ``num_players`` seats of ``game``, one learner seat each (see
     the module doc). ``mask``: the seats' masks (every valid split, or the candidates under
-    ``"undominated"``); ``seat``: ``"rotate"`` or a fixed seat (checked by the caller)."""
+    ``"undominated"``; None: as ``actions`` has it); ``seat``: ``"rotate"`` or a fixed seat
+    (checked by the caller); ``actions`` and ``offer``: the learners' form of action, a split
+    index or a slot of up to ``offer`` offered splits
+    (:func:`~splitpoker.envs.offered_env.action_form`)."""
 
-    def __init__(self, game: Game, num_tables: int, num_players: int, mask: str = "valid",
-                 seat: int | str = "rotate") -> None:
+    def __init__(self, game: Game, num_tables: int, num_players: int, mask: str | None = None,
+                 seat: int | str = "rotate", actions: str = "index", offer: int | None = None) -> None:
         self.game = game
         self.num_tables = num_tables
         self.num_players = num_players
-        self.mask = check_mask(mask)
+        #: the learners' form of action (a split index, or a slot of their offered splits)
+        self.form = action_form(actions, mask, offer, game)
+        self.mask = self.form.mask
         self.seat = seat
         #: the hands dealt at each table so far (the learner's seat rotates with it)
         self.hands = 0
@@ -89,9 +101,12 @@ class LearnerSeats:
         self.seats = np.zeros(num_tables, dtype=np.int64)
         #: the agents of each table's other seats, in seat order
         self.opponents: list[Sequence[Any]] = []
-        #: the learners' masks ``(B, n_actions)`` bool and observations ``(B, D)`` float32
-        self.masks = np.zeros((num_tables, game.n_actions), dtype=bool)
-        self.observations = np.zeros((num_tables, observation_size(game)), dtype=np.float32)
+        #: the learners' masks ``(B, n_actions)`` bool and observations ``(B, D)`` float32 (``(B, K)``
+        #: and ``(B, D + K*F)`` under ``actions="offered"``)
+        self.masks = np.zeros((num_tables, self.form.width), dtype=bool)
+        self.observations = np.zeros((num_tables, self.form.observation_size), dtype=np.float32)
+        #: the learners' offers under ``actions="offered"`` (None before the first deal, or under "index")
+        self.offered: Offered | None = None
         #: the other seats of a table, in seat order, by the learner's seat
         self._other_seats = np.array([[s for s in range(num_players) if s != learner]
                                       for learner in range(num_players)])
@@ -106,8 +121,10 @@ class LearnerSeats:
         self.hands += 1
         self.opponents = list(opponents)
         learners = np.stack((np.arange(b), self.seats), axis=1)
-        self.masks = tables.masks_at(learners, keep=False)  # read once, here
-        self.observations = tables.observations_at(learners, keep=False)
+        offered = self.offered = self.form.offers(tables, learners)
+        # read once, here
+        self.masks = tables.masks_at(learners, keep=False) if offered is None else offered.mask
+        self.observations = self.form.observations(tables.observations_at(learners, keep=False), offered)
 
     def dealt(self) -> Tables:
         """The tables of the hands dealt; ValueError before the first deal."""
@@ -120,8 +137,9 @@ class LearnerSeats:
         return self.dealt().slots[np.arange(self.num_tables), self.seats].astype(np.int64)
 
     def legal(self, actions: np.ndarray) -> np.ndarray:
-        """Whether each learner's split ``actions[i]`` (integers) is in its mask: bool ``(B,)``."""
-        inside = (actions >= 0) & (actions < self.game.n_actions)
+        """Whether each learner's split ``actions[i]`` (integers; slots under ``actions="offered"``)
+        is in its mask: bool ``(B,)``."""
+        inside = (actions >= 0) & (actions < self.form.width)
         return inside & self.masks[np.arange(self.num_tables), np.where(inside, actions, 0)]
 
     def decide(self, actions: np.ndarray) -> np.ndarray:
@@ -151,10 +169,12 @@ class LearnerSeats:
 
     def play(self, actions: np.ndarray, legal: np.ndarray | None = None) -> np.ndarray:
         """The payoffs ``(B, players)`` of the hands dealt, the learners playing ``actions``
-        (int64 ``(B,)``) and the opponents deciding theirs; where ``legal`` (bool ``(B,)``) is
-        false the table is not scored and its payoffs are 0."""
+        (int64 ``(B,)``; slots under ``actions="offered"``, played as the splits in them) and the
+        opponents deciding theirs; where ``legal`` (bool ``(B,)``) is false the table is not
+        scored and its payoffs are 0."""
         tables = self.dealt()
         rows = np.arange(self.num_tables)
+        actions = self.form.splits(actions if legal is None else np.where(legal, actions, 0), self.offered)
         played = self.decide(np.zeros((self.num_tables, self.num_players), dtype=np.int64))
         if legal is None or legal.all():
             played[rows, self.seats] = actions

@@ -8,8 +8,10 @@ all splits: the one path by which every game's strengths reach its splits.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from functools import cache
+from math import comb
 
 import numpy as np
 
@@ -34,8 +36,43 @@ _columns = split_columns
 
 
 def subset_strengths(slots: np.ndarray, index: SplitIndex, strength: RowStrength) -> dict[int, np.ndarray]:
-    """Strength of every subset of the hand for each row size: ``{size: (C(n, size),)}``."""
-    return {size: strength(slots[_subsets(index, size)]) for size in sorted(set(index.row_sizes))}
+    """Strength of every subset of the hand for each row size: ``{size: (C(n, size),)}``;
+    of hands ``(..., n)``, ``{size: (..., C(n, size))}`` in one ``strength`` call per size."""
+    lead = slots.shape[:-1]
+    return {size: strength(slots[..., _subsets(index, size)].reshape(-1, size)).reshape(*lead, -1)
+            for size in sorted(set(index.row_sizes))}
+
+
+def deck_strengths(deck: np.ndarray, size: int, strength: RowStrength,
+                   chunk: int = 1 << 18) -> tuple[np.ndarray, np.ndarray]:
+    """Every row of ``size`` cards that ``deck`` (card ids, ascending) can make, measured:
+    the distinct strengths, ascending, and how many rows have each (int64 arrays). The rows
+    are enumerated by their first card, at most ``chunk`` rows a ``strength`` call, so the
+    memory stays bounded (2,598,960 rows of five of a 52-card deck).
+
+    >>> from splitpoker.envs.cards import deck
+    >>> distinct, counts = deck_strengths(deck(), 2, lambda rows: rows[:, 0] % 2, chunk=100)
+    >>> distinct.tolist(), int(counts.sum())
+    ([0, 1], 1326)
+    """
+    ids = np.asarray(deck, dtype=np.intp)
+    n = len(ids)
+    if not 1 <= size <= n:
+        raise ValueError(f"rows of {size} cards cannot be made of a deck of {n}")
+    tails = np.fromiter(itertools.chain.from_iterable(itertools.combinations(range(n), size - 1)), dtype=np.intp,
+                        count=comb(n, size - 1) * (size - 1)).reshape(comb(n, size - 1), size - 1)
+    # the tails of first card a are those whose own first card comes after a: a suffix of ``tails``
+    starts = np.searchsorted(tails[:, 0], np.arange(n), side="right") if size > 1 else np.zeros(n, dtype=np.intp)
+    found, counted = [], []
+    for first in range(n - size + 1):
+        for at in range(int(starts[first]), len(tails), chunk):
+            rest = tails[at:at + chunk]
+            rows = ids[np.concatenate((np.full((len(rest), 1), first, dtype=np.intp), rest), axis=1)]
+            values, counts = np.unique(strength(rows), return_counts=True)
+            found.append(values)
+            counted.append(counts)
+    distinct, inverse = np.unique(np.concatenate(found), return_inverse=True)
+    return distinct.astype(np.int64), np.bincount(inverse, weights=np.concatenate(counted)).astype(np.int64)
 
 
 @cache

@@ -61,6 +61,7 @@ from typing import Any
 import numpy as np
 
 from ..runtime import seeding
+from . import offered
 from .cards import format_card, format_cards, parse_cards
 from .checks import (
     ILLEGAL_ACTIONS,
@@ -80,7 +81,7 @@ from .messages import cut
 from .observation import encode_observations, observation_size
 from .seat_rows import SeatRows
 from .seat_view import SeatView
-from .table_seats import SeatViews, TableSeatView, listed, stacked_slots
+from .table_seats import SeatViews, TableSeatView, around, listed, stacked_slots
 
 __all__ = ["ILLEGAL_ACTIONS", "MASKS", "MASK_CHUNK", "SeatView", "SeatViews", "TableSeatView", "Tables",
            "TableResult", "check_illegal", "check_mask", "check_seat", "deal", "deal_around", "from_hands",
@@ -143,9 +144,7 @@ class Tables:
         return tables
 
     def _hold(self, game: Game, slots: np.ndarray, num_players: int, mask: str) -> None:
-        self.game = game
-        self.num_players = num_players
-        self.slots = slots
+        self.game, self.num_players, self.slots = game, num_players, slots
         #: the mask the seats are given (:data:`MASKS`)
         self.mask_kind = mask
         seats = slots.shape[:2]
@@ -240,7 +239,7 @@ class Tables:
         """The valid splits (bool) of a seat's hand (computed with those of ``group`` when unknown)."""
         mask = self._masks.get(table, seat)
         if mask is None:
-            self.prepare(_around(table, seat, group), observations=False, candidates=False)
+            self.prepare(around(table, seat, group), observations=False, candidates=False)
             mask = self._masks.get(table, seat)
         return mask  # type: ignore[no-any-return]
 
@@ -258,7 +257,7 @@ class Tables:
         those of ``group`` when unknown, listed by the sweep without a mask)."""
         splits = self._listed.get(table, seat)
         if splits is None:
-            self.prepare(_around(table, seat, group), masks=False, observations=False, candidates=True)
+            self.prepare(around(table, seat, group), masks=False, observations=False, candidates=True)
             splits = self._listed.get(table, seat)
         return splits  # type: ignore[no-any-return]
 
@@ -266,7 +265,7 @@ class Tables:
         """The observation (float32) of a seat (computed with those of ``group`` when unknown)."""
         observation = self._observations.get(table, seat)
         if observation is None:
-            self.prepare(_around(table, seat, group), masks=False)
+            self.prepare(around(table, seat, group), masks=False)
             observation = self._observations.get(table, seat)
         return observation  # type: ignore[no-any-return]
 
@@ -300,6 +299,15 @@ class Tables:
             self._keep_missing(index, group, self._masks, observations=False)
         return self._rows(index, self._masks, self.game.n_actions, bool,
                           lambda tables, seats: self.game.valid_masks(self.slots[tables, seats]))
+
+    def offered_at(self, pairs: Pairs, offer: Any, group: Pairs = ()) -> offered.Offered:
+        """The offers of ``(table, seat)`` pairs, rows in pair order (:mod:`splitpoker.envs.offered`):
+        their candidates computed in one call, with those of ``group``, when unknown, and kept."""
+        index = self.pair_index(pairs)
+        self._keep_missing(index, group, self._listed, masks=False, observations=False, candidates=True)
+        tables, seats = index[:, 0], index[:, 1]
+        return offered.offer(self.game, self.slots[tables, seats], self._listed.rows_at(tables, seats),
+                             self.num_players, offer)
 
     def _keep_missing(self, index: np.ndarray, group: Pairs, kept: SeatRows, **kinds: bool) -> None:
         """Compute and keep (:meth:`prepare` with ``kinds``) the rows of ``kept`` that the pairs
@@ -589,9 +597,3 @@ def from_hands(game: Game, hands: Any, num_players: int | None = None, what: str
         slots.append(seat_slots)
     return Tables(game, np.stack(slots)[None], mask)
 
-
-def _around(table: Any, seat: Any, group: Pairs) -> Any:
-    """The pair ``(table, seat)`` then those of ``group``: the seats a seat's first read computes."""
-    if isinstance(group, np.ndarray) and len(group):
-        return np.concatenate((np.array([[table, seat]]), group))
-    return [(table, seat), *group]

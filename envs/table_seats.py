@@ -26,9 +26,10 @@ import numpy as np
 from .seat_view import SeatView
 
 if TYPE_CHECKING:
+    from .offered import Offered
     from .table import Tables
 
-__all__ = ["SeatViews", "TableSeatView", "listed", "stacked_slots"]
+__all__ = ["SeatViews", "TableSeatView", "around", "listed", "stacked_slots"]
 
 
 class TableSeatView(SeatView):
@@ -164,6 +165,12 @@ class SeatViews(Sequence[SeatView]):
         together with the group's (:meth:`~splitpoker.envs.table.Tables.observations_at`)."""
         return self.tables.observations_at(self.pair_array, self.group)
 
+    def offered(self, offer: Any) -> Offered:
+        """The views' offers of ``offer`` slots each (:mod:`splitpoker.envs.offered`), rows in
+        the views' order, their candidates computed together with the group's
+        (:meth:`~splitpoker.envs.table.Tables.offered_at`)."""
+        return self.tables.offered_at(self.pair_array, offer, self.group)
+
     @property
     def masks(self) -> np.ndarray:
         """The views' masks, ``(len(self), n_actions)`` bool in the views' order: each row the
@@ -171,6 +178,13 @@ class SeatViews(Sequence[SeatView]):
         ``mask="undominated"``), those not yet known computed together with the group's
         (:meth:`~splitpoker.envs.table.Tables.masks_at`)."""
         return self.tables.masks_at(self.pair_array, self.group)
+
+
+def around(table: Any, seat: Any, group: Sequence[tuple[int, int]] | np.ndarray) -> Any:
+    """The pair ``(table, seat)`` then those of ``group``: the seats a seat's first read computes."""
+    if isinstance(group, np.ndarray) and len(group):
+        return np.concatenate((np.array([[table, seat]]), group))
+    return [(table, seat), *group]
 
 
 def listed(splits: np.ndarray, split: int) -> bool:

@@ -42,6 +42,23 @@ encodes) of the hands dealt, and after a step ``payoff``, ``payoffs`` ``(B, play
 >>> rewards.shape, bool(terminations.all()), infos["final_obs"].shape, infos["final_hand_ids"].shape
 ((8,), True, (8,), (8, 9))
 
+Both take ``actions="offered"`` (:mod:`splitpoker.envs.offered_env`): each seat is offered
+up to ``offer`` (K, default ``Game.default_offer``) of its candidates, the action is a slot
+``0 … K-1``, the observation is the seat vector followed by the offer's K feature rows
+(``D + K*F`` float32), the mask marks the filled slots (``K`` wide) and ``infos["offered"]``
+holds the split in each slot (int64, −1 in empty ones): ``(B, K)`` for the learners of
+:class:`ArrangeVectorEnv`, ``(B, players, K)`` for :class:`TableBatchEnv`. ``mask`` is then
+``"undominated"`` (the default; ``"valid"`` is a ValueError); under ``actions="index"``, the
+default, it is ``"valid"`` unless given.
+
+>>> env = ArrangeVectorEnv("biji", num_envs=4, num_players=4, actions="offered", offer=8)
+>>> obs, infos = env.reset(seed=0)
+>>> obs["observation"].shape == (4, env.form.observation_size), env.action_masks().shape, infos["offered"].shape
+(True, (4, 8), (4, 8))
+>>> rewards = env.step(np.zeros(4, dtype=np.int64))[1]  # slot 0: the first split offered
+>>> rewards.shape
+(4,)
+
 gymnasium's vector wrappers apply. ``RecordEpisodeStatistics`` records every hand, an episode
 of one step, from gymnasium 1.4 on; earlier releases ignore ``SAME_STEP`` autoreset and record
 each table's first hand right and every later one with return 0 and length 0: the environment
@@ -74,15 +91,16 @@ from gymnasium.vector.utils import batch_space
 from ..runtime.arguments import is_whole
 from ..runtime.limits import MAX_ENVS, check_batch
 from ..runtime.seeding import as_generator, check_seed, derived_seed
+from .cards import format_cards
 from .game import Game
 from .games import make_game
 from .learner_seat import MASK_CHUNK, LearnerSeats, Opponent
-from .observation import observation_high, observation_size
+from .offered import Offered
+from .offered_env import action_form, slot_message
 from .table import (
     SeatViews,
     Tables,
     check_illegal,
-    check_mask,
     deal,
 )
 
@@ -244,27 +262,38 @@ class RandomSplits:
 
 class TableBatchEnv:
     """``num_envs`` tables of ``num_players`` seats, every seat acting (see the module doc).
-    ``game``: a game's name (with ``preset`` and rule switches) or a Game."""
+    ``game``: a game's name (with ``preset`` and rule switches) or a Game. ``actions``,
+    ``offer`` and ``mask``: the seats' form of action, a split index or a slot of their
+    offered splits, and their masks (:func:`~splitpoker.envs.offered_env.action_form`)."""
 
     def __init__(self, game: Game | str = "thirteen", num_envs: int = 1, num_players: int = 4, *,
-                 preset: str = "classic", mask: str = "valid", **switches: Any) -> None:
+                 preset: str = "classic", mask: str | None = None, actions: str = "index", offer: int | None = None,
+                 **switches: Any) -> None:
         self.game = _game(game, preset, switches)
         self.num_envs = _check_tables(num_envs)
         self.num_players = self.game.check_players(num_players)
-        self.mask = check_mask(mask)
-        # each seat's mask and observation, and its hand
-        per_seat = self.game.n_actions + 4 * observation_size(self.game) + 8 * self.game.hand_size
+        #: the seats' form of action (a split index, or a slot of their offered splits)
+        self.form = action_form(actions, mask, offer, self.game)
+        self.mask = self.form.mask
+        # each seat's mask and observation (and offer), and its hand
+        per_seat = self.form.seat_bytes() + 8 * self.game.hand_size
         _check_table_bytes(self.num_envs, self.game, self.num_players, self.num_players * per_seat)
         self.rng = np.random.default_rng()
         self._tables: Tables | None = None
-        self._masks = np.zeros((0, self.num_players, self.game.n_actions), dtype=bool)
+        self._offered: Offered | None = None
+        self._masks = np.zeros((0, self.num_players, self.form.width), dtype=bool)
 
     def _deal(self) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
         tables = self._tables = deal(self.game, self.num_players, self.rng, batch=self.num_envs, mask=self.mask)
         seats, shape = tables.views().pair_array, tables.slots.shape[:2]  # every seat, table by table, read once
-        self._masks = tables.masks_at(seats, keep=False).reshape(*shape, self.game.n_actions)
-        observations = tables.observations_at(seats, keep=False).reshape(*shape, -1)
-        return observations, self._masks, {"slots": tables.slots.copy()}
+        offered = self._offered = self.form.offers(tables, seats)
+        masks = tables.masks_at(seats, keep=False) if offered is None else offered.mask
+        self._masks = masks.reshape(*shape, self.form.width)
+        observations = self.form.observations(tables.observations_at(seats, keep=False), offered).reshape(*shape, -1)
+        infos = {"slots": tables.slots.copy()}
+        if offered is not None:
+            infos["offered"] = offered.splits.reshape(*shape, -1)
+        return observations, self._masks, infos
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
         """Deal new hands at every table (``seed``, a non-negative integer or a sequence of
@@ -277,21 +306,48 @@ class TableBatchEnv:
         """Score every table's ``actions`` (B, players) and deal the next hands."""
         if self._tables is None:
             raise ValueError("call reset() before step()")
-        array = self._tables.check_actions(actions)
-        rows, seats = np.indices(array.shape)
-        outside = ~self._masks[rows, seats, array]
-        if outside.any():  # valid, but not a candidate (mask="undominated")
-            b, s = np.argwhere(outside)[0]
-            raise ValueError(f"action {array[b, s]} of seat {s} (table {b}) is not in its action mask "
-                             f"(mask={self.mask!r})")
+        array = self._splits(actions, self._tables)
         result = self._tables.score(array)
         played = self._tables.slots
         outcomes = result.outcomes
         infos = {"rows_won": outcomes.rows_won, "fouled": outcomes.fouled, "special": outcomes.special,
                  "xi": outcomes.xi, "final_slots": played}
         observations, masks, dealt = self._deal()
-        infos["slots"] = dealt["slots"]
+        infos.update(dealt)
         return (observations, masks, result.payoffs.astype(np.float32), np.ones(self.num_envs, dtype=bool), infos)
+
+    def _splits(self, actions: Any, tables: Tables) -> np.ndarray:
+        """The split indices ``(B, players)`` the seats' ``actions`` play: valid splits in
+        their masks, or under ``actions="offered"`` the splits in their slots; ValueError
+        naming the table and the seat of the first that is not."""
+        if self._offered is not None:
+            return self._offered_splits(actions, tables, self._offered)
+        array = tables.check_actions(actions)
+        rows, seats = np.indices(array.shape)
+        outside = ~self._masks[rows, seats, array]
+        if outside.any():  # valid, but not a candidate (mask="undominated")
+            b, s = np.argwhere(outside)[0]
+            raise ValueError(f"action {array[b, s]} of seat {s} (table {b}) is not in its action mask "
+                             f"(mask={self.mask!r})")
+        return array
+
+    def _offered_splits(self, actions: Any, tables: Tables, offered: Offered) -> np.ndarray:
+        """The splits in the slots ``actions`` (B, players) of the seats' offers; ValueError
+        naming the table, the seat and the slot when one is out of range or empty."""
+        array = np.asarray(actions)
+        shape = (self.num_envs, self.num_players)
+        if array.shape != shape or not np.issubdtype(array.dtype, np.integer):
+            raise ValueError(f"actions of shape {array.shape} and type {array.dtype} are not integer slots of shape "
+                             f"{shape}")
+        slots = array.reshape(-1).astype(np.int64)
+        inside = (slots >= 0) & (slots < self.form.offer)
+        filled = inside & offered.mask[np.arange(len(slots)), np.where(inside, slots, 0)]
+        if not filled.all():
+            row = int(np.flatnonzero(~filled)[0])
+            b, s = divmod(row, self.num_players)
+            raise ValueError(slot_message(int(slots[row]), f"seat {s} (table {b})", offered, row,
+                                          format_cards(tables.slots[b, s])))
+        return offered.choose(slots).reshape(shape)
 
 
 class ArrangeVectorEnv(VectorEnv):  # type: ignore[misc]
@@ -303,27 +359,33 @@ class ArrangeVectorEnv(VectorEnv):  # type: ignore[misc]
     build them from specs with ``splitpoker.agents.load_agent``). ``seat``: ``"rotate"``
     (env i's learner sits at ``(i + hands) % players``) or a fixed seat. ``mask``: the
     learners' masks, and the random opponents' choices, over every valid split or the
-    candidates. ``illegal_action``: a learner's split outside its mask raises
+    candidates (None: ``"valid"``, or ``"undominated"`` under ``actions="offered"``).
+    ``actions`` and ``offer``: the learners' action, a split index or a slot of up to
+    ``offer`` offered splits (:func:`~splitpoker.envs.offered_env.action_form`).
+    ``illegal_action``: a learner's split outside its mask (an empty slot) raises
     (``"raise"``) or ends that table's hand unscored with ``illegal_reward``
-    (``"penalty"``, ``infos["illegal"]``)."""
+    (``"penalty"``, ``infos["illegal"]``); an action out of range always raises."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(self, game: Game | str = "thirteen", num_envs: int = 1, num_players: int = 4,
                  opponents: BatchAgent | Sequence[BatchAgent] | None = None, *, preset: str = "classic",
-                 seat: int | str = "rotate", mask: str = "valid", observation: str = "dict",
-                 illegal_action: str = "raise", illegal_reward: float = -1.0, **switches: Any) -> None:
+                 seat: int | str = "rotate", mask: str | None = None, observation: str = "dict",
+                 illegal_action: str = "raise", illegal_reward: float = -1.0, actions: str = "index",
+                 offer: int | None = None, **switches: Any) -> None:
         self.game = _game(game, preset, switches)
         self.num_envs = _check_tables(num_envs)
         self.num_players = self.game.check_players(num_players)
-        self.mask = check_mask(mask)
-        # the learner's mask (bool, and the int8 copy handed out), its observation, the table's hands
-        # and the learner's two in the infos; with random opponents under mask="undominated", the
-        # other seats' masks too
+        #: the learners' form of action (a split index, or a slot of their offered splits)
+        self.form = action_form(actions, mask, offer, self.game)
+        self.mask = self.form.mask
+        # the learner's mask (bool, and the int8 copy handed out) and observation (and offer, with
+        # its splits in the infos), the table's hands and the learner's two in the infos; with
+        # random opponents under mask="undominated", the other seats' masks too
         n_actions, hands = self.game.n_actions, (self.num_players + 2) * self.game.hand_size
         others = (self.num_players - 1) * n_actions if opponents is None and self.mask == "undominated" else 0
         _check_table_bytes(self.num_envs, self.game, self.num_players,
-                           2 * n_actions + 4 * observation_size(self.game) + 8 * hands + others)
+                           self.form.seat_bytes() + self.form.width + 8 * self.form.offer + 8 * hands + others)
         self.illegal_action, self.illegal_reward = check_illegal(illegal_action, illegal_reward)
         if not isinstance(observation, str) or observation not in OBSERVATIONS:
             raise ValueError(f"observation={observation!r} is not one of {', '.join(map(repr, OBSERVATIONS))}")
@@ -332,9 +394,8 @@ class ArrangeVectorEnv(VectorEnv):  # type: ignore[misc]
             raise ValueError(f"seat={seat!r} is neither 'rotate' nor a seat of a {self.num_players}-player table")
         self.seat = seat
         self.opponents = self._opponents(opponents)
-        high = observation_high(self.game, finite=observation == "flat")
-        box = spaces.Box(np.zeros_like(high), high, dtype=np.float32)
-        n_actions = self.game.n_actions
+        box = self.form.box(self.num_players, finite=observation == "flat")
+        n_actions = self.form.width
         self.single_observation_space = box if observation == "flat" else spaces.Dict({
             "observation": box, "action_mask": spaces.Box(0, 1, (n_actions,), np.int8)})
         self.single_action_space = spaces.Discrete(n_actions)
@@ -342,7 +403,8 @@ class ArrangeVectorEnv(VectorEnv):  # type: ignore[misc]
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.rng = np.random.default_rng()
         #: the tables, the learner seats, their masks and observations
-        self.core = LearnerSeats(self.game, self.num_envs, self.num_players, self.mask, seat)
+        self.core = LearnerSeats(self.game, self.num_envs, self.num_players, self.mask, seat, actions,
+                                 self.form.offer or None)
         #: the agents of every table's other seats, in seat order
         self._others: list[Sequence[Any]] = [
             self.opponents or [RandomSplits(self.game, lambda: self.rng)] * (self.num_players - 1)]
@@ -366,6 +428,8 @@ class ArrangeVectorEnv(VectorEnv):  # type: ignore[misc]
         core = self.core
         core.deal(self.rng, self._others * self.num_envs)
         infos: dict[str, Any] = {"seat": core.seats.copy(), "hand_ids": core.hand_ids()}
+        if core.offered is not None:
+            infos["offered"] = core.offered.splits.copy()
         masks = core.masks.view(np.int8).copy()
         if self.observation_kind == "flat":
             self._obs = core.observations
@@ -396,11 +460,14 @@ class ArrangeVectorEnv(VectorEnv):  # type: ignore[misc]
         learner = np.asarray(actions)
         if learner.shape != (self.num_envs,) or not np.issubdtype(learner.dtype, np.integer):
             raise ValueError(f"actions of shape {learner.shape} and type {learner.dtype} are not "
-                             f"{self.num_envs} integer split indices")
+                             f"{self.num_envs} integer {'slots' if self.form.offered else 'split indices'}")
         legal = core.legal(learner)
-        outside = (learner < 0) | (learner >= self.game.n_actions)
+        outside = (learner < 0) | (learner >= self.form.width)
         if not legal.all() and (self.illegal_action == "raise" or outside.any()):
             b = int(np.flatnonzero(~legal)[0])
+            if core.offered is not None:
+                raise ValueError(slot_message(int(learner[b]), f"the learner (env {b}, seat {core.seats[b]})",
+                                              core.offered, b, format_cards(core.hand_ids()[b])))
             raise ValueError(f"split {learner[b]} is not in the action mask of the learner's hand "
                              f"(env {b}, seat {core.seats[b]})")
         seats, final_hands = core.seats, core.hand_ids()
@@ -422,7 +489,7 @@ class ArrangeVectorEnv(VectorEnv):  # type: ignore[misc]
         return self._obs[b]
 
     def action_masks(self) -> np.ndarray:
-        """The learners' masks, bool ``(num_envs, n_actions)``."""
+        """The learners' masks, bool ``(num_envs, n_actions)`` (``(num_envs, K)`` under ``actions="offered"``)."""
         return self.core.masks
 
     def close_extras(self, **kwargs: Any) -> None:

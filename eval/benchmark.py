@@ -53,6 +53,7 @@ from ..agents.learned.policy_files import weights
 from ..agents.specs import check_spec, member_specs, parse_spec
 from ..agents.version import report_stamp
 from ..envs.games import make_game
+from ..runtime.files import free_path
 from ..runtime.interrupts import Interrupted, signal_of
 from ..runtime.limits import check_workers
 from .stats import mean_ci
@@ -514,11 +515,6 @@ REPORT_FILES = ("leaderboard.md", "benchmark.json")
 
 def default_out(chosen: Plan) -> Path:
     """``runs/benchmark/<protocol>[_quick]__<time>`` (``_2``, ... where that folder exists)."""
-    base = Path("runs") / "benchmark" / (f"{chosen.protocol.name}{'_quick' if chosen.quick else ''}__"
-                                         f"{time.strftime('%Y%m%d-%H%M%S')}")
-    folder, n = base, 1
-    while folder.exists():
-        n += 1
-        folder = base.with_name(f"{base.name}_{n}")
-    return folder
+    return free_path(Path("runs") / "benchmark" / (f"{chosen.protocol.name}{'_quick' if chosen.quick else ''}__"
+                                                   f"{time.strftime('%Y%m%d-%H%M%S')}"))
 

@@ -178,11 +178,7 @@ def _exploit(args: argparse.Namespace) -> int:
                                 preset=args.preset, switches=parse_assignments(args.switches), seed=args.seed,
                                 workers=args.workers, backend=args.backend, address=args.address,
                                 progress=not args.json, estimator="paired" if args.paired else "play")
-    status = 0
-    if result.partial:
-        from ..runtime.interrupts import exit_status
-
-        status = exit_status(signal.Signals[str(result.interrupted_by)])
+    status = _status(result.partial, result.interrupted_by)
     if args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False))
         return status
@@ -261,11 +257,7 @@ def _convergence(args: argparse.Namespace) -> int:
             print(f"figure: {figure}")
         if stopped is not None:
             print(f"PARTIAL: interrupted ({stopped}); what was measured is kept: run the command again to continue")
-    if stopped is None:
-        return 0
-    from ..runtime.interrupts import exit_status
-
-    return exit_status(signal.Signals[stopped])
+    return _status(stopped is not None, stopped)
 
 
 def _check_convergence_out(text: str, runs: list[Any], force: bool) -> Path:

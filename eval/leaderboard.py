@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .report import environment_text, weights_lines
+from .report import environment_text, markdown_table, weights_lines
 from .stats import ci_text
 
 
@@ -65,10 +65,6 @@ def matrix_rows(track: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in rows]
-
-
 def machine_line(made: Mapping[str, Any]) -> str:
     m = made.get("machine") or {}
     if isinstance(m, str):
@@ -98,12 +94,12 @@ def track_markdown(name: str, track: Mapping[str, Any], level: int = 2) -> list[
     header, rows = ranking_rows(track)
     lines += ["", f"{h}# Ranking", "",
               "Mean payoff per hand against the field (the mean of the row of the matrix), 95% CI over deals."]
-    lines += [""] + (_table(header, rows) if rows else ["No pair was played."])
+    lines += [""] + (markdown_table(header, rows) if rows else ["No pair was played."])
     header, rows = matrix_rows(track)
     lines += ["", f"{h}# Head to head", "",
               "Mean payoff per hand of the row agent against the column agent, 95% CI over deals "
               "(the two seated alternately, every deal replayed in every seat rotation)."]
-    lines += [""] + _table(header, rows)
+    lines += [""] + markdown_table(header, rows)
     return lines
 
 

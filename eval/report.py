@@ -55,6 +55,11 @@ def text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """The lines of a Markdown table: the header, its rule and the rows."""
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in rows]
+
+
 def markdown(summary: EvalSummary) -> str:
     """``summary.md``: the match's settings and notes, then the per-agent tables."""
     header, rows = table_rows(summary.agents)
@@ -80,8 +85,7 @@ def markdown(summary: EvalSummary) -> str:
     warmed = warmup_line(summary.agents)
     if warmed:
         lines.append(warmed)
-    lines += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    lines += ["", *markdown_table(header, rows)]
     extra = ["", "| agent | row/pot win rates | special rate | 喜 rate |", "|---|---|---|---|"]
     for a in summary.agents:
         extra.append(f"| {a.spec} | {' / '.join(f'{x:.1%}' for x in a.row_win_rate)} | "

@@ -38,6 +38,7 @@ from ..envs.game import Game
 from ..envs.games import make_game
 from ..envs.table import Tables, check_mask, deal
 from ..runtime.distributed import ray_chunks
+from ..runtime.files import free_path
 from ..runtime.interrupts import Interrupted, handled, signal_of, worker_pool
 from ..runtime.limits import MAX_HANDS, MAX_WORKERS, check_count
 from .duplicate import Decision, Tally, check_lineup, decision_order, play_group, seating
@@ -302,26 +303,17 @@ def run(settings: EvalSettings, progress: bool = True, task: str = "eval",
 
 def _play(settings: EvalSettings, source: Iterator[Played], take: Callable[[Played], None],
           progress: bool, task: str) -> None:
-    if progress:
-        from ..runtime.progress import progress_bar
+    from ..runtime.progress import progress_bar
 
-        with progress_bar() as bar:
-            bar_task = bar.add_task(f"{settings.game} {task}", total=settings.hands)
-            for part in source:
-                take(part)
-                bar.advance(bar_task, len({d.group for d in part.decisions}))
-    else:
+    with progress_bar(disable=not progress) as bar:
+        bar_task = bar.add_task(f"{settings.game} {task}", total=settings.hands)
         for part in source:
             take(part)
+            bar.advance(bar_task, len({d.group for d in part.decisions}))
 
 
 def default_out(settings: EvalSettings) -> Path:
     """``runs/eval/<game>__<players>p__<seed>__<time>``, with ``_2``, ``_3``, ... added when a
     match started in the same second already has that folder."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    base = Path("runs") / "eval" / f"{settings.game}__{settings.players}p__{settings.seed}__{stamp}"
-    out, n = base, 1
-    while out.exists():
-        n += 1
-        out = base.with_name(f"{base.name}_{n}")
-    return out
+    return free_path(Path("runs") / "eval" / f"{settings.game}__{settings.players}p__{settings.seed}__{stamp}")

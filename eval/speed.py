@@ -30,6 +30,7 @@ from ..agents.version import report_stamp
 from ..envs.game import Game
 from ..envs.games import GAMES, game_class, make_game
 from ..envs.table import deal
+from .wrapper_speed import LIBRARIES, Library
 
 SOLVER_SCALING = (64, 256, 1024)
 #: tables scored in one call by the ``tables_score_us`` figures
@@ -51,6 +52,12 @@ class Figure:
     repeats: int | None = None
     #: an untimed first run (off for figures that warm up inside each run)
     warm_up: bool = True
+
+
+class FigureUnavailable(Exception):
+    """Raised by a figure's run when the figure cannot be measured on this installation (a
+    library it times is not installed): the bench lists the figure under ``skipped`` with
+    this message instead of measuring it."""
 
 
 def _pin_one_core() -> tuple[str, set[int] | None]:
@@ -121,12 +128,28 @@ def relative_time(game: Game, agent: Agent, reference: Agent, num_players: int, 
     action masks of ``mask`` (the reference every valid split)."""
     mine = _decision_calls(game, agent, num_players, count, mask)
     theirs = _decision_calls(game, reference, num_players, count)
+    return alternating_ratio(mine, theirs, block)
+
+
+def alternating_ratio(mine: Sequence[Callable[..., Any]], theirs: Sequence[Callable[..., Any]],
+                      block: int = 10) -> float:
+    """The CPU time of the calls ``mine`` over that of the calls ``theirs`` (as many), the two
+    taking turns, ``block`` calls each, so that both are timed in the same state of the
+    machine."""
     spent = [0.0, 0.0]
-    for start in range(0, count, block):
+    for start in range(0, len(mine), block):
         for side, calls in enumerate((mine, theirs)):
             turn = calls[start:start + block]
             spent[side] += _per_call_ms(turn) * len(turn)
     return spent[0] / spent[1]
+
+
+def _offered_calls(game: Game, hands: Sequence[np.ndarray], num_players: int) -> list[Callable[..., Any]]:
+    """One call of :func:`~splitpoker.envs.offered.offer_hands` per hand, of the game's
+    default number of slots: the candidates and their offered features."""
+    from ..envs.offered import offer_hands
+
+    return [lambda h=hand[None]: offer_hands(game, h, num_players, game.default_offer) for hand in hands]
 
 
 def _figures(quick: bool) -> list[Figure]:
@@ -142,6 +165,12 @@ def _figures(quick: bool) -> list[Figure]:
                         lambda g=game, s=slots: _per_call_ms([lambda h=h: g.valid_mask(h) for h in s])))
         figures.append(Figure(f"{name}.candidates_ms", "ms", "candidates (undominated valid splits) of one random hand",
                         lambda g=game, s=slots: _per_call_ms([lambda h=h: g.candidate_mask(h) for h in s])))
+        figures.append(Figure(f"{name}.offered_ms", "ms", "candidates and their offered features of one random hand "
+                              f"(offer_hands, {game.default_offer} slots, {players} players)",
+                              lambda g=game, s=slots, p=players: _per_call_ms(_offered_calls(g, s, p))))
+        figures.append(Figure(f"{name}.offered_per_candidates", "x", "offered_ms over candidates_ms, the two timed "
+                              "in turns on the same hands", lambda g=game, s=slots, p=players: alternating_ratio(
+                                  _offered_calls(g, s, p), [lambda h=h: g.candidate_mask(h) for h in s])))
         from ..agents.baselines import greedy_index
 
         arrangements = [[game.arrangement(h, greedy_index(game, h)) for h in t] for t in tables]
@@ -154,6 +183,13 @@ def _figures(quick: bool) -> list[Figure]:
         figures.append(Figure(f"{name}.env_undominated_hands_per_s", "hands/s",
                         f"{players}-player hands through the AEC API with mask='undominated', random candidates",
                         lambda n=name, p=players: _env_rate(n, p, 0.5 if quick else 2.0, mask="undominated")))
+        figures.append(Figure(f"{name}.env_offered_hands_per_s", "hands/s",
+                        f"{players}-player hands through the parallel API with actions='offered', random offered "
+                        "slots", lambda n=name, p=players: _env_rate(n, p, 0.5 if quick else 2.0, parallel=True,
+                                                                       actions="offered")))
+        for library in LIBRARIES:  # outside libraries' wrappers, skipped where the library is not installed
+            figures.append(Figure(f"{name}.{library.figure}", "hands/s", library.what(players),
+                                  lambda n=name, p=players, w=library: _wrapper_rate(w, n, p, 0.5 if quick else 2.0)))
         figures.append(Figure(f"{name}.vector_hands_per_s", "hands/s", f"{players}-player hands through "
                               f"ArrangeVectorEnv, {VECTOR_BATCH} tables, random learner and opponents",
                               lambda n=name, p=players: vector_hands_per_second(n, p, 0.5 if quick else 2.0)))
@@ -176,6 +212,15 @@ def _figures(quick: bool) -> list[Figure]:
                         lambda g=game, p=players, c=solver_calls: _spec_ms(
                             g, "solver:samples=256,splits=valid", p, c)))
     return figures
+
+
+def _wrapper_rate(library: Library, game: str, players: int, seconds: float) -> float:
+    """Hands per second through ``library``'s PettingZoo wrapper
+    (:mod:`splitpoker.eval.wrapper_speed`); :class:`FigureUnavailable` where it is not installed."""
+    why = library.missing()
+    if why:
+        raise FigureUnavailable(why)
+    return library.rate(game, players, seconds)
 
 
 def _tables_score_us(game: Game, players: int) -> float:
@@ -204,8 +249,36 @@ def vector_hands_per_second(game_name: str, num_players: int = 4, seconds: float
     return hands / (time.process_time() - start)
 
 
-def _env_rate(game: str, players: int, seconds: float, **kwargs: Any) -> float:
-    return hands_per_second(game, players, seconds, **kwargs)
+def _env_rate(game: str, players: int, seconds: float, parallel: bool = False, **kwargs: Any) -> float:
+    """Hands per second through the AEC API (:func:`hands_per_second`), or with ``parallel``
+    through the parallel API (:func:`parallel_hands_per_second`); ``kwargs`` go to the environment."""
+    rate = parallel_hands_per_second if parallel else hands_per_second
+    return rate(game, players, seconds, **kwargs)
+
+
+def parallel_hands_per_second(game_name: str, num_players: int = 4, seconds: float = 2.0, *, seed: int = 0,
+                              **kwargs: Any) -> float:
+    """Hands played per second through the parallel API (``parallel_env``, the environment
+    outside wrappers drive) by random agents drawing from their masks, timed as
+    :func:`hands_per_second` times them; ``kwargs`` go to the environment (``actions``,
+    ``preset``, switches)."""
+    environment = env_module(game_name).parallel_env(num_players=num_players, **kwargs)
+    rng = np.random.default_rng(seed)
+
+    def play(observations: dict[str, Any]) -> None:
+        environment.step({agent: random_valid_action(observation["action_mask"], rng)
+                          for agent, observation in observations.items()})
+
+    play(environment.reset(seed=seed)[0])  # warm-up: the rules' tables are built on first use
+    hands = 0
+    start = time.process_time()
+    deadline = start + seconds
+    while True:
+        play(environment.reset()[0])
+        hands += 1
+        if time.process_time() >= deadline:
+            break
+    return hands / (time.process_time() - start)
 
 
 def random_valid_action(mask: np.ndarray, rng: np.random.Generator) -> int:
@@ -271,7 +344,8 @@ def run_bench(quick: bool = False, only: str | None = None, progress: bool = Tru
     the comma-separated prefixes of ``only``; ValueError for an empty prefix or one that no
     figure's name starts with). ``missing`` says which figures are left out and why (the
     training figures without the ``[train]`` extra): the ValueError of a prefix that
-    matches no figure says it instead of listing the figures."""
+    matches no figure says it instead of listing the figures. A figure that cannot be
+    measured here (:class:`FigureUnavailable`) is listed under ``skipped`` with why."""
     every = [*_figures(quick), *extra]
     prefixes = tuple(p.strip() for p in only.split(",")) if only is not None else ()
     if any(not p for p in prefixes):
@@ -282,10 +356,12 @@ def run_bench(quick: bool = False, only: str | None = None, progress: bool = Tru
     if unmatched:
         raise ValueError(f"no figure name starts with {unmatched[0]!r}; figures: {', '.join(f.name for f in every)}")
     figures = [f for f in every if not prefixes or f.name.startswith(prefixes)]
-    out = _measure(figures, repeats=3 if quick else 7, progress=progress)
+    skipped: list[dict[str, str]] = []
+    out = _measure(figures, repeats=3 if quick else 7, progress=progress, skipped=skipped)
     pinning = ("one core per figure, except unpinned ones" if hasattr(os, "sched_setaffinity")
                else "not pinned (no sched_setaffinity)")
-    return {"machine": machine() | {"affinity": pinning}, "splitpoker": report_stamp(), "figures": out}
+    return {"machine": machine() | {"affinity": pinning}, "splitpoker": report_stamp(), "figures": out,
+            "skipped": skipped}
 
 
 def _measure_one(figure: Figure, repeats: int) -> tuple[float | None, list[float]]:
@@ -314,7 +390,10 @@ def _measure_one(figure: Figure, repeats: int) -> tuple[float | None, list[float
             torch.set_num_threads(threads)
 
 
-def _measure(figures: Sequence[Figure], repeats: int, progress: bool) -> list[dict[str, Any]]:
+def _measure(figures: Sequence[Figure], repeats: int, progress: bool,
+             skipped: list[dict[str, str]] | None = None) -> list[dict[str, Any]]:
+    """Each figure's summary; ``skipped`` collects the name and the reason of each figure
+    that cannot be measured here (:class:`FigureUnavailable`, which propagates without it)."""
     out = []
     iterator: Any = figures
     if progress:
@@ -322,7 +401,13 @@ def _measure(figures: Sequence[Figure], repeats: int, progress: bool) -> list[di
 
         iterator = track(figures, description="bench")
     for figure in iterator:
-        warm, values = _measure_one(figure, repeats)
+        try:
+            warm, values = _measure_one(figure, repeats)
+        except FigureUnavailable as why:
+            if skipped is None:
+                raise
+            skipped.append({"name": figure.name, "why": str(why)})
+            continue
         out.append({"name": figure.name, "median": float(np.median(values)), "min": float(min(values)),
                     "max": float(max(values)), "unit": figure.unit, "what": figure.what, "runs": len(values),
                     "pinned": figure.pinned, "warmup": warm})
@@ -344,3 +429,5 @@ def print_table(report: dict[str, Any]) -> None:
     console = Console(width=max(Console().width, 160))
     console.print(table)
     console.print("warm-up: the untimed first run of each figure (compiling, caches), left out of median, min and max")
+    for skipped in report.get("skipped", ()):
+        console.print(f"skipped {skipped['name']}: {skipped['why']}")

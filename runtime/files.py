@@ -24,7 +24,7 @@ from .settings import load_yaml, loose_scalar, read_mapping
 
 __all__ = ["read_mapping", "load_yaml", "loose_scalar", "output_path", "check_writable_folder", "write_owned",
            "write_owned_files", "atomic_write_bytes", "owned_folder", "check_owned_tree", "exclusive_lock",
-           "claimed_output"]
+           "claimed_output", "free_path"]
 
 
 def output_path(value: str | os.PathLike[str], what: str) -> Path:
@@ -48,6 +48,16 @@ def output_path(value: str | os.PathLike[str], what: str) -> Path:
     if path.parts and path.parts[0].startswith("~"):
         raise ValueError(f"{what} {text!r}: {path.parts[0]} cannot be expanded (no such home folder); "
                          "give the path in full")
+    return path
+
+
+def free_path(base: Path, separator: str = "_") -> Path:
+    """``base``, or where it exists the first of ``base_2``, ``base_3``, ... (``separator``
+    before the number) that does not: a new output folder beside earlier ones."""
+    path, n = base, 1
+    while path.exists():
+        n += 1
+        path = base.with_name(f"{base.name}{separator}{n}")
     return path
 
 

@@ -6,11 +6,15 @@ tensor-converting wrappers rely on.
 The clients' tests are slow (``make test-slow``, which installs the ``[ecosystem]`` extra and,
 for RLlib, the ``[rllib]`` extra) and are skipped, saying which, when their library is not
 installed; the ``infos="arrays"`` contract runs in the default suite. Tables are 3 seats and
-a few hands: the machines have 2 cores.
+a few hands: the machines have 2 cores. Under ``actions="offered"`` each library plays hands
+of random valid slots at 4 seats, the table the bench times them at
+(:mod:`splitpoker.eval.wrapper_speed`), and the bench's skip of a library that is not
+installed runs in the default suite.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
@@ -231,3 +235,182 @@ def test_rllib_pettingzoo_envs_pass_the_multiagent_check_and_play_hands(game: st
         assert steps == (PLAYERS if api == "aec" else 1)
         assert totals == payoffs and len(payoffs) == PLAYERS
         assert sum(totals.values()) == pytest.approx(0)
+
+
+# ---------------------------------------------------------------------- the offered action space
+
+#: the table of the offered-slot rollouts: the size the bench times the wrappers at
+OFFERED_PLAYERS = 4
+
+
+def _offered_play_is_valid(game: Any, hands: np.ndarray, offered: np.ndarray, slots: np.ndarray,
+                           splits: np.ndarray) -> None:
+    """Each seat's slot ``slots[i]`` holds the split it played, ``splits[i]``, in its offer
+    ``offered[i]``, and that split is one of the candidates of its hand ``hands[i]``."""
+    hands, offered, slots, splits = (np.asarray(a, dtype=np.int64) for a in (hands, offered, slots, splits))
+    assert ((slots >= 0) & (slots < offered.shape[-1])).all()
+    assert np.array_equal(np.take_along_axis(offered, slots[:, None], axis=-1)[:, 0], splits)
+    assert all(game.candidate_mask(hand)[split] for hand, split in zip(hands, splits))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", sorted(MODULES))
+@pytest.mark.parametrize("api", ["aec", "parallel"])
+def test_torchrl_rollout_plays_random_offered_slots(game: str, api: str) -> None:
+    """TorchRL's ``PettingZooWrapper`` under ``actions="offered"`` (4 seats, the default
+    offer): ``check_env_specs`` passes, and a rollout of random actions, which TorchRL draws
+    inside the slot mask of the ``Dict`` observation, plays whole hands in which each seat's
+    slot holds a candidate of its hand (the split the infos say it played) and the rewards,
+    the infos' payoffs, sum to zero."""
+    pytest.importorskip("torchrl", reason=f"TorchRL {MISSING}")
+    import torch
+    from torchrl.envs import PettingZooWrapper
+    from torchrl.envs.utils import check_env_specs
+
+    module = MODULES[game]
+    make = module.env if api == "aec" else module.parallel_env
+    raw = make(num_players=OFFERED_PLAYERS, actions="offered", infos="arrays")
+    offer = raw.action_space("player_0").n
+    assert offer == raw.unwrapped.game.default_offer
+    env = PettingZooWrapper(env=raw, use_mask=True, seed=0)
+    check_env_specs(env, seed=0)
+    hands = 3
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        rollout = env.rollout(hands * (OFFERED_PLAYERS if api == "aec" else 1), break_when_any_done=False)
+    done = rollout["next", "done"].squeeze(-1)
+    assert int(done.sum()) == hands
+    rewards, slots, infos = [], [], []
+    for group in env.group_map:
+        acting, actions, masks = rollout[group, "mask"], rollout[group, "action"], rollout[group, "action_mask"]
+        assert masks.shape[-1] == offer
+        assert masks.gather(-1, actions.unsqueeze(-1)).squeeze(-1)[acting].all()  # inside the slot mask
+        info = rollout["next", group, "info"]
+        assert (info["illegal_action"] == -1).all()
+        rewards.append(rollout["next", group, "reward"].squeeze(-1)[done])
+        assert torch.equal(rewards[-1], info["payoff"][done])
+        slots.append(actions[acting].reshape(hands, -1))  # each seat acts once a hand
+        infos.append(info[done])
+    reward = torch.cat(rewards, dim=-1)
+    assert torch.allclose(reward.sum(dim=-1), torch.zeros(hands))  # every hand scored, zero-sum
+    slot = torch.cat(slots, dim=-1).reshape(-1)
+    final = {key: torch.cat([i[key] for i in infos], dim=-2 if key != "split" else -1)
+             for key in ("hand_ids", "offered", "split")}
+    _offered_play_is_valid(raw.unwrapped.game, final["hand_ids"].reshape(-1, final["hand_ids"].shape[-1]).numpy(),
+                           final["offered"].reshape(-1, offer).numpy(), slot.numpy(),
+                           final["split"].reshape(-1).numpy())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", sorted(MODULES))
+def test_tianshou_collector_plays_random_offered_slots(game: str) -> None:
+    """Tianshou 2's ``PettingZooEnv`` under ``actions="offered"`` (4 seats): a ``Collector``
+    of masked random policies plays whole hands, one step per seat, each slot inside the
+    observation's ``mask``; the observation holds the offered splits' features; each seat's
+    slot holds the split it played, a candidate of its hand; each hand's returns sum to zero."""
+    pytest.importorskip("tianshou", reason=f"Tianshou {MISSING}")
+    from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm
+    from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
+    from tianshou.data import Collector, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv, PettingZooEnv
+
+    def make() -> PettingZooEnv:
+        return PettingZooEnv(MODULES[game].env(num_players=OFFERED_PLAYERS, actions="offered", infos="arrays"))
+
+    env = make()
+    algorithm = MultiAgentOffPolicyAlgorithm(
+        algorithms=[MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space) for _ in env.agents],
+        env=env)
+    envs = DummyVectorEnv([make])
+    envs.seed(0)
+    hands = 3
+    buffer = VectorReplayBuffer(hands * OFFERED_PLAYERS, 1)
+    state = np.random.get_state()  # the random policy draws from NumPy's global generator
+    np.random.seed(0)
+    try:
+        stats = Collector(algorithm, envs, buffer).collect(n_episode=hands, reset_before_collect=True)
+    finally:
+        np.random.set_state(state)
+    assert list(stats.lens) == [OFFERED_PLAYERS] * hands  # no hand ended early on an empty slot
+    assert np.allclose(np.asarray(stats.returns).sum(axis=-1), 0)
+    batch, _ = buffer.sample(0)
+    assert batch.obs.obs.shape == (hands * OFFERED_PLAYERS, env.observation_space["observation"].shape[0])
+    assert batch.obs.mask[np.arange(len(batch)), batch.act].all()
+    assert (batch.info.illegal_action == -1).all()
+    # the info of a hand's last step is that of player_0, the next to move: its hand, offer and split
+    final, first = batch.terminated, np.arange(0, len(batch), OFFERED_PLAYERS)
+    assert np.array_equal(batch.rew[final, 0], batch.info.payoff[final])
+    _offered_play_is_valid(env.env.unwrapped.game, batch.info.hand_ids[final], batch.info.offered[final],
+                           batch.act[first], batch.info.split[final])
+
+
+@pytest.mark.slow
+@pytest.mark.ray
+@pytest.mark.parametrize("game", sorted(MODULES))
+@pytest.mark.parametrize("api", ["aec", "parallel"])
+def test_rllib_pettingzoo_envs_play_random_offered_slots(game: str, api: str) -> None:
+    """RLlib's ``PettingZooEnv`` (AEC) and ``ParallelPettingZooEnv`` under
+    ``actions="offered"`` (4 seats): RLlib's multi-agent check passes, and hands of random
+    slots drawn from each observation's ``action_mask`` play, in each seat's slot, the split
+    the infos name, a candidate of its hand; the rewards are the payoffs and sum to zero."""
+    pytest.importorskip("ray.rllib", reason=f"RLlib (ray[rllib]) {MISSING_RLLIB}")
+    from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv, PettingZooEnv
+    from ray.rllib.utils.pre_checks.env import check_multiagent_environments
+
+    module = MODULES[game]
+    kwargs: dict[str, Any] = {"num_players": OFFERED_PLAYERS, "actions": "offered", "infos": "arrays"}
+    if api == "aec":
+        env: Any = PettingZooEnv(module.env(**kwargs))
+    else:
+        env = ParallelPettingZooEnv(module.parallel_env(**kwargs, illegal_action="penalty"))
+    check_multiagent_environments(env)
+    game_ = module.raw_env().game
+    rng = np.random.default_rng(0)
+    for hand in range(3):
+        observations, _ = env.reset(seed=hand)
+        totals: dict[str, float] = {}
+        played: dict[str, int] = {}
+        final: dict[str, dict[str, Any]] = {}
+        while True:
+            actions = {a: int(rng.choice(np.flatnonzero(o["action_mask"]))) for a, o in observations.items()}
+            played.update(actions)
+            observations, rewards, terminateds, truncateds, infos = env.step(actions)
+            for a, reward in rewards.items():
+                totals[a] = totals.get(a, 0.0) + reward
+            final.update({a: info for a, info in infos.items() if info.get("split", -1) != -1})
+            if terminateds["__all__"] or truncateds["__all__"]:
+                break
+        agents = sorted(final)
+        assert len(agents) == OFFERED_PLAYERS and sorted(played) == agents
+        assert totals == {a: final[a]["payoff"] for a in agents}
+        assert sum(totals.values()) == pytest.approx(0)
+        _offered_play_is_valid(game_, np.stack([final[a]["hand_ids"] for a in agents]),
+                               np.stack([final[a]["offered"] for a in agents]), np.array([played[a] for a in agents]),
+                               np.array([final[a]["split"] for a in agents]))
+
+
+@pytest.mark.parametrize(("figure", "module", "extra"), [
+    ("torchrl_hands_per_s", "torchrl", "ecosystem"),
+    ("tianshou_hands_per_s", "tianshou", "ecosystem"),
+    ("rllib_hands_per_s", "ray", "rllib"),
+])
+def test_bench_skips_a_wrapper_figure_whose_library_is_missing(figure: str, module: str, extra: str,
+                                                               monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """``splitpoker bench``'s wrapper figures of a library that cannot be imported are listed
+    under ``skipped`` with the extra that installs it (the table says so under it), not measured."""
+    import sys
+
+    from splitpoker.train.cli import main
+
+    for name in [m for m in sys.modules if m == module or m.startswith(f"{module}.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, module, None)  # importing it raises ImportError
+    names = [f"{game}.{figure}" for game in sorted(MODULES)]
+    assert main(["bench", "--quick", "--only", ",".join(names), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["figures"] == []
+    assert sorted(s["name"] for s in report["skipped"]) == names
+    assert all(f"pip install 'splitpoker[{extra}]'" in s["why"] for s in report["skipped"])
+    assert main(["bench", "--quick", "--only", names[0]]) == 0
+    assert f"skipped {names[0]}: " in capsys.readouterr().out

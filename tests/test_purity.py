@@ -32,6 +32,8 @@ PURE_MODULES = (
     "splitpoker.envs.seat_games",
     "splitpoker.envs.checks",
     "splitpoker.envs.match",
+    "splitpoker.envs.offered",
+    "splitpoker.envs.offered_env",
     "splitpoker.runtime.seeding",
 )
 HEAVY = ("gymnasium", "pettingzoo", "torch")

@@ -89,10 +89,12 @@ def test_the_policy_kinds_are_their_policy_classes() -> None:
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     from splitpoker.agents.learned.networks import SplitScorerPolicy, policy_class
+    from splitpoker.agents.learned.offered_policy import OfferedSplitsPolicy
     from splitpoker.agents.learned.policy_kinds import POLICY_KINDS
 
-    assert list(POLICY_KINDS) == ["mlp", "split_scorer"]
+    assert list(POLICY_KINDS) == ["mlp", "split_scorer", "offered"]
     assert policy_class("mlp") is MaskableActorCriticPolicy and policy_class("split_scorer") is SplitScorerPolicy
+    assert policy_class("offered") is OfferedSplitsPolicy
 
 
 def test_an_unknown_game_is_named_with_the_games() -> None:

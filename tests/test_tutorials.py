@@ -31,7 +31,7 @@ def run_tutorial(name: str, cwd: Path, *args: str, timeout: float = 300) -> str:
 def test_every_tutorial_is_listed_in_the_index() -> None:
     scripts = sorted(p.name for p in TUTORIALS.glob("[0-9][0-9]_*.py"))
     index = (TUTORIALS / "index.md").read_text(encoding="utf-8")
-    assert len(scripts) == 4
+    assert len(scripts) == 6
     for script in scripts:
         assert f"({script})" in index, f"{script} is not linked from docs/tutorials/index.md"
 
@@ -81,3 +81,24 @@ def test_gymnasium_tutorial(tmp_path: Path) -> None:
     fixed = tuple(int(part) for part in re.findall(r"\d+", gymnasium.__version__)[:2]) >= (1, 4)
     assert ("the rewards, as expected" if fixed else "it ignores SAME_STEP autoreset") in out, out
     assert "SelfPlayEnv passes gymnasium's check_env" in out
+
+
+def eval_against_greedy(policy: Path, cwd: Path) -> dict[str, object]:
+    """The ``splitpoker eval`` summary of ``checkpoint:policy`` against greedy, a few Biji hands."""
+    done = subprocess.run(
+        [sys.executable, "-c", "from splitpoker.train.cli import main; raise SystemExit(main())", "eval", "biji",
+         "--agents", f"checkpoint:{policy},greedy", "--hands", "8", "--no-regret", "--no-plots", "--json",
+         "--out", str(cwd / "eval")], cwd=cwd, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    summary: dict[str, object] = json.loads(done.stdout)
+    return summary
+
+
+@pytest.mark.parametrize("name", ["05_offered_ppo.py", "06_maskable_ppo.py"])
+def test_offered_tutorials_train_export_and_the_policy_plays_in_eval(name: str, tmp_path: Path) -> None:
+    out = run_tutorial(name, tmp_path, "--out", "quick.zip")
+    assert re.search(r"^trained .* hands in [\d.]+ CPU minutes; mean payoff of the last [\d,]+ hands against "
+                     r"greedy: [+-][\d.]+$", out, re.M), out
+    assert "exported: quick.zip (play it as checkpoint:quick.zip)" in out, out
+    summary = eval_against_greedy(tmp_path / "quick.zip", tmp_path)
+    assert summary["agents"][0]["spec"] == f"checkpoint:{tmp_path / 'quick.zip'}"  # type: ignore[index]

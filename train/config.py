@@ -116,9 +116,6 @@ class SelfPlayConfig(Section):
         return self
 
 
-LABEL_BACKENDS = ("local", "ray")
-
-
 class Labelling(Section):
     """The settings shared by every section that labels hands with the solver and fits the
     policy to its answers."""

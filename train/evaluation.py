@@ -11,7 +11,7 @@ from typing import Any
 from ..agents import load_agent
 from ..agents.learned.policy import PolicyAgent
 from ..envs.games import Game
-from ..eval.report import text_table
+from ..eval.report import markdown_table, text_table
 from .config import TrainConfig
 
 #: the columns of the evaluation tables
@@ -68,6 +68,5 @@ def eval_markdown(results: dict[str, dict[str, Any]], config: TrainConfig, steps
              f"Checkpoint `{checkpoint}` after {steps} training hands, policy `{config.policy.kind}`.",
              f"Duplicate deals (each replayed in all {config.num_players} seat rotations; seats alternate policy "
              f"and opponent), seed {config.eval.seed}. Mean payoff per hand with the 95% CI over deals.", "",
-             "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
-    lines += ["| " + " | ".join(row) + " |" for row in _rows(results)]
+             *markdown_table(HEADER, _rows(results))]
     return "\n".join(lines) + "\n"

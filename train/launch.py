@@ -33,7 +33,7 @@ from ..agents.version import stamp
 from ..envs.games import make_game
 from ..envs.messages import cut
 from ..runtime.arguments import is_number
-from ..runtime.files import check_owned_tree, exclusive_lock, output_path, write_owned
+from ..runtime.files import check_owned_tree, exclusive_lock, free_path, output_path, write_owned
 from . import trainers
 from .config import SHOWN_CHARS, TrainConfig, check_saved_config, find_config, load_config, model_keys
 from .run import RunResult, Trainer, read_state, write_state
@@ -51,12 +51,7 @@ def run_name(config: TrainConfig, stem: str) -> str:
 
 
 def new_run_dir(config: TrainConfig, stem: str) -> Path:
-    base = output_path(config.output_dir, "output_dir")
-    name = run_name(config, stem)
-    path, n = base / name, 1
-    while path.exists():
-        n += 1
-        path = base / f"{name}-{n}"
+    path = free_path(output_path(config.output_dir, "output_dir") / run_name(config, stem), separator="-")
     path.mkdir(parents=True)
     return path
 

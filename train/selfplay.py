@@ -20,6 +20,12 @@ Reward             the learner's payoff times ``reward_scale``; ``terminated=Tru
 Info (step)        ``payoff`` (unscaled), ``payoffs`` (every seat), ``seat``, ``opponents``
 =================  ==========================================================================
 
+With ``actions="offered"`` (:mod:`splitpoker.envs.offered_env`) the learner is offered up to
+``offer`` (K) of its candidates: the observation is its seat vector followed by the offer's K
+feature rows (``Box(D + K*F)``), the action a slot (``Discrete(K)``), played as the split in
+it, and ``action_masks()`` marks the filled slots (``(K,)``; ``(n_envs, K)`` for
+:class:`SelfPlayVecEnv`), so that sb3-contrib's MaskablePPO learns over the offered splits.
+
 :class:`SelfPlayVecEnv` is the same view as an SB3 ``VecEnv`` of ``n_envs`` learner seats,
 an adapter over :class:`~splitpoker.envs.learner_seat.LearnerSeats` (the learner-seat core
 under gymnasium's :class:`~splitpoker.envs.vector.ArrangeVectorEnv` too): all tables are
@@ -55,12 +61,12 @@ from ..envs.cards import format_cards
 from ..envs.game import Game
 from ..envs.games import make_game
 from ..envs.learner_seat import LearnerSeats
-from ..envs.observation import observation_high, observation_size, spaces_of
+from ..envs.offered import Offered
+from ..envs.offered_env import action_form, slot_message
 from ..envs.table import (
     SeatView,
     Tables,
     check_illegal,
-    check_mask,
     check_seat,
     deal,
     from_hands,
@@ -173,7 +179,9 @@ class SelfPlayEnv(gymnasium.Env):
     from ``pool`` (an :class:`OpponentPool`, as training does); give one of the two, or
     ``options["opponents"]`` at every reset. ``illegal_action`` and ``illegal_reward``: a
     split outside the mask raises (``"raise"``, the default) or ends the hand with that
-    reward (``"penalty"``).
+    reward (``"penalty"``). ``actions`` and ``offer``: the learner's action, a split index
+    or a slot of up to ``offer`` offered splits (:func:`~splitpoker.envs.offered_env.action_form`;
+    ``mask`` None: ``"valid"``, or ``"undominated"`` under ``"offered"``).
 
     ``reset(seed=s)`` is deterministic: the deal, the learner's seat (the rotation restarts
     at ``seat_offset``) and, with ``opponents``, their play (each is reseeded from ``s``);
@@ -184,13 +192,15 @@ class SelfPlayEnv(gymnasium.Env):
     metadata = {"render_modes": []}
 
     def __init__(self, game: Game | str, num_players: int = 4, pool: OpponentPool | None = None,
-                 reward_scale: float = 1.0, seat_offset: int = 0, mask: str = "valid", *,
+                 reward_scale: float = 1.0, seat_offset: int = 0, mask: str | None = None, *,
                  opponents: str | Agent | Sequence[str | Agent] | None = None, illegal_action: str = "raise",
-                 illegal_reward: float = -1.0) -> None:
+                 illegal_reward: float = -1.0, actions: str = "index", offer: int | None = None) -> None:
         super().__init__()
-        self.mask = check_mask(mask)
         self.game = make_game(game) if isinstance(game, str) else game
         game = self.game
+        #: the learner's form of action (a split index, or a slot of its offered splits)
+        self.form = action_form(actions, mask, offer, game)
+        self.mask = self.form.mask
         self.num_players = game.check_players(num_players)
         self.illegal_action, self.illegal_reward = check_illegal(illegal_action, illegal_reward)
         if opponents is not None and pool is not None:
@@ -199,16 +209,16 @@ class SelfPlayEnv(gymnasium.Env):
         #: the agents of the other seats in seat order, when given (else drawn from the pool)
         self.opponents = None if opponents is None else self._build_opponents(opponents)
         self.reward_scale = float(reward_scale)
-        _, self.action_space = spaces_of(game)
+        self.action_space = gymnasium.spaces.Discrete(self.form.width)
         # the observation's own bounds (0, and 1 or the count a rule sets): finite, as gymnasium's checks
         # ask (a policy reads the same values under spaces_of's unbounded Box of the same shape)
-        high = observation_high(game, finite=True)
-        self.observation_space = gymnasium.spaces.Box(np.zeros_like(high), high, dtype=np.float32)
+        self.observation_space = self.form.box(self.num_players, finite=True)
         self.seat_offset = seat_offset
         self._episode = seat_offset
         self._tables: Tables | None = None
-        self._mask = np.zeros(game.n_actions, dtype=bool)
-        self._obs = np.zeros(observation_size(game), dtype=np.float32)
+        self._offered: Offered | None = None
+        self._mask = np.zeros(self.form.width, dtype=bool)
+        self._obs = np.zeros(self.form.observation_size, dtype=np.float32)
         self._seat = 0
         self._opponents: list[Agent] = []
 
@@ -269,12 +279,17 @@ class SelfPlayEnv(gymnasium.Env):
             self._opponents = self.pool.draw(n - 1)
         self._tables = tables
         view = tables.view(0, self._seat)
-        self._mask = view.mask
-        self._obs = view.observation
-        return self._obs, view.info()
+        offered = self._offered = self.form.offers(tables, [(0, self._seat)])
+        self._mask = view.mask if offered is None else offered.mask[0]
+        self._obs = self.form.observation(view.observation, offered, 0)
+        info = view.info()
+        if offered is not None:
+            info["offered"] = offered.splits[0].tolist()
+        return self._obs, info
 
     def action_masks(self) -> np.ndarray:
-        """The valid splits of the learner's hand (its candidates under ``mask="undominated"``)."""
+        """The valid splits of the learner's hand (its candidates under ``mask="undominated"``;
+        its filled slots under ``actions="offered"``)."""
         return self._mask
 
     def _opponent_actions(self, actions: np.ndarray) -> None:
@@ -288,16 +303,18 @@ class SelfPlayEnv(gymnasium.Env):
         if self._tables is None:
             raise ValueError("the hand is over; call reset() before step()")
         action = int(action)
-        if 0 <= action < self.game.n_actions and not self._mask[action] and self.illegal_action == "penalty":
+        if 0 <= action < self.form.width and not self._mask[action] and self.illegal_action == "penalty":
             self._tables = None
             return self._obs.copy(), self.illegal_reward, True, False, {"payoff": self.illegal_reward,
                                                                          "seat": self._seat, "illegal_action": action}
-        if not 0 <= action < self.game.n_actions or not self._mask[action]:
-            raise ValueError(f"split {action} is not valid for the learner's hand "
-                             f"{format_cards(self._tables.slots[0, self._seat])}")
+        if not 0 <= action < self.form.width or not self._mask[action]:
+            hand = format_cards(self._tables.slots[0, self._seat])
+            if self._offered is not None:
+                raise ValueError(slot_message(action, "the learner", self._offered, 0, hand))
+            raise ValueError(f"split {action} is not valid for the learner's hand {hand}")
         actions = np.zeros(self.num_players, dtype=np.int64)
         self._opponent_actions(actions)
-        actions[self._seat] = action
+        actions[self._seat] = self.form.splits(np.array([action]), self._offered)[0]
         payoffs = self._tables.score(actions[None]).payoffs[0]
         payoff = float(payoffs[self._seat])
         info = {"payoff": payoff, "payoffs": payoffs.tolist(), "seat": self._seat,
@@ -312,23 +329,29 @@ class SelfPlayVecEnv(VecEnv):
     index; every hand ends after one step and the next is dealt at once (the finished
     hand's observation is in ``infos[i]["terminal_observation"]``), each table's opponents
     drawn from ``pool``. Deals use a generator seeded by :meth:`seed` (SB3 seeds it with the
-    run's seed), the draws the pool's own."""
+    run's seed), the draws the pool's own. ``mask``, ``actions`` and ``offer``: as for
+    :class:`SelfPlayEnv`; the observation space is unbounded, as the learned policies are
+    built (:func:`~splitpoker.envs.observation.spaces_of`)."""
 
     metadata = {"render_modes": []}
     render_mode = None
 
     def __init__(self, game: Game, num_players: int, pool: OpponentPool, n_envs: int,
-                 reward_scale: float = 1.0, mask: str = "valid") -> None:
-        observation_space, action_space = spaces_of(game)
-        super().__init__(n_envs, observation_space, action_space)
-        self.mask = check_mask(mask)
+                 reward_scale: float = 1.0, mask: str | None = None, *, actions: str = "index",
+                 offer: int | None = None) -> None:
+        form = action_form(actions, mask, offer, game)
+        super().__init__(n_envs, form.box(game.check_players(num_players), finite=None),
+                         gymnasium.spaces.Discrete(form.width))
+        #: the learners' form of action (a split index, or a slot of their offered splits)
+        self.form = form
+        self.mask = form.mask
         self.game = game
         self.num_players = game.check_players(num_players)
         self.pool = pool
         self.reward_scale = float(reward_scale)
         self.rng = np.random.default_rng()
         #: the tables, the learner seats, their masks and observations, and the opponents drawn
-        self.core = LearnerSeats(game, n_envs, self.num_players, self.mask)
+        self.core = LearnerSeats(game, n_envs, self.num_players, self.mask, actions=actions, offer=form.offer or None)
         self._actions: np.ndarray | None = None
 
     # ------------------------------------------------------------------ hands
@@ -360,8 +383,10 @@ class SelfPlayVecEnv(VecEnv):
         bad = ~core.legal(learner)
         if bad.any():
             b = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"split {learner[b]} is not valid for the learner's hand "
-                             f"{format_cards(core.tables.slots[b, seats[b]])} (env {b})")
+            hand = format_cards(core.tables.slots[b, seats[b]])
+            if core.offered is not None:
+                raise ValueError(slot_message(int(learner[b]), f"the learner (env {b})", core.offered, b, hand))
+            raise ValueError(f"split {learner[b]} is not valid for the learner's hand {hand} (env {b})")
         payoffs = core.play(learner)
         payoff = payoffs[np.arange(self.num_envs), seats]
         infos = [{"payoff": float(payoff[b]), "payoffs": payoffs[b].tolist(), "seat": int(seats[b]),
@@ -376,7 +401,8 @@ class SelfPlayVecEnv(VecEnv):
         self.core.hands = int(hands)
 
     def action_masks(self) -> np.ndarray:
-        """The valid splits of every env's learner hand, ``(n_envs, n_actions)`` bool."""
+        """The valid splits of every env's learner hand, ``(n_envs, n_actions)`` bool (the filled
+        slots, ``(n_envs, K)``, under ``actions="offered"``)."""
         return self.core.masks
 
     def set_pool_state(self, state: Mapping[str, Any]) -> None:

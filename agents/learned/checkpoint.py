@@ -15,7 +15,9 @@ Reading checks what it reads: a path that is no regular file (a folder, a FIFO, 
 is refused without a byte read from it (opened without blocking, if at all); the
 description holds only known keys (:data:`META_KEYS`, the rule switches of its game,
 :data:`~.policy_kinds.POLICY_KEYS` and the settings of its policy kind), each of the right
-type and in range; and the weights are a mapping of names to tensors of
+type and in range (an ``offered`` policy's ``offer`` among them: its observation is the
+``observation_size`` values of the seat vector, then ``offer`` rows of the offered splits'
+features, :mod:`splitpoker.envs.offered`); and the weights are a mapping of names to tensors of
 :data:`~.policy_kinds.WEIGHT_DTYPE` whose values are all finite (:func:`check_weights`).
 Each is a ValueError naming the file and what is wrong.
 """
@@ -38,11 +40,13 @@ import torch as th
 from ...envs.game import Game
 from ...envs.games import GAMES, game_class
 from ...envs.observation import observation_size
+from ...envs.offered import MAX_OFFER, check_offer
 from ...runtime.arguments import is_whole
 from ...runtime.files import write_owned
 from ...runtime.reading import file_kind, open_regular
 from ..version import stamp
 from .policy_kinds import (
+    OFFER_KINDS,
     POLICY_KEYS,
     POLICY_KINDS,
     WEIGHT_DTYPE,
@@ -65,10 +69,12 @@ POLICY_MEMBER = "policy.pth"
 #: :func:`~splitpoker.agents.version.stamp`); absent from files written before it
 STAMP_KEY = "splitpoker"
 #: every key a ``splitpoker.json`` may hold: the policy description (all required), then what
-#: training records (step, preset, seed, CPU seconds), the stamp, and ``source``, the command
-#: that trained a format-1 file; any other key is refused when the file is read
+#: training records (step, preset, seed, CPU seconds), the stamp, ``source``, the command
+#: that trained a format-1 file, and ``offer``, the number of offered splits a policy of the
+#: kinds of :data:`~.policy_kinds.OFFER_KINDS` decides over (those kinds' files hold it, no
+#: other file does); any other key is refused when the file is read
 META_KEYS = ("format", "game", "num_players", "rules", "observation_size", "n_actions", "policy",
-             "step", "preset", "seed", "cpu_seconds", STAMP_KEY, "source")
+             "step", "preset", "seed", "cpu_seconds", STAMP_KEY, "source", "offer")
 _REQUIRED = META_KEYS[:7]
 PRETRAINED_DIR = Path(__file__).resolve().parents[1] / "pretrained"
 
@@ -170,6 +176,17 @@ def _check_description(meta: Mapping[str, Any]) -> None:
     if policy["kind"] not in POLICY_KINDS:
         raise BadSetting("policy.kind", policy["kind"], f"policies: {', '.join(POLICY_KINDS)}")
     check_arch(policy["kind"], policy["arch"], prefix="policy.arch.")
+    if policy["kind"] in OFFER_KINDS:
+        if "offer" not in meta:
+            raise BadSetting("offer", None, f"the number of offered splits a {policy['kind']} policy decides over",
+                             missing=True)
+        try:
+            check_offer(meta["offer"])
+        except ValueError:
+            raise BadSetting("offer", meta["offer"], f"not a number of offered splits (1 to {MAX_OFFER})") from None
+    elif "offer" in meta:
+        raise BadSetting("offer", meta["offer"], f"a {policy['kind']} policy chooses among split indices, "
+                         "not among offered splits")
 
 
 def _unknown(key: Any, mapping: Mapping[Any, Any], what: str, known: tuple[str, ...], prefix: str = "") -> BadSetting:

@@ -17,7 +17,20 @@ for these:
   come from the weights and the activation from the saved ``policy_kwargs``;
 * a torch ``nn.Sequential`` of ``nn.Linear`` layers with ``nn.ReLU`` or ``nn.Tanh`` (one of
   them throughout) between them, from the observation to one logit per split: the ``mlp``
-  kind, with a value head of zeros (a value is never played).
+  kind, with a value head of zeros (a value is never played);
+* over the offered splits (``actions="offered"``, :mod:`splitpoker.envs.offered`): a
+  ``MaskablePPO`` model whose policy is an :class:`~.offered_policy.OfferedSplitsPolicy`,
+  its ``.policy``, or its ``.zip``, and an ``nn.Sequential`` *slot scorer* of the form above
+  from one offered split's ``F`` features (:func:`~splitpoker.envs.offered.offered_width`) to
+  one score, which the file applies to every slot (the features as the environment gives
+  them, a value head of zeros): the ``offered`` kind.
+
+``offer=K`` is the number of offered splits a model over them decides over, recorded in the
+file. A slot scorer needs it: its weights do not depend on ``K``, so nothing else tells it,
+and a scorer given without it is refused with a line asking for it rather than given the
+game's default. A MaskablePPO model's ``K`` is its ``Discrete(K)`` action space: ``offer``
+may be left out and, given, must match it. For a model over split indices an ``offer`` is
+refused, as is a slot scorer of another width than ``F``.
 
 Weights are saved as float32, and an in-memory model is checked to give the same logits as
 the policy rebuilt from the file on a few dealt hands. Any other network (one with layers
@@ -42,7 +55,7 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch as th
@@ -56,11 +69,14 @@ from torch import nn
 from ...envs.game import Game
 from ...envs.games import make_game
 from ...envs.observation import observation_size
+from ...envs.offered import check_offer, offered_width
+from ...envs.offered_env import ActionForm
 from ...envs.table import deal
 from ...runtime.arguments import is_whole
 from ...runtime.files import output_path
 from .checkpoint import META_MEMBER, POLICY_MEMBER, _policy_archive, policy_meta, write_policy_file
 from .networks import SplitScorerPolicy, action_logits, build_policy
+from .offered_policy import OfferedExtractor, OfferedSplitsPolicy, offered_layout
 from .policy import load_policy
 from .policy_kinds import WEIGHT_DTYPE
 
@@ -76,34 +92,59 @@ _CHECK_TABLES = 8
 _CHECK_TOLERANCE = 1e-4
 _MLP_WEIGHT = re.compile(r"mlp_extractor\.(policy_net|value_net)\.(\d+)\.(weight|bias)")
 _MLP_HEADS = ("action_net.weight", "action_net.bias", "value_net.weight", "value_net.bias")
+_OFFERED_WEIGHT = re.compile(r"mlp_extractor\.(scorer|value_layers)\.(\d+)\.(weight|bias)")
+_OFFERED_OTHERS = ("mlp_extractor.feature_scale", "action_net.score.weight", "action_net.score.bias",
+                   "value_net.weight", "value_net.bias")
 
 #: a function from a batch of observations to the model's logits, to compare with the file
 Reference = Callable[[np.ndarray], np.ndarray]
 
 
+class _Described(NamedTuple):
+    """What :func:`_describe` reads of a model: the policy kind, its settings, the weights
+    (float32, on the CPU), the training step, a function giving the model's own logits (None
+    for a file), how to name the model, and the number of offered splits it decides over
+    (None for the kinds that choose among split indices)."""
+
+    kind: str
+    arch: dict[str, Any]
+    state: dict[str, th.Tensor]
+    step: int
+    reference: Reference | None
+    where: str
+    offer: int | None = None
+
+
 def export_policy(model: Any, path: str | os.PathLike[str], game: str | Game = "thirteen", num_players: int = 4,
-                  preset: str = "classic", *, step: int | None = None, **switches: Any) -> Path:
+                  preset: str = "classic", *, step: int | None = None, offer: int | None = None,
+                  **switches: Any) -> Path:
     """Save ``model`` as a policy file at ``path`` (a ``.zip`` with its ``splitpoker.json``),
     which ``checkpoint:PATH`` plays, and return the path.
 
     ``model``: a Stable-Baselines3 ``PPO`` or ``MaskablePPO`` model or its policy, the path
     of such a model's ``.zip``, or an ``nn.Sequential`` of linear layers (see the module
-    text). ``game``, ``num_players``, ``preset`` and rule ``switches`` name the table it was
+    text), or a model over the offered splits: an :class:`~.offered_policy.OfferedSplitsPolicy`
+    model, its policy or its ``.zip``, or an ``nn.Sequential`` slot scorer with ``offer``.
+    ``game``, ``num_players``, ``preset`` and rule ``switches`` name the table it was
     trained for, as :func:`~splitpoker.agents.load_agent` takes them (or a
     :class:`~splitpoker.envs.game.Game`); ``step`` is recorded as the training step (default:
-    the model's ``num_timesteps``, else 0). The file is written whole, never through a link,
-    and read back with the checks of every policy file. ValueError, naming the model and
-    what to change, for a network no policy kind describes, one for another game or table,
-    or weights that are not finite."""
+    the model's ``num_timesteps``, else 0); ``offer``, the number of offered splits ``K`` a
+    model over them decides over: needed for a slot scorer, checked against an
+    ``OfferedSplitsPolicy``'s (which its spaces give), refused for a model over split indices.
+    The file is written whole, never through a link, and read back with the checks of every
+    policy file. ValueError, naming the model and what to change, for a network no policy kind
+    describes, one for another game or table, or weights that are not finite."""
     the_game, recorded = _game(game, preset, switches)
     num_players = the_game.check_players(num_players)
     target = output_path(path, "export path")
-    kind, arch, state, found_step, reference, where = _describe(model, the_game)
-    meta = policy_meta(the_game, num_players, kind, arch, step=found_step if step is None else _step(step),
-                       **recorded)
-    policy = _rebuilt(meta, state, where)
-    if reference is not None:
-        _check_same(reference, policy, the_game, num_players, where)
+    wanted = None if offer is None else check_offer(offer)
+    found = _describe(model, the_game, wanted)
+    extra = {} if found.offer is None else {"offer": found.offer}
+    meta = policy_meta(the_game, num_players, found.kind, found.arch,
+                       step=found.step if step is None else _step(step), **recorded, **extra)
+    policy = _rebuilt(meta, found.state, found.where)
+    if found.reference is not None:
+        _check_same(found.reference, policy, the_game, num_players, found.where, found.offer)
     write_policy_file(target, meta, policy.state_dict())
     load_policy(target)  # what checkpoint: reads: the description and weights, checked
     return target
@@ -124,29 +165,49 @@ def _step(step: Any) -> int:
     return int(step)
 
 
-def _describe(model: Any, game: Game) -> tuple[str, dict[str, Any], dict[str, th.Tensor], int, Reference | None,
-                                                 str]:
-    """The policy kind, its settings, the weights (float32, on the CPU), the training step,
-    a function giving the model's own logits (None for a file) and how to name the model."""
+def _describe(model: Any, game: Game, offer: int | None) -> _Described:
+    """What a model is, as a policy file describes it (:class:`_Described`); ``offer``: the
+    number of offered splits given, None when none is."""
     if isinstance(model, (str, os.PathLike)):
-        return _from_file(Path(model), game)
+        return _from_file(Path(model), game, offer)
     step = 0
     if isinstance(model, BaseAlgorithm):
         step = int(model.num_timesteps)
         model = model.policy
     name = type(model).__name__
+    where = f"the {name}"
+    if isinstance(model, OfferedSplitsPolicy):
+        arch = _offered_arch(model, game, name, offer)
+        return _Described("offered", arch, _weights(model.state_dict(), where), step, _policy_reference(model), where,
+                          model.offer)
+    if isinstance(model, (nn.Sequential, nn.Linear)):
+        linears, activation = _linear_stack(model)
+        shape = (linears[0].in_features, linears[-1].out_features)
+        if shape == (observation_size(game), game.n_actions):
+            _refuse_offer(offer, where, game)
+        elif offer is not None or shape == (offered_width(game), 1):
+            arch, state, offer = _slot_scorer(model, linears, activation, game, offer)
+            return _Described("offered", arch, state, step, _slot_reference(model, game, offer), where, offer)
+        arch, state = _sequential(model, linears, activation, game)
+        return _Described("mlp", arch, state, step, _module_reference(model), where)
     if isinstance(model, SplitScorerPolicy):
-        kind, arch, where = "split_scorer", _scorer_arch(model, game, name), f"the {name}"
+        kind, arch = "split_scorer", _scorer_arch(model, game, name)
     elif isinstance(model, (MaskableActorCriticPolicy, ActorCriticPolicy)):
-        kind, arch, where = "mlp", _policy_arch(model, game, name), f"the {name}"
-    elif isinstance(model, (nn.Sequential, nn.Linear)):
-        kind, arch, state = "mlp", *_sequential(model, game)
-        return kind, arch, state, step, _module_reference(model), f"the {name}"
+        kind, arch = "mlp", _policy_arch(model, game, name)
     else:
         raise ValueError(f"cannot export a {name}: export_policy saves a PPO or MaskablePPO model, its policy, the "
                          "path of its .zip, or an nn.Sequential of Linear layers with ReLU or Tanh between them; "
                          "play another network as an agent of your own (package.module:attr:weights=PATH)")
-    return kind, arch, _weights(model.state_dict(), where), step, _policy_reference(model), where
+    _refuse_offer(offer, where, game)
+    return _Described(kind, arch, _weights(model.state_dict(), where), step, _policy_reference(model), where)
+
+
+def _refuse_offer(offer: int | None, where: str, game: Game) -> None:
+    """ValueError when an ``offer`` is given for a model over split indices."""
+    if offer is not None:
+        raise ValueError(f"offer={offer} is for a model over offered splits (an OfferedSplitsPolicy, or an "
+                         f"nn.Sequential slot scorer of {offered_width(game)} inputs and 1 output); {where} chooses "
+                         "among split indices: leave offer out")
 
 
 def _weights(state: Mapping[str, Any], where: str) -> dict[str, th.Tensor]:
@@ -214,10 +275,9 @@ def _scorer_arch(policy: SplitScorerPolicy, game: Game, name: str) -> dict[str, 
             "split_hidden": policy.split_hidden, "value_hidden": policy.value_hidden}
 
 
-def _sequential(module: nn.Module, game: Game) -> tuple[dict[str, Any], dict[str, th.Tensor]]:
-    """The ``mlp`` settings and weights of an ``nn.Sequential`` (or one ``nn.Linear``) from the
-    observation to the logits: its hidden layers are the policy net, its last layer the
-    action net, and the value net is zeros."""
+def _linear_stack(module: nn.Module) -> tuple[list[nn.Linear], str]:
+    """The linear layers of an ``nn.Sequential`` (or one ``nn.Linear``) and the activation
+    between them (``relu`` when there is none); ValueError for any other form."""
     name = type(module).__name__
     layers = [m for m in _flattened(module) if not isinstance(m, _PASSIVE)]
     kinds = {type(m) for m in layers if not isinstance(m, nn.Linear)}
@@ -230,6 +290,15 @@ def _sequential(module: nn.Module, game: Game) -> tuple[dict[str, Any], dict[str
             isinstance(m, nn.Linear) for m in layers[1::2]):
         raise ValueError(f"the {name} is not Linear layers with an activation between each two (and none after "
                          "the last); export_policy reads that form of nn.Sequential")
+    return linears, ACTIVATION_NAMES[next(iter(kinds))] if kinds else "relu"
+
+
+def _sequential(module: nn.Module, linears: list[nn.Linear], activation: str,
+                game: Game) -> tuple[dict[str, Any], dict[str, th.Tensor]]:
+    """The ``mlp`` settings and weights of an ``nn.Sequential`` (or one ``nn.Linear``) from the
+    observation to the logits (its ``linears`` and ``activation``, :func:`_linear_stack`): its
+    hidden layers are the policy net, its last layer the action net, and the value net is zeros."""
+    name = type(module).__name__
     size, n = observation_size(game), game.n_actions
     first, last = linears[0], linears[-1]
     if first.in_features != size:
@@ -239,7 +308,6 @@ def _sequential(module: nn.Module, game: Game) -> tuple[dict[str, Any], dict[str
         raise ValueError(f"the {name} gives {last.out_features} outputs; a {game.name} policy gives one logit "
                          f"for each of its {n:,} splits")
     hidden = linears[:-1]
-    activation = ACTIVATION_NAMES[next(iter(kinds))] if kinds else "relu"
     state: dict[str, Any] = {}
     for i, layer in enumerate(hidden):
         state[f"mlp_extractor.policy_net.{2 * i}.weight"] = layer.weight
@@ -248,6 +316,61 @@ def _sequential(module: nn.Module, game: Game) -> tuple[dict[str, Any], dict[str
     state["value_net.weight"], state["value_net.bias"] = th.zeros(1, size), th.zeros(1)
     arch = {"net_arch": {"pi": [m.out_features for m in hidden], "vf": []}, "activation": activation}
     return arch, _weights(state, f"the {name}")
+
+
+def _slot_scorer(module: nn.Module, linears: list[nn.Linear], activation: str, game: Game,
+                 offer: int | None) -> tuple[dict[str, Any], dict[str, th.Tensor], int]:
+    """The ``offered`` settings and weights of an ``nn.Sequential`` slot scorer (its
+    ``linears`` and ``activation``) from one offered split's feature row to its score, over
+    ``offer`` splits: its hidden layers are the scorer's, its last layer the score, the
+    features read as they are (a scale of 1) and the critic a zero value over the seat vector
+    and the pooled rows."""
+    name, width = type(module).__name__, offered_width(game)
+    first, last = linears[0], linears[-1]
+    if first.in_features != width or last.out_features != 1:
+        raise ValueError(f"the {name} maps {first.in_features} values to {last.out_features}; a {game.name} slot "
+                         f"scorer maps the {width} features of one offered split (envs.offered.offered_labels) to "
+                         "1 score")
+    if offer is None:
+        raise ValueError(f"the {name} is a slot scorer ({width} features of one offered split to 1 score): give "
+                         f"offer=K, the number of offered splits it decides over (e.g. offer={game.default_offer}, "
+                         f"{game.name}'s default)")
+    hidden = linears[:-1]
+    state: dict[str, Any] = {"mlp_extractor.feature_scale": th.ones(width)}
+    for i, layer in enumerate(hidden):
+        state[f"mlp_extractor.scorer.{2 * i}.weight"] = layer.weight
+        state[f"mlp_extractor.scorer.{2 * i}.bias"] = _bias(layer)
+    state["action_net.score.weight"], state["action_net.score.bias"] = last.weight, _bias(last)
+    pooled = observation_size(game) + 2 * width
+    state["value_net.weight"], state["value_net.bias"] = th.zeros(1, pooled), th.zeros(1)
+    arch = {"net_arch": {"pi": [m.out_features for m in hidden], "vf": []}, "activation": activation}
+    return arch, _weights(state, f"the {name}"), offer
+
+
+def _offered_arch(policy: OfferedSplitsPolicy, game: Game, name: str, offer: int | None) -> dict[str, Any]:
+    """The ``offered`` settings of an :class:`~.offered_policy.OfferedSplitsPolicy`; ValueError
+    for one of another game, another ``offer`` than the one given, or what the kind cannot
+    describe (another activation, a feature extractor of its own)."""
+    where = f"the {name}"
+    if policy.game_name != game.name:
+        raise ValueError(f"{where} scores {policy.game_name} splits, not {game.name}")
+    if offer is not None and offer != policy.offer:
+        raise ValueError(f"offer={offer}, but {where} decides over {policy.offer} offered splits (Discrete("
+                         f"{policy.offer})); leave offer out or give offer={policy.offer}")
+    odd = [type(e).__name__ for e in (policy.features_extractor, policy.pi_features_extractor,
+                                      policy.vf_features_extractor) if not isinstance(e, FlattenExtractor)]
+    if odd:
+        raise ValueError(f"{where} reads its observation through a {odd[0]}; an exported offered policy reads it "
+                         "as it is (SB3's FlattenExtractor, the default)")
+    activation = policy.activation_fn
+    if activation not in ACTIVATION_NAMES:
+        raise ValueError(f"{where} has {getattr(activation, '__name__', repr(activation))} activations; an exported "
+                         "offered policy has ReLU or Tanh (activation_fn=nn.ReLU or nn.Tanh in policy_kwargs)")
+    if not isinstance(policy.mlp_extractor, OfferedExtractor):
+        raise ValueError(f"{where} has a {type(policy.mlp_extractor).__name__} where an offered policy has its "
+                         "OfferedExtractor")
+    pi, vf = policy.scorer_arch, policy.value_arch
+    return {"net_arch": pi if pi == vf else {"pi": pi, "vf": vf}, "activation": ACTIVATION_NAMES[activation]}
 
 
 def _flattened(module: nn.Module) -> list[nn.Module]:
@@ -260,7 +383,7 @@ def _bias(layer: nn.Linear) -> th.Tensor:
     return layer.bias if layer.bias is not None else th.zeros(layer.out_features)
 
 
-def _from_file(path: Path, game: Game) -> tuple[str, dict[str, Any], dict[str, th.Tensor], int, None, str]:
+def _from_file(path: Path, game: Game, offer: int | None) -> _Described:
     """What :func:`_describe` gives for the ``.zip`` of a Stable-Baselines3 model, read
     without unpickling: ``policy.pth`` as tensors only, ``data`` as JSON."""
     with _policy_archive(path, "Stable-Baselines3 model") as archive:
@@ -281,15 +404,22 @@ def _from_file(path: Path, game: Game) -> tuple[str, dict[str, Any], dict[str, t
     where = str(path)
     if not isinstance(state, Mapping) or not all(isinstance(k, str) for k in state):
         raise ValueError(f"{path}'s {POLICY_MEMBER} is not a state dict (a mapping of weight names to tensors)")
-    kwargs = data.get("policy_kwargs") if isinstance(data, Mapping) else None
+    data = data if isinstance(data, Mapping) else {}
+    kwargs = data.get("policy_kwargs")
     kwargs = kwargs if isinstance(kwargs, Mapping) else {}
-    if any(key.startswith("mlp_extractor.card_layers.") for key in state):
+    found = None
+    if any(key.startswith(("mlp_extractor.scorer.", "mlp_extractor.feature_scale")) for key in state):
+        kind, arch = "offered", _offered_shapes(state, kwargs, where)
+        found = _file_offer(data, kwargs, game, offer, where)
+    elif any(key.startswith("mlp_extractor.card_layers.") for key in state):
         kind, arch = "split_scorer", _scorer_shapes(state, where)
     else:
         kind, arch = "mlp", _mlp_shapes(state, kwargs, game, where)
-    steps: Any = data.get("num_timesteps") if isinstance(data, Mapping) else None
+    if found is None:
+        _refuse_offer(offer, where, game)
+    steps: Any = data.get("num_timesteps")
     step = steps if is_whole(steps) and steps >= 0 else 0
-    return kind, arch, _weights(state, where), step, None, where
+    return _Described(kind, arch, _weights(state, where), step, None, where, found)
 
 
 def _mlp_shapes(state: Mapping[str, Any], kwargs: Mapping[str, Any], game: Game, where: str) -> dict[str, Any]:
@@ -309,11 +439,7 @@ def _mlp_shapes(state: Mapping[str, Any], kwargs: Mapping[str, Any], game: Game,
     if extractor is not None and "FlattenExtractor" not in str(extractor):
         raise ValueError(f"{where} reads its observation through {extractor}; an exported mlp reads it as it is "
                          "(SB3's FlattenExtractor, the default of MlpPolicy)")
-    shown = kwargs.get("activation_fn")
-    found = re.search(r"\.(\w+)'>$", shown) if isinstance(shown, str) else None
-    names = {cls.__name__: name for cls, name in ACTIVATION_NAMES.items()}
-    if shown is not None and (found is None or found[1] not in names):
-        raise ValueError(f"{where} was trained with activation_fn {shown}; an exported mlp has ReLU or Tanh")
+    activation = _activation_of(kwargs, "tanh", where)
     pi = [layers["policy_net"][i] for i in sorted(layers["policy_net"])]
     vf = [layers["value_net"][i] for i in sorted(layers["value_net"])]
     weight = state["action_net.weight"]
@@ -325,8 +451,67 @@ def _mlp_shapes(state: Mapping[str, Any], kwargs: Mapping[str, Any], game: Game,
     if isinstance(weight, th.Tensor) and weight.ndim == 2 and weight.shape[0] != n:
         raise ValueError(f"{where} chooses among {weight.shape[0]} actions; a {game.name} policy chooses one of "
                          f"its {n:,} splits")
-    return {"net_arch": pi if pi == vf else {"pi": pi, "vf": vf},
-            "activation": names[found[1]] if found else "tanh"}
+    return {"net_arch": pi if pi == vf else {"pi": pi, "vf": vf}, "activation": activation}
+
+
+def _activation_of(kwargs: Mapping[str, Any], default: str, where: str) -> str:
+    """The activation a model's saved ``policy_kwargs`` name (``default`` when they name none);
+    ValueError for one other than ReLU or Tanh."""
+    shown = kwargs.get("activation_fn")
+    found = re.search(r"\.(\w+)'>$", shown) if isinstance(shown, str) else None
+    names = {cls.__name__: name for cls, name in ACTIVATION_NAMES.items()}
+    if shown is not None and (found is None or found[1] not in names):
+        raise ValueError(f"{where} was trained with activation_fn {shown}; an exported policy has ReLU or Tanh")
+    return names[found[1]] if found else default
+
+
+def _offered_shapes(state: Mapping[str, Any], kwargs: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """The ``offered`` settings of an :class:`~.offered_policy.OfferedSplitsPolicy`'s weights:
+    the layer sizes from their shapes, the activation from the saved ``policy_kwargs`` (ReLU,
+    the policy's default, when they name none)."""
+    layers: dict[str, dict[int, int]] = {"scorer": {}, "value_layers": {}}
+    for key, value in state.items():
+        match = _OFFERED_WEIGHT.fullmatch(key)
+        if match and match[3] == "weight" and isinstance(value, th.Tensor) and value.ndim == 2:
+            layers[match[1]][int(match[2])] = int(value.shape[0])
+        elif not match and key not in _OFFERED_OTHERS:
+            raise ValueError(f"{where} holds {key}, a weight of no network export_policy saves (it seems to hold an "
+                             "OfferedSplitsPolicy)")
+    extractor = kwargs.get("features_extractor_class")
+    if extractor is not None and "FlattenExtractor" not in str(extractor):
+        raise ValueError(f"{where} reads its observation through {extractor}; an exported offered policy reads it "
+                         "as it is (SB3's FlattenExtractor, the default)")
+    pi = [layers["scorer"][i] for i in sorted(layers["scorer"])]
+    vf = [layers["value_layers"][i] for i in sorted(layers["value_layers"])]
+    return {"net_arch": pi if pi == vf else {"pi": pi, "vf": vf}, "activation": _activation_of(kwargs, "relu", where)}
+
+
+def _file_offer(data: Mapping[str, Any], kwargs: Mapping[str, Any], game: Game, offer: int | None,
+                where: str) -> int:
+    """The number of offered splits of an :class:`~.offered_policy.OfferedSplitsPolicy` model
+    saved at ``where``: its action space's ``n`` (``offer`` when the file does not record
+    it), checked against ``offer`` and its observation's size against the game's offered
+    layout; ValueError saying what differs."""
+    space = data.get("action_space")
+    recorded = space.get("n") if isinstance(space, Mapping) else None
+    found = int(recorded) if isinstance(recorded, str) and recorded.isdigit() else recorded
+    if not is_whole(found):
+        if offer is None:
+            raise ValueError(f"{where} does not record its action space; give the number of offered splits it "
+                             "decides over (offer=K, --offer K)")
+        found = offer
+    found = check_offer(found)
+    if offer is not None and offer != found:
+        raise ValueError(f"offer={offer}, but {where} decides over {found} offered splits (Discrete({found})); "
+                         f"leave offer out or give offer={found}")
+    trained = kwargs.get("game")
+    if trained is not None and trained != game.name:
+        raise ValueError(f"{where} scores {trained} splits, not {game.name}")
+    shape = data.get("observation_space", {}).get("_shape") if isinstance(data.get("observation_space"),
+                                                                           Mapping) else None
+    if isinstance(shape, list) and len(shape) == 1 and is_whole(shape[0]):
+        offered_layout(int(shape[0]), found, game.name)
+    return found
 
 
 def _scorer_shapes(state: Mapping[str, Any], where: str) -> dict[str, Any]:
@@ -379,12 +564,28 @@ def _module_reference(module: nn.Module) -> Reference:
     return logits
 
 
+def _slot_reference(module: nn.Module, game: Game, offer: int) -> Reference:
+    """The logits ``(N, K)`` of a slot scorer: ``module`` applied to each offered split's
+    feature row of offered observations."""
+    seat, width = observation_size(game), offered_width(game)
+    scores = _module_reference(module)
+
+    def logits(observations: np.ndarray) -> np.ndarray:
+        rows = observations[:, seat:].reshape(len(observations) * offer, width)
+        return scores(rows).reshape(len(observations), offer)
+    return logits
+
+
 def _check_same(reference: Reference, policy: MaskableActorCriticPolicy, game: Game, num_players: int,
-                where: str) -> None:
+                where: str, offer: int | None = None) -> None:
     """ValueError unless the rebuilt ``policy`` gives the logits of the model (``reference``)
-    on the seats of a few dealt tables, up to float32 rounding."""
+    on the seats of a few dealt tables (over ``offer`` offered splits, when given), up to
+    float32 rounding."""
     tables = deal(game, num_players, np.random.default_rng(0), batch=_CHECK_TABLES)
-    observations = np.stack([tables.observation(b, s) for b in range(_CHECK_TABLES) for s in range(num_players)])
+    pairs = [(b, s) for b in range(_CHECK_TABLES) for s in range(num_players)]
+    observations = tables.views_at(pairs).observations
+    if offer is not None:
+        observations = ActionForm.observations(observations, tables.offered_at(pairs, offer))
     theirs = reference(observations)
     with th.inference_mode():
         ours = action_logits(policy, th.as_tensor(observations)).numpy()

@@ -21,6 +21,9 @@ Both are sb3-contrib ``MaskableActorCriticPolicy`` classes over the flat observa
     over the split index too (:mod:`.split_kernels`); agents that only decide compute the
     same function without torch's per-operator cost (:mod:`.split_inference`, which reads
     the weights through :meth:`SplitScorerPolicy.inference_parameters`).
+
+The ``offered`` kind reads the offered-splits observation instead (a slot among a seat's
+offered splits, each with a feature row): :mod:`.offered_policy`.
 """
 
 from __future__ import annotations
@@ -38,10 +41,11 @@ from stable_baselines3.common.type_aliases import Schedule
 from torch import nn
 from torch.utils.checkpoint import checkpoint as grad_checkpoint
 
-from ...envs.games import game_class
+from ...envs.games import game_class, make_game
 from ...envs.observation import SLOT_FEATURES
+from ...envs.offered import offered_width
 from .distribution import SplitDistribution
-from .policy_kinds import POLICY_KINDS, check_arch
+from .policy_kinds import MLP_ARCH_KINDS, OFFER_KINDS, POLICY_KINDS, check_arch
 from .sparse import MarkedSplits, as_masks, carried, marked_splits
 from .subset_kernels import (
     MAX_SLOTS,
@@ -513,21 +517,27 @@ def policy_kwargs(kind: str, arch: Mapping[str, Any], game: str, prefix: str = "
     """SB3 ``policy_kwargs`` for a policy kind from its architecture settings (see
     :func:`.policy_kinds.check_arch`; a bad one is a ValueError naming ``prefix`` + its key)."""
     arch = check_arch(kind, arch, prefix)
-    if kind == "mlp":
+    if kind in MLP_ARCH_KINDS:
         net_arch = arch["net_arch"]
         if not isinstance(net_arch, dict):
             net_arch = {"pi": list(net_arch), "vf": list(net_arch)}
-        return {"net_arch": net_arch, "activation_fn": ACTIVATION_MODULES[arch["activation"]]}
+        kwargs = {"net_arch": net_arch, "activation_fn": ACTIVATION_MODULES[arch["activation"]]}
+        return {"game": game, **kwargs} if kind in OFFER_KINDS else kwargs
     return {"game": game, **arch}
 
 
 def build_policy(meta: Mapping[str, Any], *, initialise: bool = True) -> MaskableActorCriticPolicy:
-    """A fresh policy module (CPU, eval mode) of the kind and architecture in ``meta``.
+    """A fresh policy module (CPU, eval mode) of the kind and architecture in ``meta`` (a
+    kind of :data:`~.policy_kinds.OFFER_KINDS` over its ``offer`` splits).
     ``initialise=False`` skips the orthogonal initialisation (a QR decomposition per layer,
     most of the time it takes to build one), for a module whose weights are loaded next."""
     game = meta["game"]
-    obs_space = spaces.Box(-np.inf, np.inf, (int(meta["observation_size"]),), np.float32)
-    act_space = spaces.Discrete(int(meta["n_actions"]))
+    size, n = int(meta["observation_size"]), int(meta["n_actions"])
+    if meta["policy"]["kind"] in OFFER_KINDS:  # the seat vector, then ``offer`` feature rows; a slot of them
+        n = int(meta["offer"])
+        size += n * offered_width(make_game(game))
+    obs_space = spaces.Box(-np.inf, np.inf, (size,), np.float32)
+    act_space = spaces.Discrete(n)
     cls = policy_class(meta["policy"]["kind"])
     kwargs: dict[str, Any] = policy_kwargs(meta["policy"]["kind"], meta["policy"]["arch"], game, prefix="policy.arch.")
     if not initialise:

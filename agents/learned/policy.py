@@ -21,7 +21,9 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from ...envs.game import Game
 from ...envs.games import game_class, game_of
-from ...envs.table import SeatView
+from ...envs.offered import Offered, offer_hands
+from ...envs.offered_env import ActionForm
+from ...envs.table import SeatView, SeatViews
 from ..base import Agent
 from ..specs import AgentSpec
 from .checkpoint import (
@@ -36,6 +38,7 @@ from .checkpoint import (
 )
 from .distribution import SplitDistribution
 from .networks import SplitScorerPolicy, action_logits, build_policy
+from .offered_policy import OfferedSplitsPolicy
 from .split_inference import choices, few_allowed, torch_threads
 
 
@@ -73,7 +76,13 @@ class PolicyAgent(Agent):
     the hands' candidates (one batched call); given the candidates (``mask="undominated"``)
     it uses them as they are (see :meth:`listed_candidates` for masks an environment gives). A
     mask that holds no candidate (one a caller narrowed by hand) is used as it is.
-    ``over = "mask"`` chooses among every split the mask marks."""
+    ``over = "mask"`` chooses among every split the mask marks.
+
+    A policy of the ``offered`` kind (:class:`~.offered_policy.OfferedSplitsPolicy`) decides
+    from the splits offered to each view instead (:meth:`offered`, :attr:`offer` of them):
+    it scores the filled slots and plays the split in the highest-scoring one (``rng`` given:
+    a slot sampled from their softmax), among those the view's mask holds; :attr:`over` does
+    not apply to it."""
 
     #: bounds the (batch, n_actions) logits held at once
     batch_size = 64
@@ -91,8 +100,16 @@ class PolicyAgent(Agent):
         self.observation_size = int(meta["observation_size"])
         self.n_actions = int(meta["n_actions"])
         self._parameter = next(iter(self.policy.parameters()))  # its device is the policy's, read at each call
+        #: the number of splits offered to each seat, for a policy of the ``offered`` kind (else None)
+        self.offer: int | None = self.policy.offer if isinstance(self.policy, OfferedSplitsPolicy) else None
 
     def logits(self, observations: np.ndarray) -> np.ndarray:
+        """The unmasked logits ``(N, n_actions)`` of index-form observations; ValueError for a
+        policy of the ``offered`` kind, whose logits are over the slots of offered observations
+        (:meth:`.offered_policy.OfferedSplitsPolicy.slot_logits`)."""
+        if self.offer is not None:
+            raise ValueError(f"{self.name} scores the slots of offered observations, not split indices: read its "
+                             "logits with agent.policy.slot_logits(observations)")
         obs = np.asarray(observations, dtype=np.float32).reshape(-1, self.observation_size)
         with th.inference_mode():
             return action_logits(self.policy, th.as_tensor(obs, device=self.policy.device)).cpu().numpy()
@@ -156,10 +173,65 @@ class PolicyAgent(Agent):
                 rows.append(row)
         return _stacked(rows)
 
+    def offered(self, views: Sequence[SeatView]) -> Offered:
+        """The splits offered to each view (:attr:`offer` of them, rows in the views' order):
+        the views of tables through their tables (:meth:`SeatViews.offered`,
+        :meth:`~splitpoker.envs.table.Tables.offered_at`, under the tables' rules), those
+        made from an environment's data from their hands (:func:`~splitpoker.envs.offered.offer_hands`,
+        under the policy's rules, at the view's table size, else the policy's)."""
+        if self.offer is None:
+            raise ValueError(f"{self.name} is a {self.meta['policy']['kind']} policy: it is offered no splits")
+        if isinstance(views, SeatViews):
+            return views.offered(self.offer)
+        parts: dict[tuple[str, int], list[int]] = {}
+        for i, view in enumerate(views):
+            key = ("tables", id(view.tables)) if view.tables is not None else (
+                "hands", view.num_players or int(self.meta["num_players"]))
+            parts.setdefault(key, []).append(i)
+        pieces = []
+        for (source, held), indices in parts.items():
+            first = views[indices[0]].tables
+            if source == "tables" and first is not None:
+                pieces.append(first.offered_at([(views[i].table, views[i].seat) for i in indices], self.offer))
+            else:
+                pieces.append(offer_hands(self.game, np.stack([views[i].slots for i in indices]), held, self.offer))
+        if len(pieces) == 1:
+            return pieces[0]
+        order = np.concatenate([np.asarray(indices) for indices in parts.values()])
+        place = np.empty_like(order)
+        place[order] = np.arange(len(order))
+        return Offered(**{field: np.concatenate([getattr(p, field) for p in pieces])[place]
+                          for field in ("splits", "mask", "features", "counts")})
+
+    def offered_choices(self, views: Sequence[SeatView]) -> np.ndarray:
+        """The decisions of a policy of the ``offered`` kind: the split in the highest-scoring
+        filled slot of each view's offer (sampled with ``rng``) that its mask holds (a view
+        of an environment's data may hold a narrower mask than the candidates)."""
+        offered = self.offered(views)
+        allowed = offered.mask.copy()
+        for i, view in enumerate(views):
+            if view.mask_kind is None and view.mask.shape == (self.n_actions,):
+                filled = np.flatnonzero(allowed[i])
+                allowed[i, filled] = view.mask[offered.splits[i, filled]]
+                if not allowed[i].any():
+                    raise ValueError(f"{self.name}: the mask of seat {view.seat}'s hand {' '.join(view.hand)} holds "
+                                     f"none of the {len(filled)} splits offered to it")
+        seats = views.observations if isinstance(views, SeatViews) else np.stack([v.observation for v in views])
+        observations = ActionForm.observations(seats, offered)
+        assert isinstance(self.policy, OfferedSplitsPolicy)
+        with torch_threads(self.threads if self._parameter.is_cpu else None):
+            logits = self.policy.slot_logits(observations)
+        scores = logits.astype(np.float64)
+        if self.rng is not None:
+            scores = scores + self.rng.gumbel(size=scores.shape)
+        return offered.choose(np.where(allowed, scores, -np.inf).argmax(1))
+
     def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:
         """One decision per view, in a single forward pass."""
         if not views:
             return np.empty(0, dtype=np.int64)
+        if isinstance(self.policy, OfferedSplitsPolicy):
+            return self.offered_choices(views)
         scorer = isinstance(self.policy, SplitScorerPolicy) and self._parameter.is_cpu
         listed = self.listed_candidates(views)
         if scorer and listed is not None:  # it reads the lists: the masks of the views not listed only

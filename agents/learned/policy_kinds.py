@@ -12,6 +12,11 @@ point, imported when first asked for; the policies built from these settings are
 ``split_scorer``
     ``subset_hidden``, ``embed_dim``, ``split_hidden`` (0: additive rows) and
     ``value_hidden`` (:data:`SPLIT_SCORER_KEYS`).
+``offered``
+    The offered-splits policy (:mod:`.offered_policy`): ``net_arch`` (the slot scorer's and
+    the critic's hidden sizes, a list for both or ``{"pi": [...], "vf": [...]}``) and
+    ``activation``, read as an ``mlp``'s are. Its saved policies record the number of
+    offered splits they decide over (:data:`OFFER_KINDS`).
 
 >>> check_arch("split_scorer", {"embed_dim": 16, "split_hidden": 0})
 {'embed_dim': 16, 'split_hidden': 0}
@@ -35,6 +40,12 @@ from ...runtime.registry import Registry
 POLICY_KINDS: Registry[Any] = Registry("policy", "policies")
 POLICY_KINDS.register("mlp", "sb3_contrib.common.maskable.policies:MaskableActorCriticPolicy")
 POLICY_KINDS.register("split_scorer", "splitpoker.agents.learned.networks:SplitScorerPolicy")
+POLICY_KINDS.register("offered", "splitpoker.agents.learned.offered_policy:OfferedSplitsPolicy")
+#: the kinds whose policies choose among a seat's offered splits (a slot of ``offer``), not
+#: among split indices: a saved policy of such a kind records its ``offer``
+OFFER_KINDS = ("offered",)
+#: the kinds whose architecture settings are an ``mlp``'s (:data:`MLP_KEYS`)
+MLP_ARCH_KINDS = ("mlp", "offered")
 #: the activations of an ``mlp`` policy's hidden layers
 ACTIVATIONS = ("relu", "tanh")
 #: the architecture settings of a ``split_scorer`` policy
@@ -100,17 +111,17 @@ def check_arch(kind: str, arch: Any, prefix: str = "policy.") -> dict[str, Any]:
     """The architecture settings of a policy kind, each checked (type, range, at most
     :data:`MAX_WIDTH` wide) before anything is built; BadSetting naming ``prefix`` + the key.
 
-    ``mlp``: ``net_arch`` (list of hidden sizes, or ``{"pi": [...], "vf": [...]}``) and
+    ``mlp`` and ``offered``: ``net_arch`` (list of hidden sizes, or ``{"pi": [...], "vf": [...]}``) and
     ``activation`` (relu, tanh). ``split_scorer``: ``subset_hidden``, ``embed_dim``,
     ``split_hidden`` (0: additive rows), ``value_hidden``."""
     if not isinstance(arch, Mapping):
         raise BadSetting(prefix.rstrip("."), arch, "not a mapping of architecture settings")
     arch = dict(arch)
-    if check_kind(kind) == "mlp":
+    if check_kind(kind) in MLP_ARCH_KINDS:
         unknown = sorted(set(arch) - set(MLP_KEYS), key=str)
         if unknown:
             raise BadSetting(f"{prefix}{unknown[0]}", arch[unknown[0]],
-                             f"not an mlp setting; settings: {', '.join(MLP_KEYS)}")
+                             f"not an {kind} setting; settings: {', '.join(MLP_KEYS)}")
         activation = arch.get("activation", "relu")
         if not isinstance(activation, str) or activation not in ACTIVATIONS:
             raise BadSetting(f"{prefix}activation", activation, f"activations: {', '.join(ACTIVATIONS)}")

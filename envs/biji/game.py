@@ -28,6 +28,7 @@ class BijiGame(Game):
     invalid_reason = "is not strictly increasing (pot 1 < pot 2 < pot 3)"
     invalid_name = "pots not increasing"
     summary = "比机 / 比鸡: 9 cards into three pots of 3"
+    default_offer = 64
 
     rules: engine.BijiRules
 
@@ -50,11 +51,33 @@ class BijiGame(Game):
     def valid_rows(self, first: Any, middle: Any, last: Any) -> Any:
         return engine.increasing_pots(first, middle, last)
 
+    def subset_strengths(self, slots: np.ndarray) -> dict[int, np.ndarray]:
+        # the compiled kernel of the dominance keys: every group of many hands in one pass
+        from .kernels import group_strengths_of_hands  # compiled with numba: loaded on first use
+
+        hands = np.asarray(slots)
+        return {3: group_strengths_of_hands(hands.reshape(-1, engine.HAND_SIZE), self.rules)
+                .reshape(*hands.shape[:-1], -1)}
+
     def dominance_rows(self, slots: np.ndarray) -> DominanceRows:
         return dominance.dominance_rows(slots, self.rules)
 
     def heuristic_actions(self, hands: np.ndarray, num_players: int) -> np.ndarray:
         return heuristic.best_splits(hands, self.rules, reference_rows(self), num_players)
+
+    def heuristic_row_terms(self, position: int, strengths: np.ndarray, num_players: int) -> np.ndarray:
+        return heuristic.row_terms(position, strengths, self.rules, reference_rows(self), num_players)
+
+    def heuristic_combined(self, first: np.ndarray, middle: np.ndarray, last: np.ndarray,
+                           num_players: int) -> np.ndarray:
+        return heuristic.combined(first, middle, last, self.rules, num_players)
+
+    def heuristic_value_bounds(self, num_players: int) -> tuple[float, float]:
+        return heuristic.value_bounds(self.rules, num_players)
+
+    def row_bonuses(self, position: int, strengths: np.ndarray) -> np.ndarray:
+        """The 喜 a pot earns by itself (顺清打头: a straight flush in pot 1), in 喜."""
+        return heuristic.pot_bonuses(position, strengths, self.rules)
 
     def held_bonuses(self, rows: Sequence[Sequence[int]]) -> dict[str, int]:
         cards = np.sort(np.asarray(rows, dtype=np.int64).reshape(3, 3), axis=1)

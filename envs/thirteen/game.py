@@ -30,6 +30,7 @@ class ThirteenGame(Game):
     invalid_reason = "fouls"
     invalid_name = "foul (倒水)"
     summary = "十三张 / 十三水, Chinese poker: 13 cards into rows of 3, 5 and 5"
+    default_offer = 256
 
     rules: engine.ThirteenRules
 
@@ -66,6 +67,14 @@ class ThirteenGame(Game):
         middle, back = engine.rank_only_strengths(flat[:, 3:].reshape(-1, 5), self.rules).reshape(-1, 2).T
         return np.asarray(engine.no_foul(front, middle, back), dtype=bool).reshape(shape)
 
+    def subset_strengths(self, slots: np.ndarray) -> dict[int, np.ndarray]:
+        # the compiled kernel of the candidates' sweep: every subset of many hands in one pass
+        from . import kernels  # compiled with numba: loaded on first use, so the game stays pure
+
+        hands = np.asarray(slots)
+        s3, _, s5, _ = kernels.subset_strengths(hands.reshape(-1, engine.HAND_SIZE), self.rules)
+        return {3: s3.reshape(*hands.shape[:-1], -1), 5: s5.reshape(*hands.shape[:-1], -1)}
+
     def strongest_rows(self, hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         from . import kernels  # compiled with numba: loaded on first use, so the game stays pure
 
@@ -79,6 +88,22 @@ class ThirteenGame(Game):
 
     def heuristic_actions(self, hands: np.ndarray, num_players: int) -> np.ndarray:
         return heuristic.best_splits(hands, self.rules, reference_rows(self), num_players)
+
+    def heuristic_row_terms(self, position: int, strengths: np.ndarray, num_players: int) -> np.ndarray:
+        return heuristic.row_terms(position, strengths, self.rules, reference_rows(self))
+
+    def heuristic_combined(self, first: np.ndarray, middle: np.ndarray, last: np.ndarray,
+                           num_players: int) -> np.ndarray:
+        return heuristic.combined(first, middle, last, self.rules)
+
+    def heuristic_value_bounds(self, num_players: int) -> tuple[float, float]:
+        return heuristic.value_bounds(self.rules)
+
+    def row_bonuses(self, position: int, strengths: np.ndarray) -> np.ndarray:
+        """The row's royalty: its value at that position above the 1 point of a plain win
+        (:func:`.scoring.value_table`; 0 for a row that is not paid)."""
+        values = scoring.value_table(self.rules)[position].take(engine.strength_type(strengths))
+        return np.maximum(values - 1, 0).astype(float)
 
     def score(self, arrangements: Sequence[Sequence[Sequence[int]]]) -> scoring.ThirteenScore:
         return scoring.score_table(arrangements, self.rules)

@@ -1,7 +1,13 @@
 """Thirteen's scoring (envs/thirteen/RULES.md section 6): row values and royalties, the
-pairs a table compares, and one scoring core for B tables, read as one table's itemised
-payments (:func:`score_table`) or as many tables' payoffs (:func:`score_tables`). Pure:
-standard library and NumPy.
+pairs a table compares, the rules of a compared pair, and one scoring core for B tables,
+read as one table's itemised payments (:func:`score_table`) or as many tables' payoffs
+(:func:`score_tables`). Pure: standard library and NumPy.
+
+Each rule of a pair is written once, here, and the solver's exact path (:mod:`.expected`)
+applies the same functions to counts and bit sets: :func:`row_keys` (fouls, equal rows),
+:func:`points_table` (royalties), :func:`more_rows` and :func:`majority_point`,
+:func:`all_rows` (scoop), :func:`home_run`, :func:`pair_factor`, :func:`rows_decide` and
+:func:`special_pair_total` (special hands).
 
 >>> from ..cards import parse_rows
 >>> score = score_table([parse_rows("Ah Ad 3c | 9s 9d 4c 4h 2s | Kh Qh Jh Th 9h"),
@@ -13,8 +19,9 @@ standard library and NumPy.
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, reduce
 from itertools import combinations
 from typing import Any, NamedTuple
 
@@ -46,6 +53,8 @@ from .specials import (
 __all__ = [
     "ThirteenScore", "row_values", "score_table", "compared_pairs", "royalty_table", "value_table",
     "tie_sign", "COUNTED_ROWS", "table_strengths", "special_pair_total", "MAJORITY_SCORING", "score_tables",
+    "points_table", "majority_point", "row_keys", "rows_decide", "more_rows", "all_rows", "home_run", "pair_factor",
+    "pair_results", "scoop_signs", "seat_scoops",
 ]
 
 
@@ -68,8 +77,8 @@ COUNTED_ROWS = {"all": (1, 1, 1), "back": (0, 0, 1)}
 
 
 @cache
-def _value_table(royalties: str, counted_rows: str) -> np.ndarray:
-    table = royalty_table(royalties) * np.array(COUNTED_ROWS[counted_rows], dtype=np.int64)[:, None]
+def _value_table(royalties: str, counted_rows: str, rows_paid: bool = True) -> np.ndarray:
+    table = royalty_table(royalties) * np.array(COUNTED_ROWS[counted_rows], dtype=np.int64)[:, None] * rows_paid
     table.flags.writeable = False
     return table
 
@@ -83,6 +92,19 @@ def value_table(rules: ThirteenRules) -> np.ndarray:
 def row_values(strengths: np.ndarray, rules: ThirteenRules) -> np.ndarray:
     """Row values of arrangements: ``strengths`` of shape ``(..., 3)`` → values ``(..., 3)``."""
     return value_table(rules)[np.arange(3), strength_type(strengths)]
+
+
+def points_table(rules: ThirteenRules) -> np.ndarray:
+    """What winning a row pays by row position and type, shape ``(3, 9)``: its value
+    (:func:`value_table`; one point under ``two_four``, which has no royalties), nothing
+    under ``scoring=majority``, which pays the majority point only."""
+    return _value_table(rules.royalties, rules.counted_rows, rules.scoring != "majority")
+
+
+def majority_point(rules: ThirteenRules) -> int:
+    """The point to the seat of a pair that won more rows than it lost (:func:`more_rows`):
+    1 under the ``MAJORITY_SCORING`` values, else 0."""
+    return int(rules.scoring in MAJORITY_SCORING)
 
 
 @dataclasses.dataclass
@@ -150,7 +172,64 @@ def special_pair_total(first: Any, second: Any, first_is_banker: Any, rules: Thi
         total = np.where(vi == vj, np.where(ki > kj, pi, np.where(kj > ki, -pj, 0)), total)
     if rules.special_table.both == "banker_pays":
         total = np.where((vi != 0) & (vj != 0), np.where(first_is_banker, -pj, pi), total)
-    return np.where((vi != 0) | (vj != 0), total, 0)
+    return np.where(rows_decide(vi, vj), 0, total)
+
+
+def rows_decide(first: Any, second: Any) -> Any:
+    """Whether the rows decide a compared pair, from the two seats' special-hand values
+    (vectorised): neither holds a special hand (报到); otherwise :func:`special_pair_total`
+    pays the pair and its rows count for nothing."""
+    return (np.asarray(first) == 0) & (np.asarray(second) == 0)
+
+
+_FOULED_KEY = -3  # every row of a fouled hand (row_keys): below the key of any row
+
+
+def row_keys(strengths: Any, fouled: Any, ties: Any = 0) -> np.ndarray:
+    """The rule of a row between seats i and j, fouls (倒水) and equal rows included, as
+    keys (vectorised; ``fouled`` broadcasts against ``strengths``): seat i wins the row when
+    ``row_keys(its strength, its foul)`` is larger than ``row_keys(j's strength, j's foul,
+    tie_sign(i, j))``, seat j when it is smaller, nobody when they are equal. The stronger
+    row wins; an equal row goes to the seat :func:`tie_sign` names; a fouled hand loses
+    every row to a hand that did not foul and ties every row with a fouled one."""
+    return np.where(fouled, _FOULED_KEY, 2 * np.asarray(strengths) - ties)
+
+
+def more_rows(wins: Sequence[Any], losses: Sequence[Any]) -> tuple[Any, Any]:
+    """The majority rule (``two_four``, ``majority``): from whether a seat won and whether
+    it lost each of the three rows against another (boolean arrays or bit sets alike),
+    whether it won more rows than it lost, and whether it lost more than it won.
+
+    >>> [bool(side) for side in more_rows(np.array([True, False, True]), np.array([False, False, False]))]
+    [True, False]
+    """
+    (wf, wm, wb), (lf, lm, lb) = wins, losses
+    won, lost = wf | wm | wb, lf | lm | lb
+    return ((wf & wm) | (wf & wb) | (wm & wb) | (won & ~lost),
+            (lf & lm) | (lf & lb) | (lm & lb) | (lost & ~won))
+
+
+def all_rows(rows: Sequence[Any]) -> Any:
+    """The scoop condition (打枪): a seat won all three ``rows`` against another (boolean
+    arrays or bit sets alike; a row tied is not won)."""
+    return rows[0] & rows[1] & rows[2]
+
+
+def home_run(scooped: Sequence[Any], n: int, rules: ThirteenRules) -> Any:
+    """The home-run condition (全垒打) of a seat at an ``n``-player table, from whether it
+    scooped each seat it is compared with (boolean arrays or bit sets alike): ``home_run``
+    is on, the table has 4 players and the seat scooped all n - 1 others. False where no
+    home run is paid."""
+    if not rules.home_run or n != PLAYERS[1] or len(scooped) != n - 1:
+        return False
+    return reduce(operator.and_, scooped)
+
+
+def pair_factor(scooped: Any, home: Any) -> Any:
+    """What a compared pair's total (its rows and majority point) is multiplied by: doubled
+    when either seat scooped the other (:func:`all_rows`), doubled again when either made a
+    home run (:func:`home_run`)."""
+    return (1 + np.asarray(scooped, dtype=np.int64)) * (1 + np.asarray(home, dtype=np.int64))
 
 
 def compared_pairs(n: int, rules: ThirteenRules) -> list[tuple[int, int]]:
@@ -222,44 +301,68 @@ def _pair_layout(n: int, rules: ThirteenRules) -> tuple[list[tuple[int, int]], n
     return pairs, i, j, incidence, np.array([[[tie_sign(a, b, rules)]] for a, b in pairs])
 
 
+def pair_results(by_seat: np.ndarray, fouled: np.ndarray, special: np.ndarray, i: np.ndarray, j: np.ndarray,
+                 ties: Any) -> np.ndarray:
+    """Who wins each row of each compared pair over B tables, (P, 3, B): 1 seat ``i``, -1
+    seat ``j``, 0 nobody (:func:`row_keys`), and 0 in every row of a pair that special hands
+    decide (:func:`rows_decide`); from the seats' row strengths ``by_seat`` (n, 3, B), their
+    fouls (n, 1, B), their special-hand values (n, B), the pairs' seats (P,) and who wins
+    their equal rows (:func:`tie_sign`, broadcast to (P, 1, 1))."""
+    results = np.sign(row_keys(by_seat[i], fouled[i]) - row_keys(by_seat[j], fouled[j], ties))
+    return results * rows_decide(special[i], special[j])[:, None]
+
+
+def scoop_signs(results: np.ndarray) -> np.ndarray:
+    """Scoops (:func:`all_rows`) from :func:`pair_results` (P, 3, B): (P, B) 1 where seat i
+    scooped seat j, -1 where seat j scooped seat i, 0 where neither did."""
+    rows = results.swapaxes(0, 1)
+    return all_rows(rows > 0).astype(np.int64) - all_rows(rows < 0)
+
+
+def seat_scoops(signs: np.ndarray, pairs: Sequence[tuple[int, int]], seat: int) -> list[np.ndarray]:
+    """Whether ``seat`` scooped each seat it is compared with, in the order of ``pairs``,
+    from their :func:`scoop_signs` (P, B): the argument of :func:`home_run`."""
+    return [signs[p] == (1 if seat == a else -1) for p, (a, b) in enumerate(pairs) if seat in (a, b)]
+
+
 def _score(table: np.ndarray, special: np.ndarray, rules: ThirteenRules) -> _Scored:
-    """The scoring of B tables (RULES.md section 6), every rule written once and vectorised
-    over tables and compared pairs: ``table`` (B, n, 13) card ids row by row, each row
-    sorted, ``special`` (B, n) the seats' special-hand values in the table. The pairs'
-    arrays are worked out pair and row first, tables last (P, 3, B), so that each is a run
-    of B values."""
+    """The scoring of B tables (RULES.md section 6) by the rules of a pair, vectorised over
+    tables and compared pairs: ``table`` (B, n, 13) card ids row by row, each row sorted,
+    ``special`` (B, n) the seats' special-hand values in the table. The pairs' arrays are
+    worked out pair and row first, tables last (P, 3, B), so that each is a run of B
+    values."""
     batch, n, _ = table.shape
     pairs, i, j, incidence, ties = _pair_layout(n, rules)
     strengths = table_strengths(table, rules)
     fouled = ~valid_strengths(strengths[..., 0], strengths[..., 1], strengths[..., 2])
     keys = special_keys(table.reshape(-1, HAND_SIZE), rules).reshape(batch, n).T
-    by_seat, seat_fouled, seat_special = strengths.transpose(1, 2, 0).copy(), fouled.T[:, None], special.T
-    si, sj, fi, fj = by_seat[i], by_seat[j], seat_fouled[i], seat_fouled[j]
-    decided = (seat_special[i] != 0) | (seat_special[j] != 0)  # special hands replace the rows
-    # per row: 1 seat i wins it, -1 seat j, 0 nobody; a fouled hand loses every row to one that is not
-    results = np.where(fi | fj, fj.astype(np.int64) - fi, np.sign(si - sj) + (si == sj) * ties) * ~decided[:, None]
-    if rules.scoring in ("majority", "two_four"):
-        rows = results if rules.scoring == "two_four" else np.zeros_like(results)
-    else:
-        values = row_values(strengths, rules).transpose(1, 2, 0).copy()
-        rows = (results > 0) * values[i] - (results < 0) * values[j]
+    by_seat, seat_special = strengths.transpose(1, 2, 0).copy(), special.T
+    results = pair_results(by_seat, fouled.T[:, None], seat_special, i, j, ties)
+    won, lost = results > 0, results < 0
+    values = points_table(rules)[np.arange(3), strength_type(strengths)].transpose(1, 2, 0).copy()
+    rows = won * values[i] - lost * values[j]
     zero = np.zeros((len(pairs), batch), dtype=np.int64)
-    majority = np.sign(results.sum(axis=1)) if rules.scoring in MAJORITY_SCORING else zero
+    point = majority_point(rules)
+    majority = (point * np.subtract(*more_rows(won.swapaxes(0, 1), lost.swapaxes(0, 1)), dtype=np.int64)
+                if point else zero)
     total = rows.sum(axis=1) + majority
-    scoop = home_run = zero
+    scoop = home_points = zero
     if rules.scoop == "double":
-        scoop = np.where((rows > 0).all(axis=1) | (rows < 0).all(axis=1), total, 0)
-        total = total + scoop
-    if rules.home_run and n == 4:
-        home = incidence.T @ np.sign(scoop) == n - 1  # a seat that scooped every opponent
-        home_run = np.where(home[i] | home[j], total, 0)
+        signs = scoop_signs(results)
+        home = np.zeros((n, batch), dtype=bool)
+        if rules.home_run:
+            for seat in range(n):
+                home[seat] = home_run(seat_scoops(signs, pairs, seat), n, rules)
+        doubled = pair_factor(signs != 0, False)
+        scoop, home_points = total * (doubled - 1), total * (pair_factor(signs != 0, home[i] | home[j]) - doubled)
+        total = total + scoop + home_points
     special_points = np.asarray(special_pair_total(seat_special[i], seat_special[j], (i == rules.banker_seat)[:, None],
                                                    rules, keys[i], keys[j]), dtype=np.int64)
-    total = total + home_run + special_points
+    total = total + special_points
     return _Scored(pairs=pairs, strengths=strengths, fouled=fouled & (special == 0),
                    paid=np.asarray(special_payments(special, rules), dtype=np.int64),
                    payoffs=(total.T @ incidence).astype(float), rows=rows.transpose(2, 0, 1), majority=majority.T,
-                   special=special_points.T, scoop=scoop.T, home_run=home_run.T, total=total.T)
+                   special=special_points.T, scoop=scoop.T, home_run=home_points.T, total=total.T)
 
 
 def sort_rows(table: np.ndarray) -> np.ndarray:
