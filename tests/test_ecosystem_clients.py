@@ -151,6 +151,33 @@ def test_torchrl_pettingzoo_wrapper_passes_check_env_specs(game: str, api: str, 
 
 # ---------------------------------------------------------------------- Tianshou
 
+def _tianshou_collect(make_env: Any, hands: int) -> tuple[Any, Any, Any]:
+    """``hands`` hands of Tianshou 2's ``PettingZooEnv`` around ``make_env()`` in a ``Collector``
+    of masked random policies, one a seat (``MARLRandomDiscreteMaskedOffPolicyAlgorithm``
+    under ``MultiAgentOffPolicyAlgorithm``): the collect's statistics, its buffer and one
+    wrapped environment."""
+    pytest.importorskip("tianshou", reason=f"Tianshou {MISSING}")
+    from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm
+    from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
+    from tianshou.data import Collector, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv, PettingZooEnv
+
+    env = PettingZooEnv(make_env())
+    algorithm = MultiAgentOffPolicyAlgorithm(
+        algorithms=[MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space) for _ in env.agents],
+        env=env)
+    envs = DummyVectorEnv([lambda: PettingZooEnv(make_env())])
+    envs.seed(0)
+    buffer = VectorReplayBuffer(hands * len(env.agents), 1)
+    state = np.random.get_state()  # the random policy draws from NumPy's global generator
+    np.random.seed(0)
+    try:
+        stats = Collector(algorithm, envs, buffer).collect(n_episode=hands, reset_before_collect=True)
+    finally:
+        np.random.set_state(state)
+    return stats, buffer, env
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("game", sorted(MODULES))
 @pytest.mark.parametrize("infos", ["text", "arrays"])
@@ -159,30 +186,8 @@ def test_tianshou_collector_plays_hands_with_masked_random_policies(game: str, i
     policy per seat (``MARLRandomDiscreteMaskedOffPolicyAlgorithm`` under
     ``MultiAgentOffPolicyAlgorithm``): each hand is one step per seat, every action inside the
     mask, and each hand's returns sum to zero."""
-    pytest.importorskip("tianshou", reason=f"Tianshou {MISSING}")
-    from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm
-    from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
-    from tianshou.data import Collector, VectorReplayBuffer
-    from tianshou.env import DummyVectorEnv, PettingZooEnv
-
-    def make() -> PettingZooEnv:
-        return PettingZooEnv(MODULES[game].env(num_players=PLAYERS, infos=infos))
-
-    env = make()
-    algorithm = MultiAgentOffPolicyAlgorithm(
-        algorithms=[MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space) for _ in env.agents],
-        env=env)
-    envs = DummyVectorEnv([make])
-    envs.seed(0)
     hands = 3
-    buffer = VectorReplayBuffer(hands * PLAYERS, 1)
-    state = np.random.get_state()  # the random policy draws from NumPy's global generator
-    np.random.seed(0)
-    try:
-        stats = Collector(algorithm, envs, buffer).collect(n_episode=hands, reset_before_collect=True)
-    finally:
-        np.random.set_state(state)
-    assert stats.n_collected_episodes == hands
+    stats, buffer, _ = _tianshou_collect(lambda: MODULES[game].env(num_players=PLAYERS, infos=infos), hands)
     assert list(stats.lens) == [PLAYERS] * hands  # no hand ended early on an illegal split
     assert np.allclose(np.asarray(stats.returns).sum(axis=-1), 0)
     batch, _ = buffer.sample(0)
@@ -308,29 +313,9 @@ def test_tianshou_collector_plays_random_offered_slots(game: str) -> None:
     of masked random policies plays whole hands, one step per seat, each slot inside the
     observation's ``mask``; the observation holds the offered splits' features; each seat's
     slot holds the split it played, a candidate of its hand; each hand's returns sum to zero."""
-    pytest.importorskip("tianshou", reason=f"Tianshou {MISSING}")
-    from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm
-    from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
-    from tianshou.data import Collector, VectorReplayBuffer
-    from tianshou.env import DummyVectorEnv, PettingZooEnv
-
-    def make() -> PettingZooEnv:
-        return PettingZooEnv(MODULES[game].env(num_players=OFFERED_PLAYERS, actions="offered", infos="arrays"))
-
-    env = make()
-    algorithm = MultiAgentOffPolicyAlgorithm(
-        algorithms=[MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space) for _ in env.agents],
-        env=env)
-    envs = DummyVectorEnv([make])
-    envs.seed(0)
     hands = 3
-    buffer = VectorReplayBuffer(hands * OFFERED_PLAYERS, 1)
-    state = np.random.get_state()  # the random policy draws from NumPy's global generator
-    np.random.seed(0)
-    try:
-        stats = Collector(algorithm, envs, buffer).collect(n_episode=hands, reset_before_collect=True)
-    finally:
-        np.random.set_state(state)
+    stats, buffer, env = _tianshou_collect(
+        lambda: MODULES[game].env(num_players=OFFERED_PLAYERS, actions="offered", infos="arrays"), hands)
     assert list(stats.lens) == [OFFERED_PLAYERS] * hands  # no hand ended early on an empty slot
     assert np.allclose(np.asarray(stats.returns).sum(axis=-1), 0)
     batch, _ = buffer.sample(0)

@@ -238,7 +238,7 @@ RECIPES = {
 
 def test_every_packaged_config_loads():
     names = {path.stem for path in PACKAGED_CONFIGS.glob("*.yaml")}
-    assert names == {"quickstart", "biji_fp_4p", *RECIPES,
+    assert names == {"quickstart", "biji_fp_4p", "biji_offered_ppo_4p", "thirteen_offered_ppo_4p", *RECIPES,
                      *(name.replace("_classic", "_classic_ppo").replace("_western", "_western_ppo")
                        .replace("_shisanshui", "_shisanshui_ppo") for name in RECIPES)}
     for name in names:

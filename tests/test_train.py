@@ -58,7 +58,7 @@ def run(tmp_path: Path, data: dict[str, Any], name: str = "tiny.yaml"):
     ({"ppo": {"n_steps": "many"}}, "ppo.n_steps: Input should be a valid integer"),
     ({"ppo": {"n_steps": 0}}, "ppo.n_steps: Input should be greater than 0 (got 0)"),
     ({"game": "go"}, "game: unknown game 'go'; games: thirteen, biji"),
-    ({"policy": {"kind": "transformer"}}, "policy.kind: Input should be 'mlp' or 'split_scorer'"),
+    ({"policy": {"kind": "transformer"}}, "policy.kind: Input should be 'mlp', 'split_scorer' or 'offered'"),
     ({"policy": {"kind": "mlp", "embed_dim": 4}}, "policy.embed_dim does not apply to the mlp policy"),
     ({"rules": {"wheel": "lowest"}}, "rules: unknown biji switch 'wheel'; switches: jokers"),
     ({"rules": {"jokers": "many"}}, "rules: biji switch jokers='many' is not allowed; allowed:"),
@@ -111,7 +111,8 @@ def test_shipped_configs_are_valid():
     names = {p.name for p in (ROOT / "configs").glob("*.yaml")}
     assert {"quickstart.yaml", "thirteen_classic_4p.yaml", "biji_classic_4p.yaml", "thirteen_western_2p.yaml",
             "thirteen_shisanshui_4p.yaml", "thirteen_classic_ppo_4p.yaml", "thirteen_western_ppo_2p.yaml",
-            "thirteen_shisanshui_ppo_4p.yaml", "biji_classic_ppo_4p.yaml", "biji_fp_4p.yaml"} <= names
+            "thirteen_shisanshui_ppo_4p.yaml", "biji_classic_ppo_4p.yaml", "biji_fp_4p.yaml",
+            "biji_offered_ppo_4p.yaml", "thirteen_offered_ppo_4p.yaml"} <= names
     for name in names:
         config = load_config(ROOT / "configs" / name)
         assert config.total_timesteps > 0
@@ -445,7 +446,7 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
     assert "give a config file or --resume" in capsys.readouterr().err
     path = write(tmp_path, tiny(tmp_path))
     assert main(["train", str(path), "--set", "policy.kind=rnn"]) == 2
-    assert "policy.kind: Input should be 'mlp' or 'split_scorer'" in capsys.readouterr().err
+    assert "policy.kind: Input should be 'mlp', 'split_scorer' or 'offered'" in capsys.readouterr().err
 
 
 def test_cli_json_prints_one_document(tmp_path, capsys):

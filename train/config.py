@@ -33,10 +33,12 @@ from typing import Any, ClassVar, Literal, get_args, get_origin
 import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
+from ..agents.learned.policy_kinds import MLP_ARCH_KINDS, OFFER_KINDS
 from ..agents.learned.policy_kinds import POLICY_KINDS as POLICY_KINDS
 from ..agents.solver import MAX_SAMPLES
 from ..agents.specs import check_spec
 from ..envs.games import check_game, game_class, game_names, make_rules
+from ..envs.offered import MAX_OFFER
 from ..runtime.limits import MAX_HANDS, MAX_THREADS, MAX_TIMESTEPS, MAX_WORKERS
 from ..runtime.settings import load_yaml, loose_scalar, read_mapping
 from . import trainers
@@ -47,18 +49,27 @@ from .trainers import DEFAULT_ALGORITHM, TRAINERS
 #: the configs shipped with the package, ``splitpoker.configs`` (the top-level ``configs/``
 #: folder of a checkout, which an installed package holds beside ``splitpoker.train``)
 PACKAGED_CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+#: each policy kind's settings of the ``policy`` section (besides ``kind``)
+KIND_SETTINGS: dict[str, set[str]] = {"mlp": {"net_arch", "activation"},
+                                      "split_scorer": {"subset_hidden", "embed_dim", "split_hidden", "value_hidden"},
+                                      "offered": {"net_arch", "activation", "offer"}}
 
 
 class PolicyConfig(Section):
-    """The policy network."""
+    """The policy network: its kind (:data:`POLICY_KINDS`) and that kind's settings
+    (:data:`KIND_SETTINGS`; a setting of another kind is an error naming it)."""
 
-    kind: Literal["mlp", "split_scorer"] = Field("split_scorer", description="policy network kind")
-    net_arch: list[int] = Field(default_factory=lambda: [64, 64], description="mlp: hidden layer sizes")
-    activation: Literal["relu", "tanh"] = Field("relu", description="mlp: activation")
+    kind: Literal["mlp", "split_scorer", "offered"] = Field("split_scorer", description="policy network kind")
+    net_arch: list[int] = Field(default_factory=lambda: [64, 64], description="mlp: hidden layer sizes; offered: "
+                                "the hidden layer sizes of the slot scorer and of the critic")
+    activation: Literal["relu", "tanh"] = Field("relu", description="mlp, offered: activation")
     subset_hidden: int = Field(64, gt=0, description="split_scorer: hidden size of the subset encoder")
     embed_dim: int = Field(32, gt=0, description="split_scorer: subset embedding size")
     split_hidden: int = Field(8, ge=0, description="split_scorer: per-split interaction size (0: additive rows)")
     value_hidden: int = Field(64, gt=0, description="split_scorer: value head hidden size")
+    offer: int | None = Field(None, gt=0, le=MAX_OFFER, description="offered: the candidate splits offered to each "
+                              "seat, the slots the policy chooses among (null: the game's default_offer; the run "
+                              "writes the value it used)")
 
     @field_validator("net_arch")
     @classmethod
@@ -69,21 +80,29 @@ class PolicyConfig(Section):
 
     @model_validator(mode="after")
     def _only_own_settings(self) -> PolicyConfig:
-        own = {"mlp": {"net_arch", "activation"},
-               "split_scorer": {"subset_hidden", "embed_dim", "split_hidden", "value_hidden"}}
-        other = own["mlp" if self.kind == "split_scorer" else "split_scorer"]
-        stray = sorted(other & self.model_fields_set)
+        own = KIND_SETTINGS[self.kind]
+        stray = sorted((set().union(*KIND_SETTINGS.values()) - own) & self.model_fields_set)
         if stray:
             raise ValueError(f"policy.{stray[0]} does not apply to the {self.kind} policy; its settings: "
-                             f"{', '.join(sorted(own[self.kind]))}")
+                             f"{', '.join(sorted(own))}")
         return self
+
+    @property
+    def offered(self) -> bool:
+        """Whether the policy chooses a slot among a seat's offered splits, not a split index."""
+        return self.kind in OFFER_KINDS
 
     def arch(self) -> dict[str, Any]:
         """The architecture settings of the chosen kind (stored in checkpoints)."""
-        if self.kind == "mlp":
+        if self.kind in MLP_ARCH_KINDS:
             return {"net_arch": list(self.net_arch), "activation": self.activation}
         return {"subset_hidden": self.subset_hidden, "embed_dim": self.embed_dim,
                 "split_hidden": self.split_hidden, "value_hidden": self.value_hidden}
+
+    def settings(self) -> dict[str, Any]:
+        """The kind and every setting of it: :meth:`arch`, and the ``offer`` of a kind over
+        offered splits (a checkpoint records it beside the architecture)."""
+        return {"kind": self.kind, **self.arch(), **({"offer": self.offer} if self.offered else {})}
 
 
 class SelfPlayConfig(Section):
@@ -102,7 +121,8 @@ class SelfPlayConfig(Section):
     snapshot_play: Literal["sample", "argmax"] = Field("sample", description="how a snapshot picks its split")
     mask: Literal["valid", "undominated"] = Field(
         "valid", description="the action mask of every seat: every valid split, or the candidates (the undominated "
-        "valid splits; the learner and its opponents then choose among them only)")
+        "valid splits; the learner and its opponents then choose among them only; always under the offered "
+        "policy, whose offered splits are candidates)")
 
     @field_validator("baselines")
     @classmethod
@@ -261,6 +281,12 @@ class TrainConfig(Section):
         lo, hi = game_class(self.game).players
         if not lo <= self.num_players <= hi:
             raise ValueError(f"num_players: {self.num_players} is not allowed for {self.game}; use {lo} to {hi}")
+        if self.policy.offered:
+            if self.policy.offer is None:
+                self.policy.offer = game_class(self.game).default_offer
+            if self.imitation.enabled:
+                raise ValueError(f"imitation.enabled: the {self.policy.kind} policy chooses a slot among the offered "
+                                 "splits, and the solver's labels are split indices; leave imitation off")
         self.trainer_checks()
         return self
 
@@ -297,6 +323,14 @@ class TrainConfig(Section):
             previous = key
         return order
 
+    def actions(self) -> dict[str, Any]:
+        """The learner's form of action as the environments take it (``actions`` and ``offer``,
+        :func:`~splitpoker.envs.offered_env.action_form`): a slot of the ``policy.offer``
+        offered splits for a policy kind over them, else a split index."""
+        if self.policy.offered:
+            return {"actions": "offered", "offer": self.policy.offer}
+        return {"actions": "index", "offer": None}
+
     def game_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of ``make_game`` / ``load_agent``: the preset and switches."""
         return {"preset": self.preset, **self.rules}
@@ -305,7 +339,7 @@ class TrainConfig(Section):
         """Every setting the run uses as plain values, in :meth:`layout` order (the policy
         section holds only its kind's settings; a trainer's config may leave out more)."""
         data = self.model_dump(mode="json")
-        data["policy"] = {"kind": self.policy.kind, **self.policy.arch()}
+        data["policy"] = self.policy.settings()
         return {key: data[key] for key in self.layout()}
 
     def to_yaml(self) -> str:
@@ -550,7 +584,7 @@ def _first_missing(written: Any, saved: Any, where: str = "") -> str | None:
 def model_keys(config: TrainConfig) -> dict[str, Any]:
     """The settings a resumed run may not change (they define the model and the table)."""
     return {"game": config.game, "num_players": config.num_players, "preset": config.preset,
-            "rules": config.rules, "policy": {"kind": config.policy.kind, **config.policy.arch()}}
+            "rules": config.rules, "policy": config.policy.settings()}
 
 
 def __getattr__(name: str) -> Any:

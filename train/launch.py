@@ -147,7 +147,8 @@ def check_resume_meta(config: TrainConfig, meta: Mapping[str, Any], state: Mappi
     ``meta``) was trained with the game, preset, rules, table size and network of the
     run's ``config.yaml`` as it reads now (an edited ``config.yaml`` would otherwise fail to
     load the weights, or train them at another table). The step ``state.json`` records is
-    checked against the checkpoint's own once its counters are loaded (:class:`~.run.Trainer`)."""
+    checked against the checkpoint's own once its counters are loaded (:class:`~.run.Trainer`).
+    A policy over offered splits is checked for its ``offer`` too."""
     name = str(state["checkpoint"])
     game = make_game(config.game, **config.game_kwargs())
     here, trained = _as_json(game.rules.to_dict()), meta.get("rules") or {}
@@ -160,6 +161,8 @@ def check_resume_meta(config: TrainConfig, meta: Mapping[str, Any], state: Mappi
     pairs += [(f"rules.{key}", here.get(key), trained[key]) for key in trained if key in here]
     pairs.append(("policy.kind", config.policy.kind, policy.get("kind")))
     pairs += [(f"policy.{key}", arch[key], trained_arch[key]) for key in arch if key in trained_arch]
+    if config.policy.offered:
+        pairs.append(("policy.offer", config.policy.offer, meta.get("offer")))
     for key, now, then in pairs:
         if now != then:
             raise ValueError(f"{run_dir / 'config.yaml'}: {key} is {_setting(now)} but checkpoint {name} was trained "

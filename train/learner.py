@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import torch as th
+from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.save_util import save_to_zip_file
 from stable_baselines3.common.utils import FloatSchedule, get_device, set_random_seed
@@ -42,7 +43,7 @@ from stable_baselines3.common.utils import FloatSchedule, get_device, set_random
 from ..agents.learned.checkpoint import META_MEMBER, check_weights, policy_meta, stamped
 from ..agents.learned.networks import policy_class, policy_kwargs
 from ..envs.games import Game
-from ..envs.observation import spaces_of
+from ..envs.offered_env import action_form
 from ..runtime.arguments import is_whole
 from ..runtime.files import write_owned
 from .config import TrainConfig
@@ -65,6 +66,16 @@ def policy_spec(config: TrainConfig) -> tuple[type[MaskableActorCriticPolicy], d
             policy_kwargs(config.policy.kind, config.policy.arch(), config.game))
 
 
+def learner_spaces(config: TrainConfig, game: Game) -> tuple[spaces.Box, spaces.Discrete]:
+    """The observation and action spaces the config's policy is built over, those of the
+    learner's form of action (:meth:`~splitpoker.train.config.TrainConfig.actions`): the
+    game's (:func:`~splitpoker.envs.observation.spaces_of`), or for a policy over offered
+    splits the seat vector with ``policy.offer`` feature rows and a slot of them; unbounded,
+    as the learner's environments give them."""
+    form = action_form(game=game, mask=None, **config.actions())
+    return form.box(config.num_players, finite=None), spaces.Discrete(form.width)
+
+
 def build_policy(config: TrainConfig, game: Game) -> MaskableActorCriticPolicy:
     """A fresh policy network of the config, with its optimizer, on ``config.device``: the
     weights MaskablePPO gives its policy for the same config and seed (the generators
@@ -72,15 +83,16 @@ def build_policy(config: TrainConfig, game: Game) -> MaskableActorCriticPolicy:
     device = get_device(config.device)
     set_random_seed(config.seed, using_cuda=device.type == th.device("cuda").type)
     cls, kwargs = policy_spec(config)
-    observation_space, action_space = spaces_of(game)
+    observation_space, action_space = learner_spaces(config, game)
     policy = cls(observation_space, action_space, FloatSchedule(POLICY_LEARNING_RATE), **kwargs)
     return policy.to(device)
 
 
 def run_meta(config: TrainConfig, game: Game, step: int) -> dict[str, Any]:
     """The ``splitpoker.json`` of a checkpoint of this run."""
+    offer = {"offer": config.policy.offer} if config.policy.offered else {}
     return policy_meta(game, config.num_players, config.policy.kind, config.policy.arch(), step=step,
-                       preset=config.preset, seed=config.seed)
+                       preset=config.preset, seed=config.seed, **offer)
 
 
 def _with_meta(buffer: io.BytesIO, path: Path, meta: Mapping[str, Any]) -> Path:

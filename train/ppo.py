@@ -127,7 +127,7 @@ def _subproc_env(config_data: dict[str, Any], index: int) -> SelfPlayEnv:
     pool = OpponentPool(game, config.num_players, run_meta(config, game, 0), config.selfplay,
                         seed=config.seed + 1000 * (index + 1))
     return SelfPlayEnv(game, config.num_players, pool, config.reward_scale, seat_offset=index,
-                       mask=config.selfplay.mask)
+                       mask=config.selfplay.mask, **config.actions())
 
 
 def _same(env: SelfPlayEnv) -> SelfPlayEnv:
@@ -136,18 +136,20 @@ def _same(env: SelfPlayEnv) -> SelfPlayEnv:
 
 def make_vec_env(config: PPOTrainConfig, game: Game, pool: OpponentPool) -> VecEnv:
     """The learner's vectorised envs: batched over the table core (sharing ``pool``), one
-    env each in this process (sharing ``pool``), or one process each."""
+    env each in this process (sharing ``pool``), or one process each; the learner acts in the
+    config's form of action (:meth:`~splitpoker.train.config.TrainConfig.actions`: a split
+    index, or a slot of its offered splits)."""
     if config.vec_env == "batched":
         return SelfPlayVecEnv(game, config.num_players, pool, config.n_envs, config.reward_scale,
-                              mask=config.selfplay.mask)
+                              mask=config.selfplay.mask, **config.actions())
     if config.vec_env == "subproc":
         check_workers(config.n_envs, "n_envs (vec_env: subproc, one process each)")
         data = config.resolved()
         with spawning_deaf():  # Ctrl-C reaches the trainer only; closing the envs stops the workers
             return SubprocVecEnv([partial(_subproc_env, data, i) for i in range(config.n_envs)],
                                  start_method="spawn")
-    envs = [SelfPlayEnv(game, config.num_players, pool, config.reward_scale, seat_offset=i, mask=config.selfplay.mask)
-            for i in range(config.n_envs)]
+    envs = [SelfPlayEnv(game, config.num_players, pool, config.reward_scale, seat_offset=i, mask=config.selfplay.mask,
+                        **config.actions()) for i in range(config.n_envs)]
     return DummyVecEnv([partial(_same, env) for env in envs])
 
 

@@ -75,6 +75,11 @@ class PPOTrainConfig(TrainConfig):
     checkpoint: CheckpointConfig = Field(default_factory=CheckpointConfig)
 
     def trainer_checks(self) -> None:
+        if self.policy.offered:  # the offered splits are a seat's candidates: every seat decides among them
+            if "mask" in self.selfplay.model_fields_set and self.selfplay.mask != "undominated":
+                raise ValueError(f"selfplay.mask: {self.selfplay.mask} does not go with the {self.policy.kind} policy: "
+                                 "the splits offered are the candidates (mask undominated, its default)")
+            self.selfplay.mask = "undominated"
         if self.vec_env == "subproc" and self.n_envs > MAX_WORKERS:  # one process per env
             raise ValueError(f"n_envs: {self.n_envs} is more than the most allowed under vec_env: subproc (one "
                              f"process per env), {MAX_WORKERS}; use vec_env: batched for more envs")
@@ -102,12 +107,14 @@ def rollout_bytes(config: PPOTrainConfig) -> int:
     """About the most bytes a PPO run's rollout takes: the rollout buffer (each hand's mask as
     bits, its float32 observation and :data:`_BUFFER_SCALARS` float32 values) twice, as
     Stable-Baselines3 flattens a copy of it to train, and the vector env's tables (each seat's
-    bool mask, float32 observation and hand)."""
+    bool mask, float32 observation, offered splits under a policy over them, and hand). A hand's
+    mask and observation are those of the learner's form of action
+    (:meth:`~splitpoker.train.config.TrainConfig.actions`)."""
     from ..envs.games import make_game
-    from ..envs.observation import observation_size
+    from ..envs.offered_env import action_form
 
     game = make_game(config.game, config.preset, **config.rules)
-    observation = 4 * observation_size(game)
-    per_hand = (game.n_actions + 7) // 8 + observation + 4 * _BUFFER_SCALARS
-    per_table = config.num_players * (game.n_actions + observation + 8 * game.hand_size)
+    form = action_form(game=game, mask=config.selfplay.mask, **config.actions())
+    per_hand = (form.width + 7) // 8 + 4 * form.observation_size + 4 * _BUFFER_SCALARS
+    per_table = config.num_players * (form.seat_bytes() + 8 * game.hand_size)
     return 2 * config.ppo.n_steps * config.n_envs * per_hand + config.n_envs * per_table
