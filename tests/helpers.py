@@ -1,10 +1,13 @@
 """Helpers the command-line and training tests share: the ``splitpoker`` command run in this
 process (:func:`exit_status`, :func:`run_cli`), the one line of a refusal (:func:`refusal`,
 :func:`refused`), a tiny training run (:func:`tiny_config`, :func:`tiny_run`) and a small
-saved policy (:func:`policy_file`)."""
+saved policy (:func:`policy_file`), and a PPO run stopped by Ctrl-C at a given step
+(:func:`interrupt_at`)."""
 
 from __future__ import annotations
 
+import os
+import signal
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -76,3 +79,19 @@ def policy_file(path: Path, preset: str = "classic") -> Path:
 
     meta = policy_meta(make_game("biji", preset), 4, "split_scorer", ARCH, preset=preset)
     return write_policy_file(path, meta, build_policy(meta).state_dict())
+
+
+def interrupt_at(monkeypatch: pytest.MonkeyPatch, timesteps: int) -> None:
+    """Make a PPO run send this process SIGINT (Ctrl-C) once, from its callback, when it has
+    played ``timesteps`` steps; ``monkeypatch.undo()`` takes it back."""
+    from splitpoker.train.ppo import SelfPlayCallback
+
+    step_of = SelfPlayCallback._on_step
+
+    def on_step(self: SelfPlayCallback) -> bool:
+        if self.num_timesteps == timesteps and not getattr(self, "sent", False):
+            self.sent = True
+            os.kill(os.getpid(), signal.SIGINT)
+        return step_of(self)
+
+    monkeypatch.setattr(SelfPlayCallback, "_on_step", on_step)

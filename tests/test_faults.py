@@ -25,6 +25,7 @@ import pytest
 import yaml
 
 from splitpoker.agents.learned.checkpoint import read_policy_state
+from tests.helpers import interrupt_at
 
 #: TensorBoard tags whose values are wall-clock measurements
 TIMED = ("charts/hands_per_s", "charts/steps_per_s", "charts/time_elapsed")
@@ -127,17 +128,7 @@ def imitation_reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 # --------------------------------------------------------------------------- in process
 def test_ctrl_c_while_collecting_resumes_exactly(tmp_path, monkeypatch, reference):
-    from splitpoker.train.ppo import SelfPlayCallback
-
-    step_of = SelfPlayCallback._on_step
-
-    def on_step(self):
-        if self.num_timesteps == 80 and not getattr(self, "sent", False):
-            self.sent = True
-            os.kill(os.getpid(), signal.SIGINT)
-        return step_of(self)
-
-    monkeypatch.setattr(SelfPlayCallback, "_on_step", on_step)
+    interrupt_at(monkeypatch, 80)
     stopped = train(tmp_path, config(tmp_path))
     monkeypatch.undo()
     assert stopped.interrupted and stopped.signal == "SIGINT"

@@ -6,8 +6,6 @@ checkpoint plays in ``splitpoker eval``; a setting that does not fit the kind is
 from __future__ import annotations
 
 import json
-import os
-import signal
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +19,7 @@ from splitpoker.envs.games import game_class, make_game
 from splitpoker.train.config import load_config, load_config_dict
 from splitpoker.train.learner import load_pool, run_meta
 from splitpoker.train.selfplay import OpponentPool
-from tests.helpers import run_cli
+from tests.helpers import interrupt_at, run_cli
 
 OFFER = 6
 
@@ -86,17 +84,8 @@ def test_a_tiny_run_trains_over_the_offered_splits_and_plays_in_eval(
 def test_a_stopped_run_resumes_to_the_weights_of_an_uninterrupted_one(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference: Path) -> None:
     from splitpoker.train.launch import resume_run
-    from splitpoker.train.ppo import SelfPlayCallback
 
-    step_of = SelfPlayCallback._on_step
-
-    def on_step(self: SelfPlayCallback) -> bool:
-        if self.num_timesteps == 80 and not getattr(self, "sent", False):
-            self.sent = True
-            os.kill(os.getpid(), signal.SIGINT)
-        return step_of(self)
-
-    monkeypatch.setattr(SelfPlayCallback, "_on_step", on_step)
+    interrupt_at(monkeypatch, 80)
     stopped = train(tmp_path, config(tmp_path))
     monkeypatch.undo()
     assert stopped.interrupted and stopped.steps == 64 and stopped.checkpoint.name == "step_000000064.zip"
