@@ -16,14 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from ..runtime.arguments import is_number, is_whole
+from ..runtime.arguments import is_number, is_whole, shown
 from ..runtime.limits import MAX_HANDS, check_batch
 from .cards import N_IDS, format_card, repeats
 from .game import Game
 from .messages import cut
 
 __all__ = ["ILLEGAL_ACTIONS", "MASKS", "check_illegal", "check_mask", "check_seat", "check_tables", "checked_slots",
-           "int_pairs", "is_card_ids", "split_choices"]
+           "int_pairs", "integer_actions", "is_card_ids", "split_choices"]
 
 
 #: the masks a table can give its seats: every valid split, or the undominated ones
@@ -83,6 +83,34 @@ def split_choices(values: Any, who: str) -> np.ndarray:
         bad = flat[0].item()
     raise ValueError(f"{who} returned {cut(repr(bad), 40)}, not a split index (an integer, or a float that is a "
                      "whole number)")
+
+
+def integer_actions(actions: Any, shape: tuple[int, ...], what: str) -> np.ndarray:
+    """``actions``, a learner's actions, as an int64 array of ``shape`` when they are integers
+    of that shape (Python's or NumPy's; for ``shape == ()`` one integer or a 0-d integer
+    array); else a ValueError of one line naming the value and ``what`` was wanted (``"an
+    integer slot"``, ``"3 integer split indices"``). Nothing is rounded or reshaped: ``1.5``,
+    ``"0"``, ``True`` and ``[0]`` for one action are refused. Whether each action is in range
+    and may be played is checked elsewhere.
+
+    >>> integer_actions(np.int64(3), (), "an integer slot").tolist()
+    3
+    >>> integer_actions(np.full(3, 0.5), (3,), "3 integer slots")
+    Traceback (most recent call last):
+    ...
+    ValueError: actions array([0.5, 0.5, 0.5]) of shape (3,) and type float64 are not 3 integer slots
+    """
+    try:
+        array = np.asarray(actions)
+    except (ValueError, TypeError):  # ragged, or no array at all
+        array = np.asarray(None)
+    if array.shape == shape and array.dtype.kind in "iu":
+        return array.astype(np.int64)
+    value = " ".join(shown(actions).split())
+    if shape == ():
+        problem = "is out of range" if is_whole(actions) else f"is not {what}"  # an int beyond int64
+        raise ValueError(f"action {value} {problem}")
+    raise ValueError(f"actions {value} of shape {array.shape} and type {array.dtype} are not {what}")
 
 
 def check_seat(seat: Any, num_players: int) -> int:

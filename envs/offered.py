@@ -9,6 +9,11 @@ has more than ``K`` candidates the first ``K`` in that order are offered and the
 dropped (``counts`` keeps how many there were); when ``K`` covers them every candidate is
 offered. Slots past the last offered split are empty: split -1, mask False, features 0.
 
+**Games.** Every function takes a :class:`Game` or a registered game's name; a name means
+the game under its default preset (``make_game(name)``), whose rules the values and
+bounds follow. The hands are in slot order, card ids ascending along each hand, as
+:meth:`Game.slots` gives them.
+
 **Feature columns** (``F`` = :func:`offered_width`, named by :func:`offered_labels`), for each
 row ``r`` of ``game.row_names`` in order, then two of the split:
 
@@ -60,16 +65,18 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..runtime.arguments import check_whole, is_whole, shown
+from .cards import format_cards
+from .dominance import candidate_lists
+from .game import Game
 from .reference import reference_rows
 from .strength import deck_strengths, split_columns
 
 if TYPE_CHECKING:
-    from .game import Game
     from .splits import SplitIndex
     from .switches import RuleSwitches
 
 __all__ = ["MAX_OFFER", "OFFER_CHUNK", "Offered", "check_offer", "offer", "offer_hands", "offered_bounds",
-           "offered_labels", "offered_width", "split_observation"]
+           "offered_labels", "offered_splits", "offered_width", "split_observation"]
 
 #: the most splits a seat may be offered
 MAX_OFFER = 4096
@@ -98,9 +105,10 @@ def check_offer(offer: Any, game: Game | None = None, what: str = "offer=") -> i
     return check_whole(offer, what, least=1, most=MAX_OFFER)
 
 
-def offered_labels(game: Game) -> tuple[str, ...]:
-    """The names of the ``F`` feature columns, in order (the module docstring)."""
-    return _labels(type(game))
+def offered_labels(game: Game | str) -> tuple[str, ...]:
+    """The names of the ``F`` feature columns of ``game`` (a :class:`Game` or a game's name),
+    in order (the module docstring)."""
+    return _labels(type(_game(game)))
 
 
 @functools.cache
@@ -109,16 +117,18 @@ def _labels(game_class: type[Game]) -> tuple[str, ...]:
             "value", "value_gap")
 
 
-def offered_width(game: Game) -> int:
-    """``F``, the number of feature columns."""
+def offered_width(game: Game | str) -> int:
+    """``F``, the number of feature columns of ``game`` (a :class:`Game` or a game's name)."""
     return len(offered_labels(game))
 
 
-def offered_bounds(game: Game, num_players: int) -> tuple[np.ndarray, np.ndarray]:
-    """Finite float32 bounds ``(F,)`` low and high of every feature column at a table of
+def offered_bounds(game: Game | str, num_players: int) -> tuple[np.ndarray, np.ndarray]:
+    """Finite float32 bounds ``(F,)`` low and high of every feature column of ``game`` (a
+    :class:`Game`, or a game's name: its default preset's rules) at a table of
     ``num_players``: 0 and 1 for the one-hots, ranks and shares, the lowest and highest
     bonus of any row of the deck at each position, the heuristic's value bounds
     (:meth:`Game.heuristic_value_bounds`) and the gap they allow."""
+    game = _game(game)
     n = game.check_players(num_players)
     rows = _row_tables(type(game), game.rules)
     low, high = [], []
@@ -270,33 +280,85 @@ class Offered:
         if (chosen < 0).any():
             row = int(np.flatnonzero(chosen < 0)[0])
             filled = int(self.mask[row].sum())
-            where = f"slots 0..{filled - 1}" if filled else "no slot"
-            raise ValueError(f"slot {int(array[row])} of row {row} is empty: the hand is offered {filled} splits "
-                             f"({where})")
+            raise ValueError(f"slot {int(array[row])} of row {row} is empty: the hand is offered "
+                             f"{offered_splits(filled)}")
         return chosen.astype(np.int64)
 
 
-def offer(game: Game, hands: np.ndarray, lists: Sequence[np.ndarray], num_players: int, offer: int) -> Offered:
-    """The offers of hands ``(N, hand size)`` (card ids in slot order) whose candidates are
-    ``lists[i]`` (split indices, ascending, as :meth:`Game.candidate_lists` gives them) at a
-    table of ``num_players``, ``offer`` slots each. ValueError for a bad ``offer``, hands
-    that are not hands of the game, or lists that do not match them."""
+def offered_splits(filled: int) -> str:
+    """How many splits a hand is offered and in which slots, as messages say it.
+
+    >>> offered_splits(1), offered_splits(3), offered_splits(0)
+    ('1 split (slot 0)', '3 splits (slots 0..2)', '0 splits (no slot)')
+    """
+    if filled == 1:
+        return "1 split (slot 0)"
+    return f"{filled} splits ({f'slots 0..{filled - 1}' if filled else 'no slot'})"
+
+
+def offer(game: Game | str, hands: np.ndarray, lists: Sequence[np.ndarray], num_players: int,
+          offer: int) -> Offered:
+    """The offers of hands ``(N, hand size)`` (card ids in slot order, :meth:`Game.slots`)
+    whose candidates are ``lists[i]`` (split indices, ascending, as
+    :meth:`Game.candidate_lists` gives them) at a table of ``num_players``, ``offer`` slots
+    each; ``game`` is a :class:`Game` or a game's name (its default preset). ValueError for
+    a bad ``offer``, hands that are not hands of the game or not in slot order, or lists
+    that do not match them."""
+    game = _game(game)
     k = check_offer(offer)
     tables = _tables_at(game, num_players)
-    hands = game.hands_array(hands, what="hands")
+    hands = _hands_in_order(game, hands)
     if isinstance(lists, (str, bytes)) or not isinstance(lists, (Sequence, np.ndarray)) or len(lists) != len(hands):
         given = f"{len(lists)} candidate lists" if isinstance(lists, (Sequence, np.ndarray)) else f"lists {lists!r}"
         raise ValueError(f"{given} for {len(hands)} hands; give one list of split indices a hand")
     return _offers(game, tables, hands, lists, k, checked=False)
 
 
-def offer_hands(game: Game, hands: np.ndarray, num_players: int, offer: int) -> Offered:
-    """:func:`offer` of hands ``(N, hand size)`` with their candidates computed here
-    (:meth:`Game.candidate_lists`), for callers without tables."""
+def offer_hands(game: Game | str, hands: np.ndarray, num_players: int, offer: int) -> Offered:
+    """:func:`offer` of hands ``(N, hand size)`` (card ids in slot order, :meth:`Game.slots`)
+    with their candidates computed here (:meth:`Game.candidate_lists`), for callers without
+    tables; ``game`` is a :class:`Game` or a game's name (its default preset)."""
+    game = _game(game)
     k = check_offer(offer)
     tables = _tables_at(game, num_players)
-    lists = game.candidate_lists(hands)  # the hands checked
-    return _offers(game, tables, np.asarray(hands, dtype=np.intp).reshape(-1, game.hand_size), lists, k, checked=True)
+    hands = _hands_in_order(game, hands)
+    # Game.candidate_lists of the hands checked here, without checking them twice
+    lists = candidate_lists(game.dominance_rows(hands), game.split_index) if len(hands) else []
+    return _offers(game, tables, hands, lists, k, checked=True)
+
+
+def _game(game: Any) -> Game:
+    """``game`` itself, or the game a registered name names under its default preset;
+    ValueError for anything else."""
+    if isinstance(game, Game):
+        return game
+    from .games import game_names
+
+    if isinstance(game, str) and game in game_names():
+        return _default_game(game)
+    raise ValueError(f"game {shown(game)} is neither a Game nor a registered game's name "
+                     f"({', '.join(game_names())})")
+
+
+@functools.cache
+def _default_game(name: str) -> Game:
+    """The game ``name`` under its default preset, once."""
+    from .games import make_game
+
+    return make_game(name)
+
+
+def _hands_in_order(game: Game, hands: Any) -> np.ndarray:
+    """Hands ``(N, hand size)`` of the game as an intp array (:meth:`Game.hands_array`);
+    ValueError naming the first hand whose card ids are not ascending (not in slot order)."""
+    hands = game.hands_array(hands, what="hands")
+    if hands.shape[1] > 1:
+        ascending = hands[:, 1:] > hands[:, :-1]
+        if not ascending.all():
+            bad = int(np.flatnonzero(~ascending.all(axis=1))[0])
+            raise ValueError(f"hands[{bad}] ({format_cards(hands[bad])}) is not in slot order (card ids ascending); "
+                             "pass game.slots(cards)")
+    return hands
 
 
 def _tables_at(game: Game, num_players: Any) -> _OfferTables:
@@ -409,12 +471,14 @@ def _checked_lists(game: Game, counts: np.ndarray, lists: Sequence[np.ndarray]) 
     return splits.astype(np.intp, copy=False)
 
 
-def split_observation(observation: Any, game: Game, offer: int) -> tuple[np.ndarray, np.ndarray]:
+def split_observation(observation: Any, game: Game | str, offer: int) -> tuple[np.ndarray, np.ndarray]:
     """The seat vector ``(..., D)`` and the offered features ``(..., K, F)`` of observations
     ``(..., D + K*F)`` of the offered-splits action space (any leading batch shape, views of
-    ``observation``); ValueError when the width does not match ``game`` and ``offer``."""
+    ``observation``; ``game`` a :class:`Game` or a game's name); ValueError when the width
+    does not match ``game`` and ``offer``."""
     from .observation import observation_size
 
+    game = _game(game)
     k = check_offer(offer, game)
     array = np.asarray(observation)
     size, width = observation_size(game), offered_width(game)

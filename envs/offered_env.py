@@ -40,7 +40,7 @@ from ..runtime.arguments import shown
 from .checks import check_mask
 from .game import Game
 from .observation import observation_high, observation_size
-from .offered import Offered, check_offer, offered_bounds, offered_width
+from .offered import Offered, check_offer, offered_bounds, offered_splits, offered_width
 
 if TYPE_CHECKING:
     from gymnasium import spaces
@@ -164,4 +164,4 @@ def slot_message(slot: int, who: str, offered: Offered, row: int, hand: str = ""
     if not 0 <= slot < offer:
         return f"slot {slot} of {who} is out of range 0..{offer - 1}" + (f" (hand {hand})" if hand else "")
     held = f"its hand {hand}" if hand else "its hand"
-    return f"slot {slot} of {who} is empty: {held} is offered {filled} splits (slots 0..{filled - 1})"
+    return f"slot {slot} of {who} is empty: {held} is offered {offered_splits(filled)}"

@@ -27,6 +27,7 @@ from splitpoker.envs.offered import (
     offered_width,
     split_observation,
 )
+from splitpoker.envs.offered_env import slot_message
 from splitpoker.envs.reference import reference_rows
 from splitpoker.envs.table import deal
 from splitpoker.envs.thirteen import heuristic as thirteen_heuristic
@@ -243,8 +244,72 @@ def test_offer_refuses_lists_that_do_not_match_the_hands() -> None:
         assert str(error.value).startswith(message) and "\n" not in str(error.value)
     with pytest.raises(ValueError, match=r"^num_players=9 is not allowed for biji"):
         offer_hands(game, hands, 9, 4)
-    with pytest.raises(ValueError, match=r"^slots of shape \(2, 8\) are not hands"):
+    with pytest.raises(ValueError, match=r"^hands of shape \(2, 8\) are not hands"):
         offer_hands(game, hands[:, :8], 2, 4)
+
+
+def test_hands_not_in_slot_order_are_refused_in_one_line() -> None:
+    game = make_game("thirteen")
+    cards = parse_cards("9h Th Jh Qh Kh 5s 5d 5c 2s 2d 3c 4c 7d")
+    hand = game.slots(cards)
+    assert offer_hands(game, hand[None], 4, 8).splits.shape == (1, 8)
+    unordered = np.stack([hand, np.array(cards)])
+    expected = ("hands[1] (9h Th Jh Qh Kh 5s 5d 5c 2s 2d 3c 4c 7d) is not in slot order (card ids ascending); "
+                "pass game.slots(cards)")
+    for call in (lambda: offer_hands(game, unordered, 4, 8),
+                 lambda: offer(game, unordered, game.candidate_lists(np.stack([hand, hand])), 4, 8)):
+        with pytest.raises(ValueError) as error:
+            call()
+        assert str(error.value) == expected
+    twice = hand.copy()
+    twice[1] = twice[0]
+    with pytest.raises(ValueError, match=r"^hands\[0\] holds \S+ twice$"):
+        offer_hands(game, twice[None], 4, 8)
+    with pytest.raises(ValueError, match=r"^hands of shape \(1, 3\) are not hands \(N, 13\)"):
+        offer_hands(game, hand[None, :3], 4, 8)
+
+
+@pytest.mark.parametrize("game_name", ["thirteen", "biji"])
+def test_a_registered_name_means_the_game_under_its_default_preset(game_name: str) -> None:
+    game, hands = dealt(game_name, 4, tables=1, seed=3)
+    assert offered_labels(game_name) == offered_labels(game)
+    assert offered_width(game_name) == offered_width(game)
+    for got, want in zip(offered_bounds(game_name, 4), offered_bounds(game, 4), strict=True):
+        np.testing.assert_array_equal(got, want)
+    by_name, by_game = offer_hands(game_name, hands, 4, 8), offer_hands(game, hands, 4, 8)
+    np.testing.assert_array_equal(by_name.splits, by_game.splits)
+    np.testing.assert_array_equal(by_name.features, by_game.features)
+    listed = offer(game_name, hands, game.candidate_lists(hands), 4, 8)
+    np.testing.assert_array_equal(listed.features, by_game.features)
+    observations = np.zeros((2, observation_size(game) + 8 * offered_width(game)), dtype=np.float32)
+    assert split_observation(observations, game_name, 8)[1].shape == (2, 8, offered_width(game))
+
+
+@pytest.mark.parametrize("given", [None, "poker", 3, make_game])
+def test_anything_but_a_game_or_its_name_is_refused_in_one_line(given: object) -> None:
+    hands = make_game("biji").slots(parse_cards("As Ks Qs 2h 2d 7c 8c 9d Jh"))[None]
+    calls = [lambda: offered_labels(given), lambda: offered_width(given),  # type: ignore[arg-type]
+             lambda: offered_bounds(given, 4), lambda: offer_hands(given, hands, 4, 4),  # type: ignore[arg-type]
+             lambda: offer(given, hands, [np.array([60])], 4, 4),  # type: ignore[arg-type]
+             lambda: split_observation(np.zeros(10), given, 4)]  # type: ignore[arg-type]
+    for call in calls:
+        with pytest.raises(ValueError) as error:
+            call()
+        message = str(error.value)
+        assert message.startswith("game ") and "is neither a Game nor a registered game's name (" in message
+        assert "thirteen" in message and "\n" not in message
+
+
+def test_a_single_offered_split_is_named_in_the_singular() -> None:
+    offered = Offered(np.array([[4, -1, -1], [5, 6, -1]]), np.array([[True, False, False], [True, True, False]]),
+                      np.zeros((2, 3, 1), np.float32), np.array([1, 2]))
+    with pytest.raises(ValueError) as error:
+        offered.choose([1, 0])
+    assert str(error.value) == "slot 1 of row 0 is empty: the hand is offered 1 split (slot 0)"
+    assert slot_message(2, "player_0", offered, 0, "2s 3s") == \
+        "slot 2 of player_0 is empty: its hand 2s 3s is offered 1 split (slot 0)"
+    assert slot_message(2, "player_1", offered, 1) == "slot 2 of player_1 is empty: its hand is offered 2 splits " \
+        "(slots 0..1)"
 
 
 def test_split_observation_reads_the_layout_back() -> None:

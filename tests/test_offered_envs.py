@@ -350,6 +350,45 @@ def test_selfplay_vec_env_under_offered() -> None:
         env.step(bad)
 
 
+@pytest.mark.parametrize("actions", ["index", "offered"])
+def test_the_selfplay_envs_take_integer_actions_and_refuse_others_naming_them(actions: str) -> None:
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from splitpoker.train.config import load_config_dict
+    from splitpoker.train.selfplay import OpponentPool, SelfPlayEnv, SelfPlayVecEnv
+
+    offer = 4 if actions == "offered" else None
+    noun = "slot" if actions == "offered" else "split index"
+    env = SelfPlayEnv("biji", 4, opponents="greedy", actions=actions, offer=offer)
+    env.reset(seed=0)
+    slot = int(np.flatnonzero(env.action_masks())[0])
+    for bad in (slot + 0.5, str(slot), True, np.float32(slot), np.array([slot]), [slot], None, 2**70):
+        with pytest.raises(ValueError, match=rf"^action .* (is not an integer {noun}|is out of range)$") as caught:
+            env.step(bad)
+        assert "\n" not in str(caught.value)
+    for good in (slot, np.int64(slot), np.int32(slot), np.uint8(slot), np.array(slot)):
+        env.reset(seed=0)
+        assert env.step(good)[2]
+    # what SB3 hands the single env: DummyVecEnv indexes its int64 batch (numpy integer scalars)
+    wrapped = DummyVecEnv([lambda: SelfPlayEnv("biji", 4, opponents="greedy", actions=actions, offer=offer)] * 2)
+    wrapped.reset()
+    masks = np.stack(wrapped.env_method("action_masks"))
+    wrapped.step(masks.argmax(axis=1).astype(np.int64))
+
+    game = make_game("biji")
+    config = load_config_dict({"game": "biji", "total_timesteps": 1})
+    vec = SelfPlayVecEnv(game, 4, OpponentPool(game, 4, {}, config.selfplay), 3, actions=actions, offer=offer)
+    vec.seed(0)
+    vec.reset()
+    plural = "slots" if actions == "offered" else "split indices"
+    for bad in (np.full(3, 0.5), np.zeros(3, dtype=bool), np.zeros((3, 1), dtype=np.int64), np.zeros(2, dtype=np.int64),
+                ["0", "0", "0"], 0):
+        with pytest.raises(ValueError, match=rf"^actions .* are not 3 integer {plural}$") as caught:
+            vec.step(bad)
+        assert "\n" not in str(caught.value)
+    vec.step(vec.action_masks().argmax(axis=1).astype(np.int32))
+
+
 # ---------------------------------------------------------------------- bad settings
 
 def one_line_error(make: Any, message: str) -> None:

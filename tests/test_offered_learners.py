@@ -165,3 +165,39 @@ def test_bad_offers_and_mismatched_widths_are_one_line_errors(trained: Any, tmp_
     with pytest.raises(ValueError, match="scores biji splits, not thirteen"):
         export_policy(trained, tmp_path / "bad.zip", game="thirteen", num_players=4)
     assert not (tmp_path / "bad.zip").exists()
+
+
+def test_an_mlp_policy_over_the_offered_slots_is_refused_in_one_line_naming_why(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sb3_contrib import MaskablePPO
+
+    from splitpoker.train.selfplay import SelfPlayEnv
+
+    env = SelfPlayEnv(GAME, 4, opponents="greedy", actions="offered", offer=16)
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, seed=0, device="cpu")
+    model.save(tmp_path / "mlp_off.zip")
+    size = observation_size(make_game(GAME)) + 16 * offered_width(make_game(GAME))
+    why = ("is a model over the 16 offered slots (Discrete(16)) with an MlpPolicy, which cannot be exported: only an "
+           "OfferedSplitsPolicy (policy kind offered")
+    sequential = nn.Sequential(nn.Linear(size, 8), nn.ReLU(), nn.Linear(8, 16))
+    for given in (model, model.policy, tmp_path / "mlp_off.zip", sequential):
+        with pytest.raises(ValueError) as caught:
+            export_policy(given, tmp_path / "mo.zip", game=GAME, num_players=4)
+        text = str(caught.value)
+        assert why in text and "slot scorer export for the offered action space" in text, text
+        assert "\n" not in text and "Box(" not in text and len(text) < 400, text
+    code, _, err = run_cli(capsys, "export", GAME, str(tmp_path / "mlp_off.zip"), "--out", str(tmp_path / "x.zip"))
+    assert code == 2 and why in err and "reads the flat observation" not in err, err
+    assert not (tmp_path / "mo.zip").exists() and not (tmp_path / "x.zip").exists()
+
+
+def test_a_space_of_another_shape_is_named_by_its_shape_never_written_out(tmp_path: Path) -> None:
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    box = spaces.Box(0.0, 1.0, (500,), np.float32)
+    policy = MaskableActorCriticPolicy(box, spaces.Discrete(7), lambda _: 1e-3)
+    with pytest.raises(ValueError) as caught:
+        export_policy(policy, tmp_path / "p.zip", game=GAME, num_players=4)
+    text = str(caught.value)
+    assert text.startswith("the MaskableActorCriticPolicy observes a Box of shape (500,); a biji policy reads"), text
+    assert "\n" not in text and len(text) < 300

@@ -102,8 +102,8 @@ def test_a_stopped_run_resumes_to_the_weights_of_an_uninterrupted_one(
 @pytest.mark.parametrize(("change", "expected"), [
     ({"policy": {"kind": "offered", "subset_hidden": 16}},
      "policy.subset_hidden does not apply to the offered policy; its settings: activation, net_arch, offer"),
-    ({"policy": {"kind": "offered", "offer": 0}}, "policy.offer: Input should be greater than 0 (got 0)"),
-    ({"policy": {"kind": "offered", "offer": 5000}}, "policy.offer: Input should be less than or equal to 4096"),
+    ({"policy": {"kind": "offered", "offer": 0}}, "policy.offer=0 must be an integer of at least 1 (at most 4,096)"),
+    ({"policy": {"kind": "offered", "offer": 5000}}, "policy.offer=5000 is more than the most allowed, 4,096"),
     ({"policy": {"kind": "mlp", "offer": 8}}, "policy.offer does not apply to the mlp policy; its settings: "
      "activation, net_arch"),
     ({"policy": {"kind": "offered"}, "selfplay": {"mask": "valid"}},

@@ -38,7 +38,7 @@ from ..agents.learned.policy_kinds import POLICY_KINDS as POLICY_KINDS
 from ..agents.solver import MAX_SAMPLES
 from ..agents.specs import check_spec
 from ..envs.games import check_game, game_class, game_names, make_rules
-from ..envs.offered import MAX_OFFER
+from ..envs.offered import MAX_OFFER, check_offer
 from ..runtime.limits import MAX_HANDS, MAX_THREADS, MAX_TIMESTEPS, MAX_WORKERS
 from ..runtime.settings import load_yaml, loose_scalar, read_mapping
 from . import trainers
@@ -70,6 +70,12 @@ class PolicyConfig(Section):
     offer: int | None = Field(None, gt=0, le=MAX_OFFER, description="offered: the candidate splits offered to each "
                               "seat, the slots the policy chooses among (null: the game's default_offer; the run "
                               "writes the value it used)")
+
+    @field_validator("offer", mode="before")
+    @classmethod
+    def _offer(cls, value: Any) -> int | None:
+        # the message every other reader of an offer gives (check_offer), naming the key
+        return None if value is None else check_offer(value, what="policy.offer=")
 
     @field_validator("net_arch")
     @classmethod

@@ -58,6 +58,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from ..agents import load_agent
 from ..agents.base import Agent
 from ..envs.cards import format_cards
+from ..envs.checks import integer_actions
 from ..envs.game import Game
 from ..envs.games import make_game
 from ..envs.learner_seat import LearnerSeats
@@ -299,10 +300,14 @@ class SelfPlayEnv(gymnasium.Env):
         seats = [s for s in range(self.num_players) if s != self._seat]
         self._tables.decide([(0, seat, agent) for seat, agent in zip(seats, self._opponents)], actions.reshape(1, -1))
 
-    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Play the learner's ``action``, a split index (a slot under ``actions="offered"``): a
+        Python or NumPy integer, or a 0-d integer array (what SB3's ``DummyVecEnv`` and
+        ``predict`` pass); anything else (``1.5``, ``"0"``, ``True``, ``[0]``) is a ValueError
+        naming it, as is a split outside the mask (see the class doc)."""
         if self._tables is None:
             raise ValueError("the hand is over; call reset() before step()")
-        action = int(action)
+        action = int(integer_actions(action, (), f"an integer {self.form.noun}"))
         if 0 <= action < self.form.width and not self._mask[action] and self.illegal_action == "penalty":
             self._tables = None
             return self._obs.copy(), self.illegal_reward, True, False, {"payoff": self.illegal_reward,
@@ -372,13 +377,17 @@ class SelfPlayVecEnv(VecEnv):
         return self._deal().copy()
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions).reshape(self.num_envs)
+        """Take every env's action, ``(n_envs,)`` integers (split indices, or slots under
+        ``actions="offered"``; SB3 passes int64); ValueError naming them when they are not
+        integers of that shape (nothing is rounded or reshaped)."""
+        self._actions = integer_actions(actions, (self.num_envs,), f"{self.num_envs} integer "
+                                        f"{'slots' if self.form.offered else 'split indices'}")
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         core = self.core
         if core.tables is None or self._actions is None:
             raise ValueError("call reset() before step()")
-        learner, seats = self._actions.astype(np.int64), core.seats
+        learner, seats = self._actions, core.seats
         self._actions = None
         bad = ~core.legal(learner)
         if bad.any():

@@ -30,7 +30,9 @@ file. A slot scorer needs it: its weights do not depend on ``K``, so nothing els
 and a scorer given without it is refused with a line asking for it rather than given the
 game's default. A MaskablePPO model's ``K`` is its ``Discrete(K)`` action space: ``offer``
 may be left out and, given, must match it. For a model over split indices an ``offer`` is
-refused, as is a slot scorer of another width than ``F``.
+refused, as is a slot scorer of another width than ``F``. A model over the offered slots
+with SB3's ``MlpPolicy`` (one MLP over the whole offered observation) is refused in one
+line: no policy kind describes it.
 
 Weights are saved as float32, and an in-memory model is checked to give the same logits as
 the policy rebuilt from the file on a few dealt hands. Any other network (one with layers
@@ -227,15 +229,35 @@ def _weights(state: Mapping[str, Any], where: str) -> dict[str, th.Tensor]:
 
 
 def _check_spaces(policy: Any, game: Game, where: str) -> None:
-    """ValueError unless ``policy`` reads the flat observation of ``game`` and chooses a split."""
+    """ValueError unless ``policy`` reads the flat observation of ``game`` and chooses a split
+    (a space is named by its kind and shape, never written out)."""
     size, n = observation_size(game), game.n_actions
     obs, act = policy.observation_space, policy.action_space
+    if isinstance(obs, spaces.Box) and len(obs.shape) == 1 and isinstance(act, spaces.Discrete):
+        _refuse_offered_mlp(int(obs.shape[0]), int(act.n), game, where)
     if not isinstance(obs, spaces.Box) or tuple(obs.shape) != (size,):
-        raise ValueError(f"{where} observes {obs}; a {game.name} policy reads the flat observation of "
+        raise ValueError(f"{where} observes {_space(obs)}; a {game.name} policy reads the flat observation of "
                          f"{size} values (SelfPlayEnv's, or a PettingZoo env's 'observation' entry)")
     if not isinstance(act, spaces.Discrete) or int(act.n) != n:
-        raise ValueError(f"{where} acts in {act}; a {game.name} policy chooses one of its {n:,} splits "
+        raise ValueError(f"{where} acts in {_space(act)}; a {game.name} policy chooses one of its {n:,} splits "
                          f"(Discrete({n}))")
+
+
+def _space(space: Any) -> str:
+    """A gymnasium space as a message names it: ``Discrete(n)``, else its kind and shape."""
+    if isinstance(space, spaces.Discrete):
+        return f"Discrete({int(space.n)})"
+    return f"a {type(space).__name__} of shape {getattr(space, 'shape', None)}"
+
+
+def _refuse_offered_mlp(inputs: int, outputs: int, game: Game, where: str) -> None:
+    """ValueError when a network of ``inputs`` values and ``outputs`` logits is a plain MLP
+    over the offered splits (``D + K*F`` values, ``K`` slots): no policy kind describes one."""
+    if outputs >= 1 and inputs == observation_size(game) + outputs * offered_width(game):
+        raise ValueError(f"{where} is a model over the {outputs} offered slots (Discrete({outputs})) with an "
+                         "MlpPolicy, which cannot be exported: only an OfferedSplitsPolicy (policy kind offered, "
+                         "MaskablePPO(OfferedSplitsPolicy, env)) or an nn.Sequential slot scorer export for the "
+                         "offered action space")
 
 
 def _policy_arch(policy: Any, game: Game, name: str) -> dict[str, Any]:
@@ -301,6 +323,7 @@ def _sequential(module: nn.Module, linears: list[nn.Linear], activation: str,
     name = type(module).__name__
     size, n = observation_size(game), game.n_actions
     first, last = linears[0], linears[-1]
+    _refuse_offered_mlp(first.in_features, last.out_features, game, f"the {name}")
     if first.in_features != size:
         raise ValueError(f"the {name} reads {first.in_features} values; a {game.name} policy reads the flat "
                          f"observation of {size} values (SelfPlayEnv's, or a PettingZoo env's 'observation' entry)")
@@ -445,6 +468,8 @@ def _mlp_shapes(state: Mapping[str, Any], kwargs: Mapping[str, Any], game: Game,
     weight = state["action_net.weight"]
     inputs = state[f"mlp_extractor.policy_net.{min(layers['policy_net'])}.weight"] if pi else weight
     size, n = observation_size(game), game.n_actions
+    if isinstance(inputs, th.Tensor) and inputs.ndim == 2 and isinstance(weight, th.Tensor) and weight.ndim == 2:
+        _refuse_offered_mlp(int(inputs.shape[1]), int(weight.shape[0]), game, where)
     if isinstance(inputs, th.Tensor) and inputs.ndim == 2 and inputs.shape[1] != size:
         raise ValueError(f"{where} reads {inputs.shape[1]} values; a {game.name} policy reads the flat observation "
                          f"of {size} values (SelfPlayEnv's, or a PettingZoo env's 'observation' entry)")

@@ -44,7 +44,7 @@ import torch
 from torch import nn
 
 from splitpoker.agents import export_policy, load_agent
-from splitpoker.envs.games import make_game
+from splitpoker.envs.games import GAMES, make_game
 from splitpoker.envs.offered import offered_bounds, split_observation
 from splitpoker.envs.vector import ArrangeVectorEnv
 
@@ -82,7 +82,7 @@ class Agent(nn.Module):
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", default="biji", help="biji (default) or thirteen")
+    parser.add_argument("--game", default="biji", choices=GAMES.names, help="the game (default biji)")
     parser.add_argument("--minutes", type=float, default=10.0, help="CPU minutes of training (default 10)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=None, help="the policy file to write (default offered_GAME.zip)")

@@ -43,6 +43,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from splitpoker.agents import export_policy
 from splitpoker.agents.learned.offered_policy import OfferedSplitsPolicy
+from splitpoker.envs.games import GAMES
 from splitpoker.train.selfplay import SelfPlayEnv
 
 PLAYERS = 4
@@ -70,7 +71,7 @@ class Budget(BaseCallback):
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", default="biji", help="biji (default) or thirteen")
+    parser.add_argument("--game", default="biji", choices=GAMES.names, help="the game (default biji)")
     parser.add_argument("--minutes", type=float, default=10.0, help="CPU minutes of training (default 10)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=None, help="the policy file to write (default maskable_GAME.zip)")

@@ -9,10 +9,12 @@
 | Manual Control     | No                                                                    |
 | Agents             | `agents= ['player_0', 'player_1', 'player_2', 'player_3']`            |
 | Agents             | 2 to 5 (`num_players`, default 4)                                     |
-| Action Shape       | Discrete(1680)                                                        |
-| Action Values      | [0, 1679]                                                             |
-| Observation Shape  | (197,), with an action mask of shape (1680,)                          |
-| Observation Values | [0, 1], the 喜 values (indices 190 - 196) as configured (integers ≥ 0) |
+| Action Shape       | Discrete(1680); Discrete(K) under `actions="offered"`                 |
+| Action Values      | [0, 1679]; [0, K-1] under `actions="offered"`                         |
+| Observation Shape  | (197,), with an action mask of shape (1680,); under                   |
+|                    | `actions="offered"` (197 + 32K,), with a mask of shape (K,)           |
+| Observation Values | [0, 1], the 喜 values (indices 190 - 196) as configured (integers ≥ 0); |
+|                    | the offered features as `offered_bounds` gives                        |
 
 Each seat is dealt 9 cards (54-card deck with two jokers, or 52 under `no-jokers`) and
 splits them into three pots (锅) of 3 cards with pot 1 < pot 2 < pot 3 strictly. Each pot
@@ -29,8 +31,9 @@ terminates.
 ```python
 from splitpoker.envs import biji_v0
 
-biji_v0.env(num_players=4, preset="classic", render_mode=None, mask="valid", illegal_action="penalty",
-            illegal_reward=-1.0, observation="dict", infos="text", **switches)
+biji_v0.env(num_players=4, preset="classic", render_mode=None, mask=None, illegal_action="penalty",
+            illegal_reward=-1.0, observation="dict", infos="text", actions="index", offer=None,
+            **switches)
 ```
 
 Through PettingZoo's registry: `pettingzoo.make("aec", "splitpoker/biji_v0", **kwargs)` (or
@@ -49,10 +52,19 @@ module runs it).
 `render_mode`: `None`, `"ansi"` (``render()`` returns the table as text) or `"human"`
 (prints it).
 
-`mask`: `"valid"` (default: the action mask marks every valid split) or `"undominated"`
+`mask`: `"valid"` (the default under `actions="index"`: the action mask marks every valid split)
+or `"undominated"` (the default under `actions="offered"`, the only value it takes)
 (it marks the *candidates*, the valid splits no other valid split dominates: envs/biji/RULES.md
 section 12; what that means for research: `splitpoker.envs.arrange_env`). A learner then
 chooses among about 4 (median 4, mean 6, at most about 100) splits a hand instead of 1,680.
+
+`actions`: `"index"` (default: the action is a split index, below) or `"offered"`: each
+seat is offered up to `offer` of its candidates, each with a row of 32 features, and the
+action is a slot `0 … K-1` (docs/environments.md, "The offered action space";
+`splitpoker.envs.offered_env`).
+
+`offer`: K, the number of slots under `actions="offered"` (default `None`: the game's
+`default_offer`, 64 for Biji); with `actions="index"` it is a `ValueError`.
 
 `illegal_action` (`"raise"` or `"penalty"`) and `illegal_reward`: what a split outside the
 mask does (`splitpoker.envs.arrange_env`).
@@ -92,6 +104,12 @@ below (`splitpoker.envs.observation`), and an `'action_mask'` element (Legal Act
 
 `observation_labels(game)` names every index.
 
+Under `actions="offered"` the `'observation'` element is this vector followed by the K
+feature rows of the offered splits, slot by slot, 32 float32 values each (0 in empty slots):
+197 + 32K values (2,245 at the default K = 64). `offered_labels(game)` names the 32
+columns and `split_observation(observation, game, K)` reads the two parts back
+(`splitpoker.envs.offered`).
+
 #### Legal Actions Mask
 
 `action_mask` (int8, 1,680 values) is 1 exactly where pot 1 < pot 2 < pot 3 (about 280
@@ -101,12 +119,20 @@ and hand). Playing a split outside the mask through `env()` ends the hand with a
 of −1 for that seat and 0 for the others; `raw_env` and
 `parallel_env` raise a `ValueError` naming the split.
 
+Under `actions="offered"` the mask (int8, K values) is 1 for the filled slots, and an empty
+slot is an illegal action as a split outside the mask is; `infos[agent]["offered"]` holds the
+split index in each slot (−1 in empty ones).
+
 ### Action Space
 
 A split index (envs/biji/RULES.md section 11): `index = P1 * 20 + P2`, where `P1` is the position of pot 1's
 slots among the 84 3-subsets of `range(9)` in `itertools.combinations` order and `P2` the
 position of pot 2's slots among the 20 3-subsets of the 6 remaining slots; pot 3 is the
 rest. `splitpoker.envs.splits.BIJI` encodes and decodes it.
+
+Under `actions="offered"` the action is a slot `0 … K-1` of the seat's offered splits
+(`Discrete(K)`), ordered by the split's value to the `heuristic` agent, highest first; the
+split played is the one in that slot.
 
 ### Rewards
 

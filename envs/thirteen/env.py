@@ -9,10 +9,11 @@
 | Manual Control     | No                                                              |
 | Agents             | `agents= ['player_0', 'player_1', 'player_2', 'player_3']`      |
 | Agents             | 2 to 4 (`num_players`, default 4)                               |
-| Action Shape       | Discrete(72072)                                                 |
-| Action Values      | [0, 72071]                                                      |
-| Observation Shape  | (281,), with an action mask of shape (72072,)                   |
-| Observation Values | [0, 1]                                                          |
+| Action Shape       | Discrete(72072); Discrete(K) under `actions="offered"`          |
+| Action Values      | [0, 72071]; [0, K-1] under `actions="offered"`                  |
+| Observation Shape  | (281,), with an action mask of shape (72072,); under            |
+|                    | `actions="offered"` (281 + 41K,), with a mask of shape (K,)     |
+| Observation Values | [0, 1]; the offered features as `offered_bounds` gives          |
 
 Each seat is dealt 13 of 52 cards and splits them into a front row of 3 cards, a middle
 row of 5 and a back row of 5, with front ≤ middle ≤ back (otherwise the hand fouls).
@@ -30,8 +31,9 @@ change the scoring (its rows are not compared).
 ```python
 from splitpoker.envs import thirteen_v0
 
-thirteen_v0.env(num_players=4, preset="classic", render_mode=None, mask="valid", illegal_action="penalty",
-                illegal_reward=-1.0, observation="dict", infos="text", **switches)
+thirteen_v0.env(num_players=4, preset="classic", render_mode=None, mask=None, illegal_action="penalty",
+                illegal_reward=-1.0, observation="dict", infos="text", actions="index", offer=None,
+                **switches)
 ```
 
 Through PettingZoo's registry: `pettingzoo.make("aec", "splitpoker/thirteen_v0", **kwargs)` (or
@@ -52,11 +54,20 @@ switch or value is a `ValueError` naming it.
 `render_mode`: `None`, `"ansi"` (``render()`` returns the table as text) or `"human"`
 (prints it).
 
-`mask`: `"valid"` (default: the action mask marks every valid split) or `"undominated"`
+`mask`: `"valid"` (the default under `actions="index"`: the action mask marks every valid split)
+or `"undominated"` (the default under `actions="offered"`, the only value it takes)
 (it marks the *candidates*, the valid splits no other valid split dominates: envs/thirteen/RULES.md
 section 12; what that means for research: `splitpoker.envs.arrange_env`). A learner then
 chooses among about 100 (median 76, mean 126, at most about 1,700 on random classic hands) splits
 a hand instead of 72,072.
+
+`actions`: `"index"` (default: the action is a split index, below) or `"offered"`: each
+seat is offered up to `offer` of its candidates, each with a row of 41 features, and the
+action is a slot `0 … K-1` (docs/environments.md, "The offered action space";
+`splitpoker.envs.offered_env`).
+
+`offer`: K, the number of slots under `actions="offered"` (default `None`: the game's
+`default_offer`, 256 for Thirteen); with `actions="index"` it is a `ValueError`.
 
 `illegal_action` (`"raise"` or `"penalty"`) and `illegal_reward`: what a split outside the
 mask does (`splitpoker.envs.arrange_env`).
@@ -103,6 +114,12 @@ below (`splitpoker.envs.observation`), and an `'action_mask'` element (Legal Act
 
 `observation_labels(game)` names every index.
 
+Under `actions="offered"` the `'observation'` element is this vector followed by the K
+feature rows of the offered splits, slot by slot, 41 float32 values each (0 in empty slots):
+281 + 41K values (10,777 at the default K = 256). `offered_labels(game)` names the 41
+columns and `split_observation(observation, game, K)` reads the two parts back
+(`splitpoker.envs.offered`).
+
 #### Legal Actions Mask
 
 `action_mask` (int8, 72,072 values) is 1 exactly where the split does not foul. Every seat
@@ -111,12 +128,20 @@ hand). Playing a split outside the mask through `env()` ends the hand with a rew
 for that seat and 0 for the others; `raw_env` and
 `parallel_env` raise a `ValueError` naming the split.
 
+Under `actions="offered"` the mask (int8, K values) is 1 for the filled slots, and an empty
+slot is an illegal action as a split outside the mask is; `infos[agent]["offered"]` holds the
+split index in each slot (−1 in empty ones).
+
 ### Action Space
 
 A split index (envs/thirteen/RULES.md section 11): `index = F * 252 + M`, where `F` is the position of the
 front's 3 slots among the 286 3-subsets of `range(13)` in `itertools.combinations` order
 and `M` the position of the middle's 5 slots among the 252 5-subsets of the 10 remaining
 slots; the back is the rest. `splitpoker.envs.splits.THIRTEEN` encodes and decodes it.
+
+Under `actions="offered"` the action is a slot `0 … K-1` of the seat's offered splits
+(`Discrete(K)`), ordered by the split's value to the `heuristic` agent, highest first; the
+split played is the one in that slot.
 
 ### Rewards
 
