@@ -2,7 +2,8 @@
 process (:func:`exit_status`, :func:`run_cli`), the one line of a refusal (:func:`refusal`,
 :func:`refused`), a tiny training run (:func:`tiny_config`, :func:`tiny_run`) and a small
 saved policy (:func:`policy_file`), and a PPO run stopped by Ctrl-C at a given step
-(:func:`interrupt_at`)."""
+(:func:`interrupt_at`), with the run of four rollouts the fault tests stop and resume
+(:func:`rollouts_config`, :func:`write_config`, :func:`train_config`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from splitpoker.train.cli import main
 
@@ -95,3 +97,34 @@ def interrupt_at(monkeypatch: pytest.MonkeyPatch, timesteps: int) -> None:
         return step_of(self)
 
     monkeypatch.setattr(SelfPlayCallback, "_on_step", on_step)
+
+
+def rollouts_config(tmp: Path, policy: dict[str, Any] | None = None, **changes: Any) -> dict[str, Any]:
+    """Four rollouts of 32 hands (Biji, 4 players), a checkpoint, snapshot and evaluation after
+    each, in ``tmp / "runs"``: ``policy`` (by default a tiny split scorer) replaces the policy
+    section; each of ``changes`` updates its section (a dict) or sets its key."""
+    data: dict[str, Any] = {
+        "game": "biji", "num_players": 4, "total_timesteps": 128, "n_envs": 2, "progress": False,
+        "output_dir": str(tmp / "runs"), "policy": policy or {"kind": "split_scorer", **ARCH},
+        "ppo": {"n_steps": 16, "batch_size": 16, "n_epochs": 2},
+        "selfplay": {"snapshot_interval": 32, "pool_size": 2, "baselines": ["random", "greedy"]},
+        "eval": {"every": 32, "hands": 2, "final_hands": 2, "opponents": ["random"]},
+        "checkpoint": {"every": 32}}
+    for key, value in changes.items():
+        data[key] = {**data[key], **value} if isinstance(value, dict) and isinstance(data.get(key), dict) else value
+    return data
+
+
+def write_config(tmp: Path, data: dict[str, Any]) -> Path:
+    """``data`` written as ``tmp / "tiny.yaml"``."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    path = tmp / "tiny.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def train_config(tmp: Path, data: dict[str, Any]) -> Any:
+    """The result of training ``data`` (:func:`write_config`) as ``splitpoker train tiny.yaml`` does."""
+    from splitpoker.train.launch import train
+
+    return train(write_config(tmp, data), command="splitpoker train tiny.yaml", emit=lambda line: None)

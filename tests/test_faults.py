@@ -22,45 +22,19 @@ from typing import Any
 
 import numpy as np
 import pytest
-import yaml
 
 from splitpoker.agents.learned.checkpoint import read_policy_state
 from tests.helpers import interrupt_at
+from tests.helpers import rollouts_config as config
+from tests.helpers import train_config as train
+from tests.helpers import write_config as write
 
 #: TensorBoard tags whose values are wall-clock measurements
 TIMED = ("charts/hands_per_s", "charts/steps_per_s", "charts/time_elapsed")
 
 
-def config(tmp: Path, **changes: Any) -> dict[str, Any]:
-    """Four rollouts of 32 hands, a checkpoint, snapshot and evaluation after each."""
-    data: dict[str, Any] = {
-        "game": "biji", "num_players": 4, "total_timesteps": 128, "n_envs": 2, "progress": False,
-        "output_dir": str(tmp / "runs"),
-        "policy": {"kind": "split_scorer", "subset_hidden": 8, "embed_dim": 4, "split_hidden": 2, "value_hidden": 4},
-        "ppo": {"n_steps": 16, "batch_size": 16, "n_epochs": 2},
-        "selfplay": {"snapshot_interval": 32, "pool_size": 2, "baselines": ["random", "greedy"]},
-        "eval": {"every": 32, "hands": 2, "final_hands": 2, "opponents": ["random"]},
-        "checkpoint": {"every": 32}}
-    for key, value in changes.items():
-        data[key] = {**data[key], **value} if isinstance(value, dict) and isinstance(data.get(key), dict) else value
-    return data
-
-
 IMITATION = {"enabled": True, "solver": "solver:samples=2,opponent=greedy", "hands": 32, "workers": 1, "epochs": 2,
              "batch_size": 8, "rounds": 2}
-
-
-def write(tmp: Path, data: dict[str, Any]) -> Path:
-    tmp.mkdir(parents=True, exist_ok=True)
-    path = tmp / "tiny.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path
-
-
-def train(tmp: Path, data: dict[str, Any]) -> Any:
-    from splitpoker.train.launch import train
-
-    return train(write(tmp, data), command="splitpoker train tiny.yaml", emit=lambda line: None)
 
 
 def resume(run_dir: Path) -> Any:

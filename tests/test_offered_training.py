@@ -19,31 +19,15 @@ from splitpoker.envs.games import game_class, make_game
 from splitpoker.train.config import load_config, load_config_dict
 from splitpoker.train.learner import load_pool, run_meta
 from splitpoker.train.selfplay import OpponentPool
-from tests.helpers import interrupt_at, run_cli
+from tests.helpers import interrupt_at, rollouts_config, run_cli
+from tests.helpers import train_config as train
 
 OFFER = 6
 
 
 def config(tmp: Path, **changes: Any) -> dict[str, Any]:
     """Four rollouts of 32 hands over 6 offered splits, a checkpoint, snapshot and evaluation after each."""
-    data: dict[str, Any] = {
-        "game": "biji", "num_players": 4, "total_timesteps": 128, "n_envs": 2, "progress": False,
-        "output_dir": str(tmp / "runs"), "policy": {"kind": "offered", "net_arch": [8], "offer": OFFER},
-        "ppo": {"n_steps": 16, "batch_size": 16, "n_epochs": 2},
-        "selfplay": {"snapshot_interval": 32, "pool_size": 2, "baselines": ["random", "greedy"]},
-        "eval": {"every": 32, "hands": 2, "final_hands": 2, "opponents": ["random"]},
-        "checkpoint": {"every": 32}}
-    for key, value in changes.items():
-        data[key] = {**data[key], **value} if isinstance(value, dict) and isinstance(data.get(key), dict) else value
-    return data
-
-
-def train(tmp: Path, data: dict[str, Any]) -> Any:
-    from splitpoker.train.launch import train as start
-
-    tmp.mkdir(parents=True, exist_ok=True)
-    (tmp / "tiny.yaml").write_text(yaml.safe_dump(data))
-    return start(tmp / "tiny.yaml", command="splitpoker train tiny.yaml", emit=lambda line: None)
+    return rollouts_config(tmp, policy={"kind": "offered", "net_arch": [8], "offer": OFFER}, **changes)
 
 
 def weights(path: Path) -> dict[str, np.ndarray]:
