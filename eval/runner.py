@@ -39,8 +39,9 @@ from ..envs.games import make_game
 from ..envs.table import Tables, check_mask, deal
 from ..runtime.distributed import ray_chunks
 from ..runtime.files import free_path
-from ..runtime.interrupts import Interrupted, handled, signal_of, worker_pool
+from ..runtime.interrupts import Interrupted, handled, signal_of
 from ..runtime.limits import MAX_HANDS, MAX_WORKERS, check_count
+from ..runtime.workers import worker_pool
 from .duplicate import Decision, Tally, check_lineup, decision_order, play_group, seating
 from .summary import AgentSummary, EvalSummary
 

@@ -10,24 +10,22 @@ function is being called comes out of the call as a ``SystemError`` caused by it
 status of an interrupted command is :func:`exit_status`: 130 for ``SIGINT``, 143 for
 ``SIGTERM``.
 
-Worker pools are made by :func:`worker_pool`. A Ctrl-C in the terminal (and a SIGTERM sent to
-a process group) reaches every process of the group, and a worker interrupted inside a queue
-operation can deadlock the pool, or print a traceback while it starts. The workers are born
-ignoring both signals (a signal ignored in the parent while it spawns them stays ignored in
-the new interpreter from its first instruction); the parent, interrupted, kills them and
-terminates the pool.
+A Ctrl-C in the terminal (and a SIGTERM sent to a process group) reaches every process of
+the group. Processes started inside :func:`spawning_deaf` are born ignoring both signals (a
+signal ignored in the parent while it spawns them stays ignored in the new interpreter from
+its first instruction), and their parent stops them: the worker pools of :mod:`.workers`,
+the vectorised envs of training.
 """
 
 from __future__ import annotations
 
 import contextlib
-import multiprocessing.pool
 import signal
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["Interrupted", "handled", "unmasked", "worker_pool", "exit_status", "SIGNALS"]
+__all__ = ["Interrupted", "handled", "unmasked", "spawning_deaf", "exit_status", "SIGNALS"]
 
 #: the signals handled like Ctrl-C
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -118,55 +116,5 @@ def handled(decide: Callable[[int], bool] | None = None) -> Iterator[None]:
 def spawning_deaf() -> contextlib.AbstractContextManager[None]:
     """Processes spawned inside the block ignore SIGINT and SIGTERM from their first instruction
     (the parent ignores them meanwhile: a signal in these few milliseconds is lost). Their
-    parent stops them: a pool by :func:`worker_pool`, vectorised envs by closing them."""
+    parent stops them: a pool by :func:`.workers.worker_pool`, vectorised envs by closing them."""
     return _signals_to(signal.SIG_IGN)
-
-
-@contextlib.contextmanager
-def worker_pool(context: Any, processes: int) -> Iterator[Any]:
-    """A ``multiprocessing`` pool of ``processes`` workers that ignore SIGINT and SIGTERM. On
-    leaving the block normally the pool is closed and joined; on any exception (an interrupt
-    above all) the workers are killed and the pool terminated, so nothing hangs and no worker
-    prints a traceback."""
-    with spawning_deaf():
-        pool = context.Pool(processes)
-    try:
-        yield pool
-    except BaseException:
-        _stop_replacing(pool)
-        workers = list(getattr(pool, "_pool", ()))
-        for process in workers:  # they ignore SIGTERM: the parent kills them
-            if process.exitcode is None:
-                process.kill()
-        for process in workers:
-            process.join()
-        _release_task_lock(pool)
-        pool.terminate()
-        raise
-    pool.close()
-    pool.join()
-
-
-def _stop_replacing(pool: Any) -> None:
-    """Stop the pool's thread that replaces workers that exit, before the parent kills them: a
-    replacement would be born hearing the signals (outside :func:`spawning_deaf`), could take
-    the task queue's lock before ``terminate()`` and die holding it, and print a traceback at
-    the next Ctrl-C."""
-    handler = getattr(pool, "_worker_handler", None)
-    if handler is None:
-        return
-    handler._state = multiprocessing.pool.TERMINATE
-    notifier = getattr(pool, "_change_notifier", None)
-    if notifier is not None:
-        notifier.put(None)  # wakes the thread, which then sees the state and ends
-    handler.join(timeout=10)
-
-
-def _release_task_lock(pool: Any) -> None:
-    """Free the task queue's read lock that a killed worker may have died holding (an idle worker
-    waits for its next task holding it), which ``terminate()`` takes and would wait for forever.
-    Every worker is dead here, so a held lock has no live owner; a free one stays free."""
-    lock = getattr(getattr(pool, "_inqueue", None), "_rlock", None)
-    if lock is not None:
-        with contextlib.suppress(ValueError):  # it was not held
-            lock.release()

@@ -397,57 +397,6 @@ def test_ctrl_c_before_the_first_checkpoint_leaves_no_folder(tmp_path, monkeypat
     assert not list((tmp_path / "runs").iterdir())
 
 
-_IDLE_POOL_INTERRUPTED = """
-import multiprocessing, time
-from splitpoker.runtime.interrupts import worker_pool
-try:
-    with worker_pool(multiprocessing.get_context("spawn"), 2) as pool:
-        pool.map(abs, [1, 2])  # both workers idle now: one waits for a task holding the queue's read lock
-        time.sleep(0.5)
-        raise KeyboardInterrupt
-except KeyboardInterrupt:
-    print("stopped")
-"""
-
-
-def test_an_interrupted_pool_stops_when_its_workers_were_idle():
-    """Killing an idle worker leaves the task queue's read lock held; the pool must still stop."""
-    done = subprocess.run([sys.executable, "-c", _IDLE_POOL_INTERRUPTED], capture_output=True, text=True,
-                          timeout=60, check=False)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "stopped"
-
-
-_NO_REPLACEMENTS = """
-import multiprocessing, multiprocessing.pool, time
-from splitpoker.runtime import interrupts
-started = []
-real = multiprocessing.pool.Pool._repopulate_pool_static
-def spy(*args, **kwargs):
-    started.append(time.monotonic())
-    return real(*args, **kwargs)
-multiprocessing.pool.Pool._repopulate_pool_static = staticmethod(spy)
-try:
-    with interrupts.worker_pool(multiprocessing.get_context("spawn"), 2) as pool:
-        pool.map(abs, [1, 2])
-        time.sleep(0.5)
-        interrupted = time.monotonic()
-        raise KeyboardInterrupt
-except KeyboardInterrupt:
-    print(sum(t > interrupted for t in started), len(multiprocessing.active_children()))
-"""
-
-
-def test_an_interrupted_pool_starts_no_replacement_workers():
-    """Killing the workers on an interrupt does not start replacements (which would hear the
-    next Ctrl-C and print a traceback, or die holding the task queue's lock): none is
-    started after the interrupt, and no child process is left."""
-    done = subprocess.run([sys.executable, "-c", _NO_REPLACEMENTS], capture_output=True, text=True,
-                          timeout=60, check=False)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["0", "0"]
-
-
 class _Touch:
     """Unpickled, it creates ``marker``: the stand-in for code a crafted file would run."""
 

@@ -43,9 +43,9 @@ from ..envs.games import game_of
 from ..envs.switches import RuleSwitches
 from ..envs.table import deal
 from ..runtime.files import output_path, write_owned
-from ..runtime.interrupts import worker_pool
 from ..runtime.limits import check_workers
 from ..runtime.seeding import derived_seed
+from ..runtime.workers import worker_pool
 
 CHUNK = 32
 #: the version of the cached labels: 2 since the solver measures the candidates by default and
