@@ -50,10 +50,9 @@ def _serve(connection: Connection) -> None:
         try:
             try:
                 connection.send(reply)
-            except Exception:  # a result or error that does not pickle
-                if not reply[0]:
-                    error = reply[1]
-                connection.send((False, RuntimeError(f"{type(error).__name__}: {error}")))
+            except Exception as unsent:  # a result or error that does not pickle
+                cause = unsent if reply[0] else reply[1]
+                connection.send((False, RuntimeError(f"{type(cause).__name__}: {cause}")))
         except OSError:  # the parent is gone
             return
 
