@@ -33,9 +33,9 @@ def test_a_workers_error_is_raised_in_the_parent_and_the_workers_are_stopped():
 
 
 def test_a_result_that_does_not_pickle_is_an_error_naming_why():
-    with pytest.raises(RuntimeError, match="TypeError: cannot pickle '_io.TextIOWrapper'"):
-        with worker_pool(SPAWN, 1) as pool:
-            pool.map(open, [os.devnull])
+    with pytest.raises(RuntimeError, match="TypeError: cannot pickle '_io.TextIOWrapper'"), \
+            worker_pool(SPAWN, 1) as pool:
+        pool.map(open, [os.devnull])
     assert not multiprocessing.active_children()
 
 
