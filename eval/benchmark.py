@@ -11,10 +11,10 @@ On each track a protocol measures, for every agent of the track:
 
 * the **head-to-head matrix**: for each pair of agents one duplicate match
   (:func:`.runner.run`, the two agents seated alternately, ``A B A B`` at four seats, and the
-  lineup rotated through every seat), the cell of row A and column B being A's mean payoff
-  per hand with its 95% CI over deals. The games are zero-sum and both agents hold as many
-  seats, so the cell of B against A is the negative of it. Every pair of a track plays the
-  same deals;
+  lineup rotated through every seat; at an odd table two, ``A B A`` and ``B A B``:
+  :func:`lineups`), the cell of row A and column B being A's mean payoff per hand with its
+  95% CI over deals. The games are zero-sum and both agents hold as many seats, so the cell
+  of B against A is the negative of it. Every pair of a track plays the same deals;
 * the **mean against the field**: the mean of the row's cells, with a 95% CI over the deals
   the pairs share (the per-deal means over the opponents), which ranks the agents;
 * the **best-response gain** (:mod:`.exploit`) at the protocol's solver samples: what the
@@ -147,8 +147,18 @@ V1 = Protocol(
     ),
 )
 
+V2 = dataclasses.replace(
+    V1, name="v2",
+    summary="v1 and a fifth table, 十三水 at three players with its shipped policy; the same agents, seeds and "
+            "measures",
+    tracks=V1.tracks + (
+        Track("thirteen_shisanshui_3p", "thirteen", "shisanshui", 3, "pretrained:thirteen_shisanshui_3p",
+              full=Sizes(deals=200, br_deals=50, timing_runs=5, timing_decisions=10), quick=_V1_QUICK),
+    ),
+)
+
 #: every protocol by name; a published protocol is never changed, only added to
-PROTOCOLS: dict[str, Protocol] = {V1.name: V1}
+PROTOCOLS: dict[str, Protocol] = {V1.name: V1, V2.name: V2}
 
 
 def get_protocol(name: str) -> Protocol:
@@ -294,14 +304,17 @@ class _Sink:
         self.bar.advance(self.task, len({d.group for d in part}))
 
 
-def _group_means(decisions: Sequence[Any], agent: int) -> dict[int, float]:
-    """Each deal group's mean payoff per hand of lineup index ``agent`` (the figure whose
-    mean over groups is the agent's mean in :func:`.runner.run`)."""
+def _group_means(matches: Sequence[tuple[Sequence[Any], int]]) -> dict[int, float]:
+    """Each deal group's mean payoff per hand of one agent over the matches it played on the
+    same deals (each match's decisions and the agent's lineup index in it), the groups
+    ascending: over one match, the figure whose mean over groups is the agent's mean in
+    :func:`.runner.run`."""
     payoffs: dict[int, list[float]] = {}
-    for d in decisions:
-        if d.agent == agent:
-            payoffs.setdefault(d.group, []).append(d.payoff)
-    return {group: float(np.mean(values)) for group, values in payoffs.items()}
+    for decisions, agent in matches:
+        for d in decisions:
+            if d.agent == agent:
+                payoffs.setdefault(d.group, []).append(d.payoff)
+    return {group: float(np.mean(payoffs[group])) for group in sorted(payoffs)}
 
 
 def _match(track: Track, agents: list[str], deals: int, seed: int, workers: int,
@@ -318,23 +331,39 @@ def _stop_if_partial(summary: EvalSummary) -> None:
         raise Interrupted(signal.Signals[str(summary.interrupted_by)])
 
 
+def lineups(a: str, b: str, players: int) -> list[list[str]]:
+    """The lineups of the pair ``a``, ``b`` at a table of ``players``: ``[a, b]`` where the two
+    hold as many seats (an even table); at an odd one ``[b, a]`` as well, so that over the
+    two matches each holds as many seats (``A B A`` then ``B A B``)."""
+    return [[a, b]] if players % 2 == 0 else [[a, b], [b, a]]
+
+
 def _head_to_head(track: Track, agents: list[str], sizes: Sizes, protocol: Protocol, workers: int,
                   bar: _Bar, out: dict[str, Any]) -> None:
     """The matrix of ``track`` into ``out`` (filled pair by pair, so an interrupt keeps the pairs played)."""
     pairs = [(a, b) for i, a in enumerate(agents) for b in agents[i + 1:]]
-    task = bar.task(f"{track.name}: head to head", total=len(pairs) * sizes.deals)
+    task = bar.task(f"{track.name}: head to head",
+                    total=sum(len(lineups(a, b, track.players)) for a, b in pairs) * sizes.deals)
     matrix: dict[str, dict[str, Any]] = {a: {} for a in agents}
     groups: dict[str, dict[str, dict[int, float]]] = {a: {} for a in agents}
     out["matrix"], out["pairs"], out["_groups"] = matrix, [], groups
     for a, b in pairs:
         bar.describe(task, f"{track.name}: {a} vs {b}")
-        summary, decisions = _match(track, [a, b], sizes.deals, protocol.seed, workers, bar, task)
-        for index, (me, them) in enumerate(((a, b), (b, a))):
-            result = summary.agents[index]
-            matrix[me][them] = {"mean": result.mean, "ci95": list(result.ci95), "deals": summary.hands}
-            groups[me][them] = _group_means(decisions, index)
-        out["pairs"].append({"agents": [a, b], "deals": summary.hands, "planned": sizes.deals,
-                             "partial": summary.partial, "elapsed_s": summary.elapsed_s})
+        played = []
+        for lineup in lineups(a, b, track.players):
+            summary, decisions = _match(track, lineup, sizes.deals, protocol.seed, workers, bar, task)
+            played.append((lineup, decisions))
+            out["pairs"].append({"agents": lineup, "deals": summary.hands, "planned": sizes.deals,
+                                 "partial": summary.partial, "elapsed_s": summary.elapsed_s})
+            if summary.partial:
+                break
+        if len(played) == len(lineups(a, b, track.players)):  # an odd table's pair is counted whole or not at all
+            for me, them in ((a, b), (b, a)):
+                means = _group_means([(decisions, lineup.index(me)) for lineup, decisions in played])
+                lo, hi = mean_ci(np.fromiter(means.values(), float))
+                matrix[me][them] = {"mean": float(np.mean(list(means.values()))), "ci95": [lo, hi],
+                                    "deals": len(means)}
+                groups[me][them] = means
         _stop_if_partial(summary)
 
 

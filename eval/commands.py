@@ -365,9 +365,9 @@ def register_benchmark(sub: argparse._SubParsersAction) -> None:
         description="Run a fixed, named evaluation protocol and write benchmark.json and leaderboard.md.\n\n"
         "Protocol v1 has four tracks, one per shipped policy: biji_classic_4p, thirteen_classic_4p,\n"
         "thirteen_western_2p and thirteen_shisanshui_4p (the game, rules preset and table size the\n"
-        "policy was trained for). On each track the agents are random, greedy, heuristic,\n"
-        "solver:samples=256,opponent=greedy and the track's pretrained policy, plus any --agents\n"
-        "that can play it. It measures, with fixed seeds and deal counts:\n"
+        "policy was trained for); v2 adds thirteen_shisanshui_3p. On each track the agents are\n"
+        "random, greedy, heuristic, solver:samples=256,opponent=greedy and the track's pretrained\n"
+        "policy, plus any --agents that can play it. It measures, with fixed seeds and deal counts:\n"
         "  * the head-to-head matrix: for each pair of agents a duplicate match (seated alternately,\n"
         "    every deal replayed in every seat rotation), the row agent's mean payoff per hand\n"
         "    against the column agent with a 95% CI, and each agent's mean against the field;\n"
@@ -375,8 +375,9 @@ def register_benchmark(sub: argparse._SubParsersAction) -> None:
         "    measured for the solver itself: too costly);\n"
         "  * the decision time: CPU milliseconds per decision, median over repeated runs.\n"
         "--quick plays few deals (a check that it runs, not figures to cite). Cite a figure as\n"
-        "protocol v1 with the splitpoker version; the report names both, the commit and the machine.")
-    p.add_argument("--protocol", required=True, metavar="NAME", help="the protocol (v1)")
+        "the protocol (v1, v2) with the splitpoker version; the report names both, the commit and the\n"
+        "machine.")
+    p.add_argument("--protocol", required=True, metavar="NAME", help="the protocol (v1, v2)")
     p.add_argument("--quick", action="store_true", help="the protocol's quick size: few deals, for CI")
     p.add_argument("--tracks", metavar="NAME,...", help="only these tracks (default: every track of the protocol)")
     p.add_argument("--agents", metavar="SPEC,...", help="extra agents, added to every track they can play "

@@ -64,6 +64,20 @@ def test_v1_is_registered_with_its_tracks() -> None:
     assert v1.br_samples == 256
 
 
+def test_v2_is_v1_and_a_three_player_track_whose_policy_plays_it() -> None:
+    v1, v2 = PROTOCOLS["v1"], PROTOCOLS["v2"]
+    assert v2.tracks[:4] == v1.tracks and [t.name for t in v2.tracks[4:]] == ["thirteen_shisanshui_3p"]
+    assert (v2.opponents, v2.seed, v2.br_seed, v2.br_samples) == (v1.opponents, v1.seed, v1.br_seed, v1.br_samples)
+    track = v2.track("thirteen_shisanshui_3p")
+    assert (track.game, track.preset, track.players, track.policy) == (
+        "thirteen", "shisanshui", 3, "pretrained:thirteen_shisanshui_3p")
+    chosen = plan("v2", quick=True, tracks=["thirteen_shisanshui_4p", "thirteen_shisanshui_3p"],
+                  agents=["pretrained:thirteen_shisanshui_3p"])
+    assert chosen.agents["thirteen_shisanshui_3p"].count("pretrained:thirteen_shisanshui_3p") == 1
+    ((where, spec, why),) = chosen.skipped
+    assert (where, spec) == ("thirteen_shisanshui_4p", "pretrained:thirteen_shisanshui_3p") and "3 players" in why
+
+
 def test_quick_is_deterministic_and_antisymmetric() -> None:
     chosen = plan(TINY, quick=True, tracks=["biji_2p"])
     first = run_benchmark(chosen, progress=False)
@@ -94,6 +108,28 @@ def test_four_seats_matrix_is_antisymmetric() -> None:
     report = run_benchmark(plan(TINY, quick=True, tracks=["biji_4p"]), progress=False)
     matrix = report["tracks"]["biji_4p"]["matrix"]
     assert matrix["greedy"]["random"]["mean"] == -matrix["random"]["greedy"]["mean"]  # zero-sum, two seats each
+
+
+def test_an_odd_table_plays_both_lineups_and_its_matrix_is_antisymmetric() -> None:
+    """At three seats a pair plays ``A B A`` and ``B A B`` on the same deals; each cell is the
+    row agent's payoff per hand over both, so each agent holds as many seats."""
+    from splitpoker.eval.runner import EvalSettings, run
+
+    odd = Protocol(name="odd", opponents=("random", "greedy"), seed=5, br_seed=6, br_samples=8,
+                   tracks=(Track("biji_3p", "biji", "classic", 3, None, full=Sizes(4, 1, 1, 1),
+                                 quick=Sizes(3, 1, 1, 1)),))
+    track = run_benchmark(plan(odd, quick=True), progress=False)["tracks"]["biji_3p"]
+    assert [p["agents"] for p in track["pairs"]] == [["random", "greedy"], ["greedy", "random"]]
+    matrix = track["matrix"]
+    assert matrix["greedy"]["random"]["mean"] == -matrix["random"]["greedy"]["mean"]
+    assert matrix["greedy"]["random"]["deals"] == 3
+    hands = []
+    for lineup in (["random", "greedy"], ["greedy", "random"]):
+        _, decisions = run(EvalSettings(game="biji", agents=lineup, hands=3, players=3, seed=5, regret=False),
+                           progress=False)
+        hands += [d.payoff for d in decisions if d.agent == lineup.index("greedy")]
+    assert len(hands) == 3 * 3 * 3  # 3 deals, 3 rotations, 3 seats: greedy in as many seats as random
+    assert matrix["greedy"]["random"]["mean"] == pytest.approx(sum(hands) / len(hands), abs=1e-12)
 
 
 def test_best_response_is_exploit_figure() -> None:

@@ -233,14 +233,21 @@ RECIPES = {
                             (30, "latest", 0.0003, 256, "uniform")],
     "thirteen_shisanshui_4p": [(8, "mixture", 0.001, 64, "uniform"), (44, "latest", 0.0003, 64, "uniform"),
                                (32, "latest", 0.0003, 64, "regret")],
+    "thirteen_shisanshui_3p": [(8, "mixture", 0.001, 64, "uniform"), (44, "latest", 0.0003, 64, "uniform"),
+                               (32, "latest", 0.0003, 64, "regret")],
 }
+#: the shipped policies with a PPO self-play config for the same table (``NAME`` -> ``..._ppo_..``)
+PPO_TWINS = ["biji_classic_4p", "thirteen_classic_4p", "thirteen_western_2p", "thirteen_shisanshui_4p"]
+
+
+def _ppo_twin(name: str) -> str:
+    return name.replace("_4p", "_ppo_4p").replace("_2p", "_ppo_2p")
 
 
 def test_every_packaged_config_loads():
     names = {path.stem for path in PACKAGED_CONFIGS.glob("*.yaml")}
     assert names == {"quickstart", "biji_fp_4p", "biji_offered_ppo_4p", "thirteen_offered_ppo_4p", *RECIPES,
-                     *(name.replace("_classic", "_classic_ppo").replace("_western", "_western_ppo")
-                       .replace("_shisanshui", "_shisanshui_ppo") for name in RECIPES)}
+                     *map(_ppo_twin, PPO_TWINS)}
     for name in names:
         config = load_config(PACKAGED_CONFIGS / f"{name}.yaml")
         assert config.total_timesteps > 0
@@ -257,9 +264,10 @@ def test_the_configs_of_the_shipped_policies_make_them_in_phases(name):
     assert fp.total_rounds == sum(phase[0] for phase in RECIPES[name])
     assert config.total_timesteps == fp.total_rounds * 1024
     assert all(p.settings.hands == 1024 for p in fp.schedule())
-    ppo = load_config(PACKAGED_CONFIGS / f"{name.replace('_4p', '_ppo_4p').replace('_2p', '_ppo_2p')}.yaml")
-    assert (ppo.algorithm, ppo.game, ppo.preset, ppo.num_players) == ("ppo", config.game, config.preset,
-                                                                      config.num_players)
+    if name in PPO_TWINS:
+        ppo = load_config(PACKAGED_CONFIGS / f"{_ppo_twin(name)}.yaml")
+        assert (ppo.algorithm, ppo.game, ppo.preset, ppo.num_players) == ("ppo", config.game, config.preset,
+                                                                          config.num_players)
     header = (PACKAGED_CONFIGS / f"{name}.yaml").read_text().split("\ngame:")[0]
     assert f"pretrained:{name}" in header and f"splitpoker train configs/{name}.yaml" in header
     readme = (PACKAGED_CONFIGS.parent / "agents" / "pretrained" / "README.md").read_text()

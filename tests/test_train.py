@@ -110,7 +110,8 @@ def test_overrides_set_nested_keys_as_yaml_values(tmp_path):
 def test_shipped_configs_are_valid():
     names = {p.name for p in (ROOT / "configs").glob("*.yaml")}
     assert {"quickstart.yaml", "thirteen_classic_4p.yaml", "biji_classic_4p.yaml", "thirteen_western_2p.yaml",
-            "thirteen_shisanshui_4p.yaml", "thirteen_classic_ppo_4p.yaml", "thirteen_western_ppo_2p.yaml",
+            "thirteen_shisanshui_4p.yaml", "thirteen_shisanshui_3p.yaml", "thirteen_classic_ppo_4p.yaml",
+            "thirteen_western_ppo_2p.yaml",
             "thirteen_shisanshui_ppo_4p.yaml", "biji_classic_ppo_4p.yaml", "biji_fp_4p.yaml",
             "biji_offered_ppo_4p.yaml", "thirteen_offered_ppo_4p.yaml"} <= names
     for name in names:
