@@ -354,6 +354,52 @@ def test_a_run_stopped_in_its_second_round_resumes_to_the_same_weights(tmp_path,
         resume_run(stopped.run_dir, [], "resume", emit=lambda line: None)
 
 
+def test_labels_in_slots_are_the_same_splits_and_payoffs_over_the_offered_ones(labelled):
+    from splitpoker.envs.observation import observation_size
+    from splitpoker.envs.offered import offer_hands, offered_width
+    from splitpoker.train.imitation import in_slots
+
+    game = make_game("biji")
+    moved, left_out = in_slots(labelled, game, 4, 3)
+    offered = offer_hands(game, labelled.slots, 4, 3)
+    keep = np.array([label in row for label, row in zip(labelled.labels, offered.splits)])
+    assert left_out == int((~keep).sum()) > 0 and len(moved) == int(keep.sum())  # 3 slots: some labels not offered
+    size = observation_size(game)
+    assert moved.observations.shape == (len(moved), size + 3 * offered_width(game))
+    assert np.array_equal(moved.observations[:, :size], labelled.observations[keep])
+    assert np.array_equal(moved.observations[:, size:].reshape(-1, 3, offered_width(game)), offered.features[keep])
+    assert np.array_equal(np.unpackbits(moved.slot_masks, axis=1, count=3).astype(bool), offered.mask[keep])
+    assert np.array_equal(moved.packed_masks(game), moved.slot_masks)
+    splits, actions, evs = offered.splits[keep], labelled.top_actions[keep], labelled.top_evs[keep]
+    rows = np.arange(len(moved))[:, None]
+    assert np.array_equal(splits[np.arange(len(moved)), moved.labels], labelled.labels[keep])
+    there = splits[rows, moved.top_actions] == actions  # a top split offered: its slot and its payoff
+    assert np.array_equal(moved.top_evs[there], evs[there])
+    assert np.isnan(moved.top_evs[~there]).all() and (moved.top_actions[~there] ==
+                                                      np.broadcast_to(moved.labels[:, None], there.shape)[~there]).all()
+    assert (~there).any() and there[:, 0].all()
+    # the solver choosing among the candidates, all of them offered: every hand kept
+    over, _ = label_hands(game, 4, "solver:samples=4,opponent=greedy", 12, seed=7, top_k=8)
+    whole, none_left = in_slots(over, game, 4, 90)
+    assert none_left == 0 and len(whole) == len(over)
+
+
+def test_fictitious_play_trains_the_offered_kind_from_the_solvers_labels(tmp_path):
+    from splitpoker.agents.learned.checkpoint import read_meta
+
+    data = base(policy={"kind": "offered", "net_arch": [8], "offer": 6},
+                imitation={"enabled": True, "solver": "solver:samples=2,opponent=greedy", "hands": 8, "epochs": 1,
+                           "batch_size": 8, "workers": 1},
+                fictitious_play={"weighting": "regret"})
+    data["policy"] = {"kind": "offered", "net_arch": [8], "offer": 6}
+    result = train(tmp_path, data)
+    final = result.run_dir / "checkpoints" / "final.zip"
+    meta = read_meta(final)
+    assert (meta["step"], meta["offer"], meta["policy"]["kind"]) == (32, 6, "offered")
+    agent = load_agent(f"checkpoint:{final}", make_game("biji"), 4)
+    assert agent.act_batch(deal(make_game("biji"), 4, np.random.default_rng(1), batch=2).views()).shape == (8,)
+
+
 def test_cli_runs_fictitious_play_and_its_checkpoint_plays(tmp_path, capsys):
     from splitpoker.train.cli import main
 

@@ -92,10 +92,6 @@ def test_a_stopped_run_resumes_to_the_weights_of_an_uninterrupted_one(
      "activation, net_arch"),
     ({"policy": {"kind": "offered"}, "selfplay": {"mask": "valid"}},
      "selfplay.mask: valid does not go with the offered policy"),
-    ({"policy": {"kind": "offered"}, "imitation": {"enabled": True}},
-     "imitation.enabled: the offered policy chooses a slot among the offered splits"),
-    ({"policy": {"kind": "offered"}, "algorithm": "fictitious_play", "fictitious_play": {"rounds": 1, "hands": 8}},
-     "policy.kind: the offered policy chooses a slot among the offered splits, and fictitious play"),
 ])
 def test_a_setting_that_does_not_fit_the_offered_kind_is_one_line(change: dict[str, Any], expected: str) -> None:
     data: dict[str, Any] = {"game": "biji", "total_timesteps": 64, **change}

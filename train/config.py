@@ -287,12 +287,8 @@ class TrainConfig(Section):
         lo, hi = game_class(self.game).players
         if not lo <= self.num_players <= hi:
             raise ValueError(f"num_players: {self.num_players} is not allowed for {self.game}; use {lo} to {hi}")
-        if self.policy.offered:
-            if self.policy.offer is None:
-                self.policy.offer = game_class(self.game).default_offer
-            if self.imitation.enabled:
-                raise ValueError(f"imitation.enabled: the {self.policy.kind} policy chooses a slot among the offered "
-                                 "splits, and the solver's labels are split indices; leave imitation off")
+        if self.policy.offered and self.policy.offer is None:
+            self.policy.offer = game_class(self.game).default_offer
         self.trainer_checks()
         return self
 

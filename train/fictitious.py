@@ -185,6 +185,7 @@ class FictitiousPlayTrainer(PolicyTrainer):
                                   address=fp.address)
         seconds = time.perf_counter() - start
         self.hands_per_s = fp.hands / max(seconds, 1e-9)
+        data = self.learnable(data)
         assert data.top_evs is not None
         solver_ev = float(np.mean(data.top_evs[:, 0]))
         self.emit(f"  labelled in {seconds:.1f} s ({self.hands_per_s:.1f} hands/s); the solver's mean payoff "

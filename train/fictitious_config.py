@@ -243,10 +243,6 @@ class FictitiousPlayTrainConfig(TrainConfig):
         return section.total_hands()
 
     def trainer_checks(self) -> None:
-        if self.policy.offered:
-            raise ValueError(f"policy.kind: the {self.policy.kind} policy chooses a slot among the offered splits, and "
-                             "fictitious play fits the policy to the solver's split indices; use algorithm ppo, or "
-                             "the mlp or split_scorer policy")
         fp = self.fictitious_play
         if self.total_timesteps != fp.total_hands():
             what = ("fictitious_play.rounds * fictitious_play.hands" if fp.phases is None

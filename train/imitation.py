@@ -52,8 +52,9 @@ CHUNK = 32
 #: learned opponents choose among theirs (labels cached before are not read again)
 CACHE_FORMAT = 2
 BACKENDS = ("local", "ray")
-#: the arrays of a :class:`LabelledHands`, in order; the last two only with ``top_k``
-FIELDS = ("observations", "slots", "seats", "labels", "top_actions", "top_evs")
+#: the arrays of a :class:`LabelledHands`, in order; ``top_actions`` and ``top_evs`` only with
+#: ``top_k``, ``slot_masks`` only for a policy over offered splits (:func:`in_slots`)
+FIELDS = ("observations", "slots", "seats", "labels", "top_actions", "top_evs", "slot_masks")
 
 
 @dataclass
@@ -62,7 +63,8 @@ class LabelledHands:
     hand); with ``top_k``, ``top_actions[i]`` are hand ``i``'s ``top_k`` best splits, best
     first (ties: the lowest index; ``top_actions[i, 0] == labels[i]``), and ``top_evs[i]``
     their expected payoffs. A hand with fewer valid splits is padded with its label and a
-    NaN payoff."""
+    NaN payoff. As a policy over offered splits learns them (:func:`in_slots`), the actions
+    are slots and ``slot_masks`` holds each hand's filled slots, bit-packed."""
 
     observations: np.ndarray
     slots: np.ndarray
@@ -70,6 +72,7 @@ class LabelledHands:
     labels: np.ndarray
     top_actions: np.ndarray | None = None
     top_evs: np.ndarray | None = None
+    slot_masks: np.ndarray | None = None
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The arrays, by name (those present)."""
@@ -79,8 +82,39 @@ class LabelledHands:
         return len(self.labels)
 
     def packed_masks(self, game: Game) -> np.ndarray:
-        """The valid-split masks of every hand, bit-packed (``np.unpackbits`` to read)."""
+        """The masks of every hand's actions, bit-packed (``np.unpackbits`` to read): its valid
+        splits, or its filled slots when the actions are slots."""
+        if self.slot_masks is not None:
+            return self.slot_masks
         return np.stack([np.packbits(game.valid_mask(s)) for s in self.slots.astype(np.intp)])
+
+
+def in_slots(data: LabelledHands, game: Game, num_players: int, offer: int) -> tuple[LabelledHands, int]:
+    """The hands of ``data`` as a policy over offered splits learns them
+    (:mod:`splitpoker.envs.offered`), and how many were left out: each observation followed
+    by its ``offer`` feature rows, as the environments give it; the label and the top-k
+    splits as slots, a top-k split that is not offered becoming padding (the label's slot
+    and a NaN payoff); the filled slots as ``slot_masks``. A hand whose label (the teacher's
+    split) is not among its offered splits is left out: it has more candidates than
+    ``offer`` and the teacher's split is not among the first ``offer``."""
+    from ..envs.offered import offer_hands
+
+    offered = offer_hands(game, data.slots.astype(np.intp), num_players, offer)
+    top = data.top_actions if data.top_actions is not None else data.labels[:, None]
+    match = offered.splits[:, None, :] == top[:, :, None].astype(np.int64)  # (N, k, K)
+    found, slot = match.any(axis=2), match.argmax(axis=2)
+    keep = found[:, 0]
+    labels = slot[:, 0]
+    top_slots = np.where(found, slot, labels[:, None])
+    features = offered.features.reshape(len(offered), -1)
+    observations = np.concatenate([data.observations, features], axis=1).astype(np.float32)
+    moved = LabelledHands(
+        observations=observations[keep], slots=data.slots[keep], seats=data.seats[keep],
+        labels=labels[keep].astype(data.labels.dtype),
+        top_actions=None if data.top_actions is None else top_slots[keep].astype(data.top_actions.dtype),
+        top_evs=None if data.top_evs is None else np.where(found, data.top_evs, np.nan)[keep],
+        slot_masks=np.packbits(offered.mask[keep], axis=1))
+    return moved, int((~keep).sum())
 
 
 #: what a chunk is given: rules, players, teacher spec, seed, top_k, then (chunk index, hands)
@@ -323,9 +357,10 @@ def regret_weights(regrets: np.ndarray) -> np.ndarray:
 
 def _inputs(policy: MaskableActorCriticPolicy, data: LabelledHands, packed: np.ndarray, rows: Any,
             game: Game) -> tuple[th.Tensor, np.ndarray]:
-    """The observations (on the policy's device) and valid masks of the hands at ``rows``."""
+    """The observations (on the policy's device) and action masks of the hands at ``rows``."""
     obs = th.as_tensor(data.observations[rows], device=policy.device)
-    return obs, np.unpackbits(packed[rows], axis=1, count=game.n_actions).astype(bool)
+    actions = int(getattr(policy.action_space, "n", game.n_actions))
+    return obs, np.unpackbits(packed[rows], axis=1, count=actions).astype(bool)
 
 
 def policy_log_probs(policy: MaskableActorCriticPolicy, data: LabelledHands, game: Game,

@@ -422,6 +422,21 @@ class Trainer:
             self.save(f"step_{self.step:09d}.zip")
 
     # ------------------------------------------------------------------ imitation
+    def learnable(self, data: Any) -> Any:
+        """Labelled hands (:class:`.imitation.LabelledHands`) as the policy learns them: as they
+        are, or for a policy over offered splits in its slots (:func:`.imitation.in_slots`),
+        saying how many hands were left out because the teacher's split was not offered."""
+        if not self.config.policy.offered:
+            return data
+        from .imitation import in_slots
+
+        assert self.config.policy.offer is not None
+        moved, left_out = in_slots(data, self.game, self.config.num_players, self.config.policy.offer)
+        if left_out:
+            self.emit(f"  {left_out} of {len(data)} hands left out: the teacher's split is not among their "
+                      f"{self.config.policy.offer} offered splits")
+        return moved
+
     def imitation_round(self, round_index: int) -> None:
         """Clone the solver (``imitation``), the solver answering the latest checkpoint after the first round."""
         from .imitation import behaviour_clone, label_hands, teacher_against
@@ -441,6 +456,7 @@ class Trainer:
                                    seed=self.config.seed * 1000 + round_index, workers=cfg.workers,
                                    cache_dir=cfg.cache_dir, backend=cfg.backend, address=cfg.address)
         self.emit(f"  {'loaded from cache' if cached else 'labelled'} in {time.perf_counter() - start:.1f} s")
+        data = self.learnable(data)
         epochs_before = int(self.state.get("imitation_epochs", 0))
 
         def log_epoch(stats: Mapping[str, float]) -> None:  # on their own axis: epochs over all rounds
