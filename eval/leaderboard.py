@@ -98,7 +98,9 @@ def track_markdown(name: str, track: Mapping[str, Any], level: int = 2) -> list[
     header, rows = matrix_rows(track)
     lines += ["", f"{h}# Head to head", "",
               "Mean payoff per hand of the row agent against the column agent, 95% CI over deals "
-              "(the two seated alternately, every deal replayed in every seat rotation)."]
+              "(the two seated alternately, every deal replayed in every seat rotation"
+              + ("; at this odd table in both lineups, A B A and B A B, so each holds as many seats)."
+                 if track["players"] % 2 else ").")]
     lines += [""] + markdown_table(header, rows)
     return lines
 
