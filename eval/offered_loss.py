@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -39,7 +38,7 @@ from ..agents.version import report_stamp
 from ..envs.games import make_game
 from ..envs.offered import check_offer, offer_hands
 from ..envs.table import deal
-from ..runtime.arguments import check_whole, whole_number
+from ..runtime.arguments import check_whole, module_command, whole_number
 from ..runtime.limits import MAX_HANDS, check_count
 from ..runtime.progress import progress_bar
 from ..runtime.seeding import check_seed, derived_seed
@@ -136,7 +135,6 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--samples", type=whole_number, default=DEFAULT_SAMPLES,
                         help=f"the solver's deals of the other hands per hand (default {DEFAULT_SAMPLES})")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
-    parser.error = lambda message: parser.exit(2, f"{parser.prog}: error: {message}\n")  # type: ignore[method-assign]
     return parser
 
 
@@ -145,27 +143,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     argument, 130 when interrupted."""
     from ..envs.switches import parse_assignments
 
-    parser = _parser()
-    args = parser.parse_args(argv)
-    try:
-        result = offered_loss(args.game, args.preset, hands=args.hands, offer=args.offer, players=args.players,
-                              seed=args.seed, samples=args.samples, switches=parse_assignments(args.switches),
-                              progress=not args.json, options=True)
-    except ValueError as error:
-        print(f"{parser.prog}: error: {str(error).splitlines()[0]}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"{parser.prog}: interrupted", file=sys.stderr)
-        return 130
-    if args.json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False))
-        return 0
-    print(f"offered-splits loss ({result.game} {result.preset}, {result.players} players, K={result.offer}, "
-          f"solver {result.samples} samples, greedy opponents): {result.mean_loss:.4f} points per hand over "
-          f"{result.hands:,} hands; {result.truncated:,} truncated ({result.truncated / result.hands:.2%}), "
-          f"{result.mean_truncated_loss:.4f} per truncated hand, largest {result.max_loss:.4f}; most candidates "
-          f"{result.max_candidates:,}")
-    return 0
+    def measure(args: argparse.Namespace) -> OfferedLoss:
+        return offered_loss(args.game, args.preset, hands=args.hands, offer=args.offer, players=args.players,
+                            seed=args.seed, samples=args.samples, switches=parse_assignments(args.switches),
+                            progress=not args.json, options=True)
+
+    def text(result: OfferedLoss) -> str:
+        return (f"offered-splits loss ({result.game} {result.preset}, {result.players} players, K={result.offer}, "
+                f"solver {result.samples} samples, greedy opponents): {result.mean_loss:.4f} points per hand over "
+                f"{result.hands:,} hands; {result.truncated:,} truncated ({result.truncated / result.hands:.2%}), "
+                f"{result.mean_truncated_loss:.4f} per truncated hand, largest {result.max_loss:.4f}; most "
+                f"candidates {result.max_candidates:,}")
+
+    return module_command(_parser(), argv, measure, text)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -36,7 +35,7 @@ from ..agents.version import report_stamp
 from ..envs.game import Game
 from ..envs.games import make_game
 from ..envs.table import deal
-from ..runtime.arguments import check_whole, whole_number
+from ..runtime.arguments import check_whole, module_command, whole_number
 from ..runtime.limits import MAX_HANDS, check_count
 from ..runtime.seeding import check_seed
 
@@ -136,7 +135,6 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--category", default="straight_flush",
                         help="the least row type counted (default straight_flush)")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
-    parser.error = lambda message: parser.exit(2, f"{parser.prog}: error: {message}\n")  # type: ignore[method-assign]
     return parser
 
 
@@ -145,28 +143,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     argument, 130 when interrupted."""
     from ..envs.switches import parse_assignments
 
-    parser = _parser()
-    args = parser.parse_args(argv)
-    try:
-        result = rare_rows(args.game, args.agents, args.preset, tables=args.tables, players=args.players,
-                           seed=args.seed, samples=args.samples, category=args.category,
-                           switches=parse_assignments(args.switches), options=True)
-    except ValueError as error:
-        print(f"{parser.prog}: error: {str(error).splitlines()[0]}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"{parser.prog}: interrupted", file=sys.stderr)
-        return 130
-    if args.json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False))
-        return 0
-    print(f"{result.game} {result.preset}, {result.players} players, {result.seats:,} seats (seed {result.seed}): "
-          f"{result.can_make} can make a {result.category} or stronger row; the solver ({result.samples} samples, "
-          f"greedy opponents) makes one on {result.solver_makes}")
-    for spec, made in result.made.items():
-        share = f" ({made / result.solver_makes:.1%})" if result.solver_makes else ""
-        print(f"  {spec}: {made} of {result.solver_makes}{share}")
-    return 0
+    def measure(args: argparse.Namespace) -> RareRows:
+        return rare_rows(args.game, args.agents, args.preset, tables=args.tables, players=args.players,
+                         seed=args.seed, samples=args.samples, category=args.category,
+                         switches=parse_assignments(args.switches), options=True)
+
+    def text(result: RareRows) -> str:
+        lines = [f"{result.game} {result.preset}, {result.players} players, {result.seats:,} seats (seed "
+                 f"{result.seed}): {result.can_make} can make a {result.category} or stronger row; the solver "
+                 f"({result.samples} samples, greedy opponents) makes one on {result.solver_makes}"]
+        for spec, made in result.made.items():
+            share = f" ({made / result.solver_makes:.1%})" if result.solver_makes else ""
+            lines.append(f"  {spec}: {made} of {result.solver_makes}{share}")
+        return "\n".join(lines)
+
+    return module_command(_parser(), argv, measure, text)
 
 
 if __name__ == "__main__":

@@ -30,8 +30,11 @@ ValueError: num_envs=0 must be an integer of at least 1 (at most 64)
 from __future__ import annotations
 
 import argparse
+import json
 import numbers
 import re
+import sys
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -40,7 +43,7 @@ if TYPE_CHECKING:
     from typing_extensions import TypeIs
 
 __all__ = ["MAX_DIGITS", "WHOLE_DECIMAL", "cut", "whole_number", "decimal_number", "plain_whole", "shown",
-           "is_bool", "is_whole", "is_number", "check_whole", "named"]
+           "is_bool", "is_whole", "is_number", "check_whole", "named", "module_command"]
 
 #: how a whole number must be written: ASCII decimal digits, a sign, no leading 0
 WHOLE_DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
@@ -160,3 +163,23 @@ def decimal_number(text: str) -> float:
         raise argparse.ArgumentTypeError(f"invalid float value: {shown(text)}; write a number in decimal digits, "
                                          "such as 30 or 2.5")
     return float(text)
+
+
+def module_command(parser: argparse.ArgumentParser, argv: Sequence[str] | None,
+                   run: Callable[[argparse.Namespace], Any], text: Callable[[Any], str]) -> int:
+    """A ``python -m splitpoker.eval.MODULE`` command: ``argv`` parsed (a bad option: one line
+    and exit status 2), ``run(args)`` called and its result printed, as one JSON document
+    (its ``to_dict()``) with ``--json``, else as ``text(result)``; 0, or after one line on
+    stderr 2 for a ValueError (its first line) and 130 when interrupted."""
+    parser.error = lambda message: parser.exit(2, f"{parser.prog}: error: {message}\n")  # type: ignore[method-assign]
+    args = parser.parse_args(argv)
+    try:
+        result = run(args)
+    except ValueError as error:
+        print(f"{parser.prog}: error: {str(error).splitlines()[0]}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{parser.prog}: interrupted", file=sys.stderr)
+        return 130
+    print(json.dumps(result.to_dict(), ensure_ascii=False) if getattr(args, "json", False) else text(result))
+    return 0
