@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..runtime.arguments import shown
-from .checks import check_mask
+from .checks import check_mask, integer_actions
 from .game import Game
 from .observation import observation_high, observation_size
 from .offered import Offered, check_offer, offered_bounds, offered_splits, offered_width
@@ -95,6 +95,14 @@ class ActionForm:
     def noun(self) -> str:
         """What an action is, as messages name it."""
         return "slot" if self.offered else "split index"
+
+    def checked_actions(self, actions: Any, count: int | None = None) -> np.ndarray:
+        """A learner's actions as int64 (:func:`~.checks.integer_actions`): one action when
+        ``count`` is None, else ``(count,)`` of them; ValueError of one line naming them when
+        they are not integers of that shape."""
+        if count is None:
+            return integer_actions(actions, (), f"an integer {self.noun}")
+        return integer_actions(actions, (count,), f"{count} integer {'slots' if self.offered else 'split indices'}")
 
     @property
     def observation_size(self) -> int:

@@ -92,7 +92,6 @@ from ..runtime.arguments import is_whole
 from ..runtime.limits import MAX_ENVS, check_batch
 from ..runtime.seeding import as_generator, check_seed, derived_seed
 from .cards import format_cards
-from .checks import integer_actions
 from .game import Game
 from .games import make_game
 from .learner_seat import MASK_CHUNK, LearnerSeats, Opponent
@@ -458,8 +457,7 @@ class ArrangeVectorEnv(VectorEnv):  # type: ignore[misc]
         core.dealt()
         if not (RECORDS_SAME_STEP or _statistics_warned):
             _warn_record_statistics()
-        learner = integer_actions(actions, (self.num_envs,), f"{self.num_envs} integer "
-                                  f"{'slots' if self.form.offered else 'split indices'}")
+        learner = self.form.checked_actions(actions, self.num_envs)
         legal = core.legal(learner)
         outside = (learner < 0) | (learner >= self.form.width)
         if not legal.all() and (self.illegal_action == "raise" or outside.any()):

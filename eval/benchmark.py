@@ -349,15 +349,15 @@ def _head_to_head(track: Track, agents: list[str], sizes: Sizes, protocol: Proto
     out["matrix"], out["pairs"], out["_groups"] = matrix, [], groups
     for a, b in pairs:
         bar.describe(task, f"{track.name}: {a} vs {b}")
-        played = []
-        for lineup in lineups(a, b, track.players):
+        planned, played = lineups(a, b, track.players), []
+        for lineup in planned:
             summary, decisions = _match(track, lineup, sizes.deals, protocol.seed, workers, bar, task)
             played.append((lineup, decisions))
             out["pairs"].append({"agents": lineup, "deals": summary.hands, "planned": sizes.deals,
                                  "partial": summary.partial, "elapsed_s": summary.elapsed_s})
             if summary.partial:
                 break
-        if len(played) == len(lineups(a, b, track.players)):  # an odd table's pair is counted whole or not at all
+        if len(played) == len(planned):  # an odd table's pair is counted whole or not at all
             for me, them in ((a, b), (b, a)):
                 means = _group_means([(decisions, lineup.index(me)) for lineup, decisions in played])
                 lo, hi = mean_ci(np.fromiter(means.values(), float))

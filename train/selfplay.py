@@ -58,7 +58,6 @@ from stable_baselines3.common.vec_env import VecEnv
 from ..agents import load_agent
 from ..agents.base import Agent
 from ..envs.cards import format_cards
-from ..envs.checks import integer_actions
 from ..envs.game import Game
 from ..envs.games import make_game
 from ..envs.learner_seat import LearnerSeats
@@ -307,7 +306,7 @@ class SelfPlayEnv(gymnasium.Env):
         naming it, as is a split outside the mask (see the class doc)."""
         if self._tables is None:
             raise ValueError("the hand is over; call reset() before step()")
-        action = int(integer_actions(action, (), f"an integer {self.form.noun}"))
+        action = int(self.form.checked_actions(action))
         if 0 <= action < self.form.width and not self._mask[action] and self.illegal_action == "penalty":
             self._tables = None
             return self._obs.copy(), self.illegal_reward, True, False, {"payoff": self.illegal_reward,
@@ -380,8 +379,7 @@ class SelfPlayVecEnv(VecEnv):
         """Take every env's action, ``(n_envs,)`` integers (split indices, or slots under
         ``actions="offered"``; SB3 passes int64); ValueError naming them when they are not
         integers of that shape (nothing is rounded or reshaped)."""
-        self._actions = integer_actions(actions, (self.num_envs,), f"{self.num_envs} integer "
-                                        f"{'slots' if self.form.offered else 'split indices'}")
+        self._actions = self.form.checked_actions(actions, self.num_envs)
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         core = self.core
