@@ -124,7 +124,7 @@ def _import_agent(spec: AgentSpec, game: Game, num_players: int, seed: int | Non
         try:
             agent = factory(game=game, num_players=num_players, seed=seed, **keywords)
         except Exception as error:  # outside code: any failure is a bad spec, named
-            raise bad_spec(text, f"{attr}({call}) failed: {_first_line(error)}") from None
+            raise bad_spec(text, f"{attr}({call}) failed: {first_line(error)}") from None
     elif keywords:
         raise bad_spec(text, f"{attr} is no class or factory, so it takes no options: write {spec.argument}")
     else:
@@ -184,7 +184,7 @@ def _import_module(name: str, spec: str) -> Any:
             raise _bad_import(spec, f"cannot import module {name!r} ({error}){_shadowed(top, error)}") from None
         missing = error
     except Exception as error:  # outside code: any failure is a bad spec, named
-        raise _bad_import(spec, f"cannot import module {name!r} ({_first_line(error)})") from None
+        raise _bad_import(spec, f"cannot import module {name!r} ({first_line(error)})") from None
     try:
         folder = os.getcwd()
     except OSError:
@@ -205,7 +205,7 @@ def _import_module(name: str, spec: str) -> Any:
         return importlib.import_module(name)
     except Exception as error:  # outside code: any failure is a bad spec, named
         raise _bad_import(spec, f"cannot import module {name!r} from the working folder {folder} "
-                          f"({_first_line(error)})") from None
+                          f"({first_line(error)})") from None
 
 
 def _shadowed(top: str, error: ModuleNotFoundError) -> str:
@@ -225,7 +225,7 @@ def _shadowed(top: str, error: ModuleNotFoundError) -> str:
             "or put its folder first on PYTHONPATH")
 
 
-def _first_line(error: BaseException) -> str:
+def first_line(error: BaseException) -> str:
     """``error`` as its type and the first line of its message."""
     first = str(error).splitlines()[0] if str(error).strip() else ""
     return f"{type(error).__name__}{': ' + first if first else ''}"

@@ -40,7 +40,7 @@ import numpy as np
 from ..envs.cards import format_cards, parse_cards
 from ..envs.game import Game
 from ..envs.messages import cut
-from ..envs.table import MASKS, SeatView, Tables, check_seat, deal_around
+from ..envs.table import MASKS, SeatView, check_seat, deal_around
 from ..runtime.arguments import is_whole
 from ..runtime.seeding import as_generator
 from .base import Agent, check_table_size
@@ -150,8 +150,7 @@ def deal_opponents(game: Game, slots: np.ndarray, num_players: int, samples: int
                    rng: np.random.Generator) -> np.ndarray:
     """``samples`` deals of the other seats' hands from the cards not in ``slots``:
     shape (samples, num_players - 1, hand size), each hand in slot order."""
-    tables = deal_around(game, slots, 0, num_players, samples, rng)
-    return tables.slots[:, 1:]
+    return deal_around(game, slots, 0, num_players, samples, rng).slots[:, 1:]
 
 
 # ----------------------------------------------------------------------------- expected payoffs
@@ -199,15 +198,6 @@ def _check_disjoint(game: Game, slots: np.ndarray, opp: np.ndarray) -> None:
         raise ValueError(f"sample {s}: card {format_cards([int(dup)])} is dealt twice")
 
 
-# ----------------------------------------------------------------------------- opponents
-
-def _opponent_actions(agent: Agent, tables: Tables, opp_seats: tuple[int, ...]) -> np.ndarray:
-    """Split indices chosen by ``agent`` for the other seats of every sampled table
-    (shape (samples, opponents)), decided in batches of the agent's ``batch_size``."""
-    actions = tables.decide([(b, s, agent) for b in range(tables.batch) for s in opp_seats])
-    return actions[:, list(opp_seats)]
-
-
 # ----------------------------------------------------------------------------- the agent
 
 #: the most opponent deals one decision may sample (each is a table of hands in memory)
@@ -253,9 +243,7 @@ class SolverAgent(Agent):
         if isinstance(opponent, Agent):  # an agent object (a policy being trained), used as it is
             self.opponent, self._opponent_agent = opponent.name, opponent
         else:
-            if isinstance(opponent, str) and not opponent.strip():
-                raise ValueError(f"solver option opponent={opponent!r} is not an agent spec")
-            if not isinstance(opponent, (str, AgentSpec)):
+            if not isinstance(opponent, (str, AgentSpec)) or isinstance(opponent, str) and not opponent.strip():
                 raise ValueError(f"solver option opponent={opponent!r} is not an agent spec")
             self._opponent = parse_spec(opponent)
             self.opponent = self._opponent.text
@@ -322,7 +310,8 @@ class SolverAgent(Agent):
         opp_seats = tuple(s for s in range(n) if s != seat)
         tables = deal_around(game, cards, seat, n, self.samples, rng, mask=self.opponent_mask)  # checks the hand
         slots = tables.slots[0, seat].astype(np.int64)
-        actions = _opponent_actions(self._opponent_model(rng), tables, opp_seats)
+        model = self._opponent_model(rng)  # the other seats of every sampled table, in batches of its batch_size
+        actions = tables.decide([(b, s, model) for b in range(tables.batch) for s in opp_seats])[:, list(opp_seats)]
         hands = tables.slots[:, list(opp_seats)]
         arranged = game.arranged(hands, actions)
         candidates = np.flatnonzero(game.candidate_mask(slots)) if self.splits == "candidates" else None
@@ -346,10 +335,8 @@ class SolverAgent(Agent):
     def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:
         """The best split of each view's hand for its seat."""
         check_table_size(self, self.num_players, views)
-        out = np.empty(len(views), dtype=np.int64)
-        for i, view in enumerate(views):
-            out[i] = self.solve(view.slots, seat=view.seat).action
-        return out  # each the best of the seat's own valid splits
+        # each the best of the seat's own valid splits
+        return np.array([self.solve(view.slots, seat=view.seat).action for view in views], dtype=np.int64)
 
 
 def _plain_solver(spec: AgentSpec) -> bool:

@@ -183,11 +183,11 @@ class AgentSpec:
     def canonical(self) -> str:
         """The spec's canonical text (nested specs in parentheses where they hold the
         separator of the spec around them)."""
+        options = ",".join(f"{k}={_grouped(_text(v), ',')}" for k, v in self.option_items)
         if self.kind == "import":
-            keywords = ",".join(f"{k}={_grouped(_text(v), ',')}" for k, v in self.option_items)
-            return f"{self.argument}:{keywords}" if keywords else self.argument
-        if self.option_items:
-            return f"{self.kind}:" + ",".join(f"{k}={_grouped(_text(v), ',')}" for k, v in self.option_items)
+            return f"{self.argument}:{options}" if options else self.argument
+        if options:
+            return f"{self.kind}:{options}"
         if self.members:
             return f"{self.kind}:" + ";".join(_grouped(m.text, ";") for m in self.members)
         return f"{self.kind}:{self.argument}" if self.argument else self.kind
@@ -195,9 +195,7 @@ class AgentSpec:
     def with_options(self, **options: OptionValue | int | float | Path) -> AgentSpec:
         """This spec with ``options`` set (an agent-spec option given as text is read), checked
         like a written spec."""
-        merged = self.options
-        for key, value in options.items():
-            merged[key] = value if isinstance(value, AgentSpec) else str(value)
+        merged = {**self.options, **{k: v if isinstance(v, AgentSpec) else str(v) for k, v in options.items()}}
         if self.kind == "import":
             items = _import_items(tuple(merged.items()), self.text)
             return dataclasses.replace(self, option_items=items, source="")

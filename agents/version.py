@@ -37,17 +37,21 @@ ENVIRONMENT_PACKAGES = {"numpy": "numpy", "numba": "numba", "torch": "torch", "g
                         "pettingzoo": "pettingzoo"}
 
 
-@cache
-def version() -> str:
-    """The installed splitpoker version (its package metadata), or ``"unknown"`` when the
-    code runs without being installed."""
+def _installed_version(distribution: str) -> str | None:
     from importlib.metadata import PackageNotFoundError
     from importlib.metadata import version as installed
 
     try:
-        return installed("splitpoker")
-    except PackageNotFoundError:
-        return "unknown"
+        return installed(distribution)
+    except (PackageNotFoundError, ValueError):
+        return None
+
+
+@cache
+def version() -> str:
+    """The installed splitpoker version (its package metadata), or ``"unknown"`` when the
+    code runs without being installed."""
+    return _installed_version("splitpoker") or "unknown"
 
 
 __version__ = version()
@@ -107,25 +111,13 @@ def stamp() -> dict[str, str]:
     return {"version": version(), **({"commit": found} if found else {})}
 
 
-def _installed_version(distribution: str) -> str | None:
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as installed
-
-    try:
-        return installed(distribution)
-    except (PackageNotFoundError, ValueError):
-        return None
-
-
 @cache
 def environment() -> dict[str, str | None]:
     """The versions of Python and of the packages splitpoker's figures depend on: NumPy,
     numba, torch, gymnasium and PettingZoo (``None`` for one not installed, torch without the
     ``[train]`` extra), read from the installed packages' metadata (nothing is imported)."""
-    found: dict[str, str | None] = {"python": platform.python_version()}
-    for name, distribution in ENVIRONMENT_PACKAGES.items():
-        found[name] = _installed_version(distribution)
-    return found
+    return {"python": platform.python_version(),
+            **{name: _installed_version(distribution) for name, distribution in ENVIRONMENT_PACKAGES.items()}}
 
 
 def report_stamp() -> dict[str, Any]:

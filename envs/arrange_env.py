@@ -74,6 +74,7 @@ from the raw environment (:func:`_direct`), which they otherwise forward through
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, cast
@@ -425,11 +426,10 @@ class ArrangeEnv(AECEnv, EzPickle):
             text = render_table(self.game, list(self._tables.slots[0]), title=self.title,
                                 acted=[a is not None for a in self._actions])
         else:
-            score = self._score
             text = render_table(self.game, list(self._tables.slots[0]), title=self.title,
                                 arrangements=self._arrangements, types=self._types,
-                                payoffs=[float(p) for p in score.payoffs],
-                                breakdowns=[score.seat_breakdown(seat) for seat in range(self.num_players)])
+                                payoffs=[float(p) for p in self._score.payoffs],
+                                breakdowns=[self._score.seat_breakdown(seat) for seat in range(self.num_players)])
         if self.render_mode == "ansi":
             return text
         print(text)
@@ -487,33 +487,23 @@ class AssertOutOfBoundsWrapper(_AssertOutOfBounds):  # type: ignore[misc,valid-t
         super().step(action)
 
 
+def _after_reset(call: str) -> Callable[..., Any]:
+    """PettingZoo's ``call`` of the order-enforcing wrapper, raising ``ResetNeeded`` before the first reset."""
+    method = getattr(_OrderEnforcing, call)
+
+    def checked(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if not self._has_reset:
+            raise ResetNeeded(f"{self.metadata['name']}: {call}() before the first reset(); call reset() first")
+        return method(self, *args, **kwargs)
+
+    return functools.wraps(method)(checked)
+
+
 class OrderEnforcingWrapper(_OrderEnforcing):  # type: ignore[misc,valid-type]
     """PettingZoo's order checks, with ``gymnasium.error.ResetNeeded`` naming the call made
     before the first ``reset`` (instead of an AssertionError)."""
 
-    def _before_reset(self, call: str) -> None:
-        if not self._has_reset:
-            raise ResetNeeded(f"{self.metadata['name']}: {call}() before the first reset(); call reset() first")
-
-    def step(self, action: Any) -> None:
-        self._before_reset("step")
-        super().step(action)
-
-    def observe(self, agent: str) -> Any:
-        self._before_reset("observe")
-        return super().observe(agent)
-
-    def last(self, observe: bool = True) -> Any:
-        self._before_reset("last")
-        return super().last(observe)
-
-    def agent_iter(self, max_iter: int = 2**63) -> Any:
-        self._before_reset("agent_iter")
-        return super().agent_iter(max_iter)
-
-    def render(self) -> Any:
-        self._before_reset("render")
-        return super().render()
+    step, observe, last, agent_iter, render = map(_after_reset, ("step", "observe", "last", "agent_iter", "render"))
 
 
 class ParallelWrapper(aec_to_parallel_wrapper):

@@ -273,12 +273,9 @@ class Game(abc.ABC):
         ``strengths`` ``(..., 3)`` at a table of ``num_players``, the value
         :meth:`heuristic_actions` maximises: :meth:`heuristic_combined` of the rows'
         :meth:`heuristic_row_terms`, ``-inf`` where the split is invalid."""
-        strengths = np.asarray(strengths, dtype=np.int64)
-        first, middle, last = (strengths[..., k] for k in range(3))
-        values = self.heuristic_combined(self.heuristic_row_terms(0, first, num_players),
-                                         self.heuristic_row_terms(1, middle, num_players),
-                                         self.heuristic_row_terms(2, last, num_players), num_players)
-        return np.where(self.valid_rows(first, middle, last), values, -np.inf)
+        rows = [np.asarray(strengths, dtype=np.int64)[..., k] for k in range(3)]
+        first, middle, last = (self.heuristic_row_terms(k, row, num_players) for k, row in enumerate(rows))
+        return np.where(self.valid_rows(*rows), self.heuristic_combined(first, middle, last, num_players), -np.inf)
 
     def heuristic_values_at(self, hands: np.ndarray, splits: np.ndarray, num_players: int) -> np.ndarray:
         """The ``heuristic`` agent's value of hands ``(..., hand size)`` (slot order) played

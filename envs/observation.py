@@ -56,10 +56,6 @@ def _card_features() -> np.ndarray:
 _CARD_FEATURES = _card_features()
 
 
-def _rule_features(game: Game) -> tuple[tuple[str, float], ...]:
-    return _features_of(game.rules)
-
-
 @lru_cache(maxsize=256)
 def _features_of(rules: RuleSwitches) -> tuple[tuple[str, float], ...]:
     """The rule features of a rules configuration (computed once per configuration)."""
@@ -96,13 +92,13 @@ def observation_labels(game: Game) -> list[str]:
         labels += [f"slot{slot}_joker_{j}" for j in ("BJ", "RJ")]
     labels += [f"seat_{s}" for s in range(game.players[1])]
     labels += [f"players_{n}" for n in range(2, game.players[1] + 1)]
-    labels += [name for name, _ in _rule_features(game)]
+    labels += [name for name, _ in _features_of(game.rules)]
     labels += list(game.seat_feature_labels())
     return labels
 
 
 def observation_size(game: Game) -> int:
-    return (game.hand_size * SLOT_FEATURES + 2 * game.players[1] - 1 + len(_rule_features(game))
+    return (game.hand_size * SLOT_FEATURES + 2 * game.players[1] - 1 + len(_features_of(game.rules))
             + len(game.seat_feature_labels()))
 
 

@@ -215,10 +215,8 @@ def _row_tables(game_class: type[Game], rules: RuleSwitches) -> _RowTables:
         types = len(game.type_names)
         table = np.zeros((len(distinct), types + len(_ROW_COLUMNS)), dtype=np.float32)
         table[np.arange(len(distinct)), np.asarray(game.strength_type(distinct), dtype=np.intp)] = 1.0
-        table[:, types] = ranks[size]
-        table[:, types + 1] = reference.below(k, distinct)
-        table[:, types + 2] = reference.above(k, distinct)
-        table[:, types + 3] = game.row_bonuses(k, distinct)
+        table[:, types:] = np.stack((ranks[size], reference.below(k, distinct), reference.above(k, distinct),
+                                     game.row_bonuses(k, distinct)), axis=1)
         features.append(table)
         shifts.append((int(keys[-1][-1]) + 1 if keys else 0) - int(distinct[0]))
         keys.append(distinct + shifts[-1])
@@ -374,8 +372,7 @@ def _offers(game: Game, tables: _OfferTables, hands: np.ndarray, lists: Sequence
             checked: bool) -> Offered:
     """The offers of checked hands, :data:`OFFER_CHUNK` hands a pass."""
     size = len(hands)
-    splits = np.empty((size, k), dtype=np.int64)
-    splits.fill(-1)
+    splits = np.full((size, k), -1, dtype=np.int64)
     features = np.zeros((size, k, tables.width), dtype=np.float32)
     if size == 1:
         counts = np.array([len(lists[0])], dtype=np.int64)

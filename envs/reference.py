@@ -91,12 +91,8 @@ def search_tables(reference: ReferenceRows, shift: int = 9) -> tuple[np.ndarray,
 def greedy_rows(game: Game, hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The row strengths ``(H, 3)`` of hands ``(H, hand size)`` (slot order) arranged the
     greedy way, and whether each arrangement is valid ``(H,)``."""
-    index = game.split_index
     last, middle = game.strongest_rows(hands)
-    arranged = game.arranged(hands, split_of_rows(index, middle, last))
-    bounds = np.cumsum((0, *index.row_sizes))
-    strengths = np.stack([game.row_strengths(np.ascontiguousarray(arranged[:, a:b]))
-                          for a, b in zip(bounds[:-1], bounds[1:])], axis=1)
+    strengths = game.arranged_strengths(game.arranged(hands, split_of_rows(game.split_index, middle, last)))
     return strengths, np.asarray(game.valid_rows(*strengths.T), dtype=bool)
 
 

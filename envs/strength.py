@@ -32,9 +32,6 @@ def split_columns(index: SplitIndex) -> tuple[np.ndarray, ...]:
     return tuple(np.ascontiguousarray(table[:, k], dtype=np.intp) for k in range(3))
 
 
-_columns = split_columns
-
-
 def subset_strengths(slots: np.ndarray, index: SplitIndex, strength: RowStrength) -> dict[int, np.ndarray]:
     """Strength of every subset of the hand for each row size: ``{size: (C(n, size),)}``;
     of hands ``(..., n)``, ``{size: (..., C(n, size))}`` in one ``strength`` call per size."""
@@ -89,7 +86,7 @@ def _first_row_repeats(index: SplitIndex) -> int:
 
 def gather_rows(per_subset: dict[int, np.ndarray], index: SplitIndex) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The three rows' values for every split, from per-subset values: three ``(n_actions,)`` arrays."""
-    cols = _columns(index)
+    cols = split_columns(index)
     sizes = index.row_sizes
     a = np.repeat(np.asarray(per_subset[sizes[0]]), _first_row_repeats(index))  # a repeat is ~10x a gather
     b = np.asarray(per_subset[sizes[1]]).take(cols[1])  # take is ~1.5x faster than fancy indexing
@@ -104,7 +101,7 @@ def _flat_indices(index: SplitIndex, hand_size: int, n: int) -> tuple[dict[int, 
     sizes = index.row_sizes
     rows = {size: (np.arange(n)[:, None, None] * hand_size + _subsets(index, size)).reshape(-1)
             for size in sorted(set(sizes))}
-    columns = [(np.arange(n)[:, None] * len(_subsets(index, size)) + _columns(index)[k]).reshape(-1)
+    columns = [(np.arange(n)[:, None] * len(_subsets(index, size)) + split_columns(index)[k]).reshape(-1)
                for k, size in ((1, sizes[1]), (2, sizes[2]))]
     return rows, columns
 
@@ -150,25 +147,22 @@ def strongest_rows(hands: np.ndarray, index: SplitIndex, strength: RowStrength) 
 
 
 @cache
-def _split_of_subsets(index: SplitIndex) -> tuple[dict[int, np.ndarray], np.ndarray]:
-    """Subset id by bit mask of slots, per row size, and split index by (first, middle) subset ids."""
+def _split_of_subsets(index: SplitIndex) -> tuple[dict[int, np.ndarray], np.ndarray, dict[int, np.ndarray]]:
+    """Subset id by bit mask of slots, per row size, split index by (first, middle) subset ids,
+    and each subset's bit mask, per row size."""
     to_id = {size: index.subset_ids_by_mask(size) for size in set(index.row_sizes)}
+    masks = {size: index.subset_masks(size) for size in set(index.row_sizes)}
     table = index.table.astype(np.int64)
     action_of = np.full((len(_subsets(index, index.row_sizes[0])), len(_subsets(index, index.row_sizes[1]))), -1,
                         dtype=np.int64)
     action_of[table[:, 0], table[:, 1]] = np.arange(index.n_actions)
-    return to_id, action_of
+    return to_id, action_of, masks
 
 
 def split_of_rows(index: SplitIndex, middle_ids: np.ndarray, last_ids: np.ndarray) -> np.ndarray:
     """Split indices of the splits whose middle and last rows are these subset ids (the first
     row is the rest)."""
-    to_id, action_of = _split_of_subsets(index)
+    to_id, action_of, masks = _split_of_subsets(index)
     sizes = index.row_sizes
-
-    def bits(size: int, ids: np.ndarray) -> np.ndarray:
-        return (np.int64(1) << _subsets(index, size).astype(np.int64)).sum(axis=1)[ids]
-
-    full = (1 << index.n_slots) - 1
-    first_mask = full ^ bits(sizes[1], np.asarray(middle_ids)) ^ bits(sizes[2], np.asarray(last_ids))
+    first_mask = (1 << index.n_slots) - 1 ^ masks[sizes[1]][middle_ids] ^ masks[sizes[2]][last_ids]
     return action_of[to_id[sizes[0]][first_mask], middle_ids]

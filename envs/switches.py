@@ -88,16 +88,13 @@ class RuleSwitches:
             except (TypeError, ValueError):
                 raise ValueError(f"{cls.GAME} switch {f.name}={_shown(value)} is not allowed; use an integer written "
                                  "in decimal digits (without a leading 0 or '_')") from None
-            if allowed is not None and value not in allowed:
-                raise ValueError(f"{cls.GAME} switch {f.name}={_shown(value)} is not allowed; "
-                                 f"allowed: {', '.join(map(str, allowed))}")
             if allowed is None and abs(value) > MAX_SWITCH_UNITS:
                 raise ValueError(f"{cls.GAME} switch {f.name}={_shown(value)} is not allowed; use at most "
                                  f"{MAX_SWITCH_UNITS:,}")
         elif f.name == "suit_order":
             parse_suit_order(value)
             value = ">".join(SUIT_WORDS.get(p.strip().lower(), p.strip().lower()) for p in str(value).split(">"))
-        elif allowed is not None and value not in allowed:
+        if allowed is not None and value not in allowed:
             raise ValueError(f"{cls.GAME} switch {f.name}={_shown(value)} is not allowed; "
                              f"allowed: {', '.join(map(str, allowed))}")
         return value

@@ -237,11 +237,7 @@ class Tables:
 
     def valid_mask(self, table: int, seat: int, group: Pairs = ()) -> np.ndarray:
         """The valid splits (bool) of a seat's hand (computed with those of ``group`` when unknown)."""
-        mask = self._masks.get(table, seat)
-        if mask is None:
-            self.prepare(around(table, seat, group), observations=False, candidates=False)
-            mask = self._masks.get(table, seat)
-        return mask  # type: ignore[no-any-return]
+        return self._seat_row(self._masks, table, seat, group, observations=False, candidates=False)
 
     def candidates(self, table: int, seat: int, group: Pairs = ()) -> np.ndarray:
         """The candidates (bool): the valid splits of a seat's hand that no other valid split
@@ -255,19 +251,20 @@ class Tables:
     def candidate_indices(self, table: int, seat: int, group: Pairs = ()) -> np.ndarray:
         """The candidates of a seat's hand as split indices (int64, ascending; computed with
         those of ``group`` when unknown, listed by the sweep without a mask)."""
-        splits = self._listed.get(table, seat)
-        if splits is None:
-            self.prepare(around(table, seat, group), masks=False, observations=False, candidates=True)
-            splits = self._listed.get(table, seat)
-        return splits  # type: ignore[no-any-return]
+        return self._seat_row(self._listed, table, seat, group, masks=False, observations=False, candidates=True)
 
     def observation(self, table: int, seat: int, group: Pairs = ()) -> np.ndarray:
         """The observation (float32) of a seat (computed with those of ``group`` when unknown)."""
-        observation = self._observations.get(table, seat)
-        if observation is None:
-            self.prepare(around(table, seat, group), masks=False)
-            observation = self._observations.get(table, seat)
-        return observation  # type: ignore[no-any-return]
+        return self._seat_row(self._observations, table, seat, group, masks=False)
+
+    def _seat_row(self, kept: SeatRows, table: int, seat: int, group: Pairs, **kinds: bool) -> np.ndarray:
+        """The row ``kept`` holds for the seat, computed first (:meth:`prepare` with ``kinds``,
+        with the seats of ``group``) when unknown."""
+        row = kept.get(table, seat)
+        if row is None:
+            self.prepare(around(table, seat, group), **kinds)
+            row = kept.get(table, seat)
+        return row  # type: ignore[no-any-return]
 
     def observations_at(self, pairs: Pairs, group: Pairs = (), keep: bool = True) -> np.ndarray:
         """The observations of ``(table, seat)`` pairs as one array, the caller's own,

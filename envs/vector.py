@@ -133,6 +133,8 @@ def _warn_record_statistics() -> None:
     before 1.4 calls the environment's ``reset`` or ``step`` (directly or through other
     wrappers): those releases ignore ``SAME_STEP`` autoreset and record wrong returns."""
     global _statistics_warned
+    if RECORDS_SAME_STEP or _statistics_warned:
+        return
     from gymnasium.wrappers.vector import RecordEpisodeStatistics
 
     codes = {RecordEpisodeStatistics.step.__code__, RecordEpisodeStatistics.reset.__code__}
@@ -208,37 +210,22 @@ def random_valid_splits(game: Game, slots: np.ndarray | None, rng: np.random.Gen
     None): by rejection, ``draws`` uniform indices a hand checked at once in up to
     ``rounds`` rounds (the first valid one is a uniform draw among the valid), without
     building the masks; a hand that misses every round draws from its mask."""
-    if masks is not None:
-        def valid(rows: np.ndarray, tries: np.ndarray) -> np.ndarray:
-            return masks[rows[:, None], tries]
-
-        def every(row: int) -> np.ndarray:
-            return masks[row]
-        count = len(masks)
-    elif slots is not None:
-        hands = np.asarray(slots)
-
-        def valid(rows: np.ndarray, tries: np.ndarray) -> np.ndarray:
-            return game.valid_arrangements(game.arranged(np.repeat(hands[rows, None, :], tries.shape[1], axis=1),
-                                                         tries))
-
-        def every(row: int) -> np.ndarray:
-            return game.valid_mask(hands[row])
-        count = len(hands)
-    else:
+    if masks is None and slots is None:
         raise ValueError("random_valid_splits needs the hands' slots or their masks")
-    choice = np.full(count, -1, dtype=np.int64)
-    todo = np.arange(count)
+    given = np.asarray(slots) if masks is None else masks  # hands (K, hand size), or masks (K, n_actions)
+    choice = np.full(len(given), -1, dtype=np.int64)
+    todo = np.arange(len(given))
     for _ in range(rounds):
         if not len(todo):
             return choice
         tries = rng.integers(0, game.n_actions, size=(len(todo), draws))
-        hit = valid(todo, tries)
+        hit = (given[todo[:, None], tries] if masks is not None
+               else game.valid_arrangements(game.arranged(np.repeat(given[todo, None, :], draws, axis=1), tries)))
         found = hit.any(axis=1)
         choice[todo[found]] = tries[found, hit[found].argmax(axis=1)]
         todo = todo[~found]
     for k in todo.tolist():
-        playable = np.flatnonzero(every(k))
+        playable = np.flatnonzero(given[k] if masks is not None else game.valid_mask(given[k]))
         choice[k] = playable[int(rng.integers(len(playable)))]
     return choice
 
@@ -308,10 +295,9 @@ class TableBatchEnv:
             raise ValueError("call reset() before step()")
         array = self._splits(actions, self._tables)
         result = self._tables.score(array)
-        played = self._tables.slots
         outcomes = result.outcomes
         infos = {"rows_won": outcomes.rows_won, "fouled": outcomes.fouled, "special": outcomes.special,
-                 "xi": outcomes.xi, "final_slots": played}
+                 "xi": outcomes.xi, "final_slots": self._tables.slots}
         observations, masks, dealt = self._deal()
         infos.update(dealt)
         return (observations, masks, result.payoffs.astype(np.float32), np.ones(self.num_envs, dtype=bool), infos)
@@ -448,15 +434,13 @@ class ArrangeVectorEnv(VectorEnv):  # type: ignore[misc]
             self.core.hands = 0
             for i, agent in enumerate(dict.fromkeys(self.opponents or ())):
                 agent.seed(derived_seed(int(seed), i))
-        if not (RECORDS_SAME_STEP or _statistics_warned):
-            _warn_record_statistics()
+        _warn_record_statistics()
         return self._deal()
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         core = self.core
         core.dealt()
-        if not (RECORDS_SAME_STEP or _statistics_warned):
-            _warn_record_statistics()
+        _warn_record_statistics()
         learner = self.form.checked_actions(actions, self.num_envs)
         legal = core.legal(learner)
         outside = (learner < 0) | (learner >= self.form.width)

@@ -56,6 +56,7 @@ from ..envs.games import make_game
 from ..runtime.files import free_path
 from ..runtime.interrupts import Interrupted, signal_of
 from ..runtime.limits import check_workers
+from ..runtime.progress import Progress, progress_bar
 from .stats import mean_ci
 from .summary import EvalSummary
 
@@ -260,41 +261,10 @@ def plan(protocol: Protocol | str, *, quick: bool = False, tracks: Sequence[str]
 # --------------------------------------------------------------------------------- running
 
 
-class _Bar:
-    """A progress bar of the deals played (``runtime.progress``), or nothing."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self._progress: Any = None
-
-    def __enter__(self) -> _Bar:
-        if self.enabled:
-            from ..runtime.progress import progress_bar
-
-            self._progress = progress_bar()
-            self._progress.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._progress is not None:
-            self._progress.__exit__(*exc)
-
-    def task(self, description: str, total: int) -> Any:
-        return self._progress.add_task(description, total=total) if self._progress is not None else None
-
-    def advance(self, task: Any, amount: int = 1) -> None:
-        if self._progress is not None:
-            self._progress.advance(task, amount)
-
-    def describe(self, task: Any, description: str) -> None:
-        if self._progress is not None:
-            self._progress.update(task, description=description)
-
-
 class _Sink:
     """The sink of :func:`.runner.run` that moves a bar on by the deal groups of each part."""
 
-    def __init__(self, bar: _Bar, task: Any) -> None:
+    def __init__(self, bar: Progress, task: Any) -> None:
         self.bar, self.task = bar, task
 
     def start(self, names: Sequence[str]) -> None:
@@ -318,7 +288,7 @@ def _group_means(matches: Sequence[tuple[Sequence[Any], int]]) -> dict[int, floa
 
 
 def _match(track: Track, agents: list[str], deals: int, seed: int, workers: int,
-           bar: _Bar, task: Any) -> tuple[EvalSummary, list[Any]]:
+           bar: Progress, task: Any) -> tuple[EvalSummary, list[Any]]:
     from .runner import EvalSettings, run
 
     settings = EvalSettings(game=track.game, agents=agents, hands=deals, players=track.players,
@@ -339,16 +309,16 @@ def lineups(a: str, b: str, players: int) -> list[list[str]]:
 
 
 def _head_to_head(track: Track, agents: list[str], sizes: Sizes, protocol: Protocol, workers: int,
-                  bar: _Bar, out: dict[str, Any]) -> None:
+                  bar: Progress, out: dict[str, Any]) -> None:
     """The matrix of ``track`` into ``out`` (filled pair by pair, so an interrupt keeps the pairs played)."""
     pairs = [(a, b) for i, a in enumerate(agents) for b in agents[i + 1:]]
-    task = bar.task(f"{track.name}: head to head",
+    task = bar.add_task(f"{track.name}: head to head",
                     total=sum(len(lineups(a, b, track.players)) for a, b in pairs) * sizes.deals)
     matrix: dict[str, dict[str, Any]] = {a: {} for a in agents}
     groups: dict[str, dict[str, dict[int, float]]] = {a: {} for a in agents}
     out["matrix"], out["pairs"], out["_groups"] = matrix, [], groups
     for a, b in pairs:
-        bar.describe(task, f"{track.name}: {a} vs {b}")
+        bar.update(task, description=f"{track.name}: {a} vs {b}")
         planned, played = lineups(a, b, track.players), []
         for lineup in planned:
             summary, decisions = _match(track, lineup, sizes.deals, protocol.seed, workers, bar, task)
@@ -389,7 +359,7 @@ def field(agents: Sequence[str], groups: Mapping[str, Mapping[str, Mapping[int, 
 
 
 def _best_responses(track: Track, agents: list[str], sizes: Sizes, protocol: Protocol, workers: int,
-                    bar: _Bar, out: dict[str, Any]) -> None:
+                    bar: Progress, out: dict[str, Any]) -> None:
     """The best-response gain of each agent of ``track`` into ``out``: the solver answering the
     agent (:func:`.exploit.best_response_spec`) in one seat, copies of the agent in the others,
     on duplicate deals; the same figure as :func:`.exploit.best_response_gain`, played with
@@ -402,9 +372,9 @@ def _best_responses(track: Track, agents: list[str], sizes: Sizes, protocol: Pro
     for agent in agents:
         if agent not in measured:
             gains[agent] = {"gain": None, "not_measured": NOT_MEASURED_COST}
-    task = bar.task(f"{track.name}: best response", total=len(measured) * sizes.br_deals)
+    task = bar.add_task(f"{track.name}: best response", total=len(measured) * sizes.br_deals)
     for agent in measured:
-        bar.describe(task, f"{track.name}: best response to {agent}")
+        bar.update(task, description=f"{track.name}: best response to {agent}")
         solver = best_response_spec(agent, protocol.br_samples)
         summary, _ = _match(track, [solver] + [agent] * (track.players - 1), sizes.br_deals, protocol.br_seed,
                             workers, bar, task)
@@ -442,11 +412,11 @@ def decision_ms(track: Track, spec: str, sizes: Sizes, seed: int) -> dict[str, A
             "runs": sizes.timing_runs, "decisions": sizes.timing_decisions, "warmup_ms": warmup}
 
 
-def _timing(track: Track, agents: list[str], sizes: Sizes, protocol: Protocol, bar: _Bar,
+def _timing(track: Track, agents: list[str], sizes: Sizes, protocol: Protocol, bar: Progress,
             out: dict[str, Any]) -> None:
     times: dict[str, Any] = {}
     out["decision_ms"] = times
-    task = bar.task(f"{track.name}: decision time", total=len(agents))
+    task = bar.add_task(f"{track.name}: decision time", total=len(agents))
     for agent in agents:
         times[agent] = decision_ms(track, agent, sizes, protocol.seed)
         bar.advance(task)
@@ -481,7 +451,7 @@ def run_benchmark(chosen: Plan, *, progress: bool = True, out: str | None = None
     }
     start = time.perf_counter()
     try:
-        with _Bar(progress) as bar:
+        with progress_bar(disable=not progress) as bar:
             for track in chosen.tracks:
                 sizes = track.sizes(chosen.quick)
                 agents = chosen.agents[track.name]

@@ -36,9 +36,8 @@ def split_agent_specs(text: str) -> list[str]:
     return specs
 
 
-_FLAGS = {"agents": None, "hands": None, "players": None, "preset": None, "seed": None, "workers": None,
-          "backend": None, "address": None, "out": None, "regret_samples": None, "regret_opponent": None,
-          "mask": None}
+_FLAGS = ("agents", "hands", "players", "preset", "seed", "workers", "backend", "address", "out", "regret_samples",
+          "regret_opponent", "mask")
 
 
 def _settings(args: argparse.Namespace) -> Any:

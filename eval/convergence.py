@@ -16,7 +16,6 @@ redrawn with more runs. Every run must be of the same game, table size and rules
 from __future__ import annotations
 
 import dataclasses
-import io
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -28,6 +27,7 @@ from ..agents.learned.checkpoint import read_meta
 from ..runtime.files import atomic_write_bytes, output_path
 from ..runtime.limits import MAX_HANDS, check_count, check_workers
 from .exploit import ESTIMATORS, best_response_gain
+from .report import _png
 
 
 @dataclasses.dataclass(frozen=True)
@@ -164,7 +164,6 @@ def plot(points: Sequence[Point], out: Path, title: str) -> Path:
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110)
+    image = _png(fig)
     plt.close(fig)
-    return atomic_write_bytes(out, buffer.getvalue())
+    return atomic_write_bytes(out, image)

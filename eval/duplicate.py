@@ -23,7 +23,6 @@ from ..runtime.arguments import check_whole
 from ..runtime.seeding import derived_seed
 from .stats import mean_ci
 
-#: a function returning (best EV, EVs indexed by split) for a seat's hand, or None without regret
 #: the regret oracle of a seat's hand: the best split and the expected payoff of any split
 RegretOracle = Callable[[np.ndarray, int, int], tuple[int, Callable[[int], float]]]
 
@@ -216,10 +215,7 @@ class Tally:
 
     def decisions(self) -> list[Decision]:
         """Every decision tallied, parts in the order of their deal groups."""
-        out: list[Decision] = []
-        for part in self._ordered():
-            out += part.decisions
-        return out
+        return [decision for part in self._ordered() for decision in part.decisions]
 
     def results(self, specs: Sequence[str], names: Sequence[str]) -> list[AgentResult]:
         """Per-agent figures; the CI of the mean is over deal groups (each group's mean payoff per hand)."""

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from .report import environment_text, markdown_table, weights_lines
+from .report import environment_text, markdown_table, text_table, weights_lines
 from .stats import ci_text
 
 
 def _signed(x: float) -> str:
     return f"{x:+.3f}"
-
-
-def _ci(ci: Sequence[float]) -> str:
-    return ci_text(ci)
 
 
 def _ms(x: float) -> str:
@@ -31,7 +27,7 @@ def br_text(gain: Mapping[str, Any] | None) -> tuple[str, str]:
         return "–", "–"
     if gain.get("gain") is None:
         return str(gain.get("not_measured", "not measured")), "–"
-    return _signed(gain["gain"]), _ci(gain["ci95"])
+    return _signed(gain["gain"]), ci_text(gain["ci95"])
 
 
 def ranking_rows(track: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
@@ -45,7 +41,7 @@ def ranking_rows(track: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
         timing = track.get("decision_ms", {}).get(agent)
         if row.get("opponents", 0) < len(track["agents"]) - 1:  # an interrupted track: a part of the field
             agent = f"{agent} (against {row['opponents']} of {len(track['agents']) - 1})"
-        rows.append([str(row["rank"]), agent, _signed(row["mean"]), _ci(row["ci95"]), gain, gain_ci,
+        rows.append([str(row["rank"]), agent, _signed(row["mean"]), ci_text(row["ci95"]), gain, gain_ci,
                      _ms(timing["median"]) if timing else "–"])
     return header, rows
 
@@ -60,7 +56,8 @@ def matrix_rows(track: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
         cells = [_code(a)]
         for b in agents:
             cell = matrix.get(a, {}).get(b)
-            cells.append("—" if a == b else f"{_signed(cell['mean'])} {_ci(cell['ci95'])}" if cell else "not played")
+            cells.append("—" if a == b else f"{_signed(cell['mean'])} {ci_text(cell['ci95'])}" if cell
+                         else "not played")
         rows.append(cells)
     return header, rows
 
@@ -69,13 +66,8 @@ def machine_line(made: Mapping[str, Any]) -> str:
     m = made.get("machine") or {}
     if isinstance(m, str):
         return m
-    parts = [str(m[k]) for k in ("cpu",) if m.get(k)]
-    if m.get("cpus"):
-        parts.append(f"{m['cpus']} CPUs")
-    parts += [str(m[k]) for k in ("platform",) if m.get(k)]
-    if m.get("python"):
-        parts.append(f"Python {m['python']}")
-    return ", ".join(parts) or "unknown"
+    shown = (("cpu", "{}"), ("cpus", "{} CPUs"), ("platform", "{}"), ("python", "Python {}"))
+    return ", ".join(form.format(m[key]) for key, form in shown if m.get(key)) or "unknown"
 
 
 def track_markdown(name: str, track: Mapping[str, Any], level: int = 2) -> list[str]:
@@ -138,8 +130,6 @@ def text_summary(report: Mapping[str, Any]) -> str:
         header, rows = ranking_rows(track)
         if not rows:
             continue
-        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-        out += [f"{name} ({track['game']}, {track['preset']}, {track['players']} players)",
-                "  ".join(h.ljust(w) for h, w in zip(header, widths)), "  ".join("-" * w for w in widths)]
-        out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows] + [""]
+        out += [f"{name} ({track['game']}, {track['preset']}, {track['players']} players)", text_table(header, rows),
+                ""]
     return "\n".join(out)

@@ -85,12 +85,11 @@ def markdown(summary: EvalSummary) -> str:
     warmed = warmup_line(summary.agents)
     if warmed:
         lines.append(warmed)
-    lines += ["", *markdown_table(header, rows)]
-    extra = ["", "| agent | row/pot win rates | special rate | 喜 rate |", "|---|---|---|---|"]
-    for a in summary.agents:
-        extra.append(f"| {a.spec} | {' / '.join(f'{x:.1%}' for x in a.row_win_rate)} | "
-                     f"{a.special_rate:.1%} | {a.xi_rate:.1%} |")
-    return "\n".join(lines + extra) + "\n"
+    rates = [[a.spec, " / ".join(f"{x:.1%}" for x in a.row_win_rate), f"{a.special_rate:.1%}", f"{a.xi_rate:.1%}"]
+             for a in summary.agents]
+    lines += ["", *markdown_table(header, rows), "", *markdown_table(["agent", "row/pot win rates", "special rate",
+                                                                      "喜 rate"], rates)]
+    return "\n".join(lines) + "\n"
 
 
 #: how :func:`environment_text` names the packages of :func:`~splitpoker.agents.version.environment`
@@ -202,11 +201,7 @@ def decision_lines(decisions: Sequence[Decision], names: Sequence[str]) -> str |
                 f"{d.group},{d.rotation},{d.seat},{d.agent},{d.action},{r(d.payoff)},{r(d.ms)},{d.fouled},"
                 f"{d.special},{d.xi},{(w := d.rows_won)[0]:.4g} {w[1]:.4g} {w[2]:.4g},{r(d.regret)},"
                 f"{r(d.agreement)},{cells[d.agent]}\r\n" for d in decisions])
-    return "".join([
-        f"{_cell(d.group)},{_cell(d.rotation)},{_cell(d.seat)},{_cell(d.agent)},{_cell(d.action)},"
-        f"{_cell(d.payoff)},{_cell(d.ms)},{_cell(d.fouled)},{_cell(d.special)},{_cell(d.xi)},"
-        f"{_cell(' '.join(f'{x:.4g}' for x in d.rows_won))},{_cell(d.regret)},{_cell(d.agreement)},"
-        f"{cells[d.agent]}\r\n" for d in decisions])
+    return "".join([",".join(map(_cell, d.to_row().values())) + f",{cells[d.agent]}\r\n" for d in decisions])
 
 
 _INTEGER_FIELDS = operator.attrgetter("group", "rotation", "seat", "agent", "action", "fouled", "special", "xi")

@@ -251,7 +251,6 @@ def run(settings: EvalSettings, progress: bool = True, task: str = "eval",
     played_weights = weights(settings.agents)  # the files as the match starts, before any worker loads them
     tally = Tally(len(settings.agents))
     warmups: list[list[float]] = [[] for _ in settings.agents]
-    partial = False
     stopped_by = None
     deferred: list[int] = []  # a signal that came while a part was being tallied, raised once it is
     receiving = [True]
@@ -281,7 +280,6 @@ def run(settings: EvalSettings, progress: bool = True, task: str = "eval",
         with handled(decide):
             _play(settings, source, take, progress, task)
     except KeyboardInterrupt as stop:
-        partial = True
         stopped_by = signal.Signals(signal_of(stop)).name
     finally:
         close = getattr(source, "close", None)
@@ -295,7 +293,7 @@ def run(settings: EvalSettings, progress: bool = True, task: str = "eval",
         switches=game.rules.to_dict(), hands=tally.hands, seed=settings.seed,
         agents=[AgentSummary.of(r, max(w) if w else None) for r, w in zip(results, warmups)],
         regret_model=settings.regret_spec if settings.regret else None,
-        partial=partial, interrupted_by=stopped_by, hands_planned=settings.hands,
+        partial=stopped_by is not None, interrupted_by=stopped_by, hands_planned=settings.hands,
         elapsed_s=round(time.perf_counter() - start, 3), splitpoker=report_stamp(),
         weights=played_weights,
     )

@@ -30,7 +30,7 @@ from ..agents.version import report_stamp
 from ..envs.game import Game
 from ..envs.games import GAMES, game_class, make_game
 from ..envs.table import deal
-from .wrapper_speed import LIBRARIES, Library
+from .wrapper_speed import LIBRARIES, Library, cpu_rate
 
 SOLVER_SCALING = (64, 256, 1024)
 #: tables scored in one call by the ``tables_score_us`` figures
@@ -265,20 +265,14 @@ def parallel_hands_per_second(game_name: str, num_players: int = 4, seconds: flo
     environment = env_module(game_name).parallel_env(num_players=num_players, **kwargs)
     rng = np.random.default_rng(seed)
 
-    def play(observations: dict[str, Any]) -> None:
+    def play() -> int:
         environment.step({agent: random_valid_action(observation["action_mask"], rng)
-                          for agent, observation in observations.items()})
+                          for agent, observation in observations[0].items()})
+        observations[0] = environment.reset()[0]
+        return 1
 
-    play(environment.reset(seed=seed)[0])  # warm-up: the rules' tables are built on first use
-    hands = 0
-    start = time.process_time()
-    deadline = start + seconds
-    while True:
-        play(environment.reset()[0])
-        hands += 1
-        if time.process_time() >= deadline:
-            break
-    return hands / (time.process_time() - start)
+    observations = [environment.reset(seed=seed)[0]]
+    return cpu_rate(play, seconds)  # a first hand untimed: the rules' tables are built on first use
 
 
 def random_valid_action(mask: np.ndarray, rng: np.random.Generator) -> int:
@@ -318,24 +312,16 @@ def hands_per_second(game_name: str, num_players: int = 4, seconds: float = 2.0,
     environment = (module.env if wrapped else module.raw_env)(num_players=num_players, **kwargs)
     rng = np.random.default_rng(seed)
 
-    def play() -> None:
+    def play() -> int:
         for _agent in environment.agent_iter():
             observation, _reward, terminated, truncated, _info = environment.last()
             environment.step(None if terminated or truncated
                              else random_valid_action(observation["action_mask"], rng))
+        environment.reset()
+        return 1
 
     environment.reset(seed=seed)
-    play()  # warm-up: the rules' strength tables are built on first use
-    hands = 0
-    start = time.process_time()
-    deadline = start + seconds
-    while True:
-        environment.reset()
-        play()
-        hands += 1
-        if time.process_time() >= deadline:
-            break
-    return hands / (time.process_time() - start)
+    return cpu_rate(play, seconds)  # a first hand untimed: the rules' strength tables are built on first use
 
 
 def run_bench(quick: bool = False, only: str | None = None, progress: bool = True,

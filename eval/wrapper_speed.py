@@ -38,7 +38,7 @@ from ..envs.registration import ENVIRONMENTS, env_name
 ROLLOUT = 16
 
 
-def _rate(play: Callable[[], int], seconds: float) -> float:
+def cpu_rate(play: Callable[[], int], seconds: float) -> float:
     """Hands per second of this process's CPU time: ``play()`` plays hands and returns how
     many, once untimed, then again until ``seconds`` have passed."""
     play()
@@ -79,7 +79,7 @@ def torchrl_hands_per_second(game_name: str, num_players: int = 4, seconds: floa
             rollout = env.rollout(ROLLOUT, break_when_any_done=False)
             return int(rollout["next", "done"].sum())
 
-        return _rate(play, seconds)
+        return cpu_rate(play, seconds)
 
 
 def tianshou_hands_per_second(game_name: str, num_players: int = 4, seconds: float = 2.0, *, seed: int = 0,
@@ -100,7 +100,7 @@ def tianshou_hands_per_second(game_name: str, num_players: int = 4, seconds: flo
             if terminated or truncated:
                 return 1
 
-    return _rate(play, seconds)
+    return cpu_rate(play, seconds)
 
 
 def rllib_hands_per_second(game_name: str, num_players: int = 4, seconds: float = 2.0, *, seed: int = 0,
@@ -122,7 +122,7 @@ def rllib_hands_per_second(game_name: str, num_players: int = 4, seconds: float 
             if terminateds["__all__"] or truncateds["__all__"]:
                 return 1
 
-    return _rate(play, seconds)
+    return cpu_rate(play, seconds)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -55,11 +55,8 @@ class PackedMaskRolloutBuffer(MaskableRolloutBuffer):
         """Each of the hands ``batch_inds`` (flat, env-major like SB3's flattening): its marked
         splits where its step was kept as lists, else None."""
         steps, envs = batch_inds % self.buffer_size, batch_inds // self.buffer_size
-        out: list[np.ndarray | None] = []
-        for step, env in zip(steps.tolist(), envs.tolist()):
-            kept = self.marked[step]
-            out.append(None if kept is None else kept.ids[env, : kept.counts[env]])
-        return out
+        return [None if (kept := self.marked[step]) is None else kept.ids[env, : kept.counts[env]]
+                for step, env in zip(steps.tolist(), envs.tolist())]
 
     def _get_samples(  # type: ignore[override]  # sb3-contrib's own buffer returns its samples type too
             self, batch_inds: np.ndarray, env: Any = None) -> MaskableRolloutBufferSamples:

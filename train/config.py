@@ -385,9 +385,7 @@ def _explain(config: type[TrainConfig], error: Mapping[str, Any]) -> str:
     loc = tuple(error.get("loc", ()))
     key = _key(loc)
     kind = error.get("type", "")
-    message = str(error.get("msg", ""))
-    if message.startswith("Value error, "):
-        message = message[len("Value error, "):]
+    message = str(error.get("msg", "")).removeprefix("Value error, ")
     if kind == "extra_forbidden":
         section = _section_model(config, loc[:-1])
         keys = config.layout() if section is config else list(section.model_fields) if section else []
@@ -398,9 +396,7 @@ def _explain(config: type[TrainConfig], error: Mapping[str, Any]) -> str:
         return f"{key} is required"
     if kind == "model_type" or kind == "dict_type":
         return f"{key or 'the config'} must be a mapping of keys, got {shown(error.get('input'))}"
-    if not key:
-        return message
-    if message.startswith(f"{key}:") or message.startswith(f"{key.split('.')[0]}."):
+    if not key or message.startswith((f"{key}:", f"{key.split('.')[0]}.")):
         return message
     return f"{key}: {message} (got {shown(error.get('input'))})"
 

@@ -54,7 +54,6 @@ stops at once; the round restarts from the latest checkpoint.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -93,10 +92,6 @@ class FictitiousPlayTrainer(PolicyTrainer):
     round_name: ClassVar[str] = "a fictitious-play round"
 
     config: FictitiousPlayTrainConfig
-
-    def __init__(self, config: FictitiousPlayTrainConfig, run_dir: Path, resume: bool,
-                 emit: Callable[[str], None]) -> None:
-        super().__init__(config, run_dir, resume, emit)
 
     def algorithm_hparams(self) -> dict[str, Any]:
         fp = self.config.fictitious_play

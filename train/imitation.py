@@ -243,8 +243,7 @@ def label_hands(game: Game, num_players: int, spec: SpecLike, count: int, seed: 
         with worker_pool(context, min(workers, len(sizes))) as pool:
             for c, part in enumerate(pool.imap(_label_chunk, [(*task, c, n) for c, n in enumerate(sizes)])):
                 collect(c, part)
-    ordered = [parts[c] for c in range(len(sizes))]
-    data = concatenate([LabelledHands(**p) for p in ordered])
+    data = concatenate([LabelledHands(**parts[c]) for c in range(len(sizes))])
     if path is not None:
         write_labels(path, data)
     return data, False

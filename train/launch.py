@@ -63,14 +63,12 @@ def write_run_stamp(run_dir: Path, resumed: bool = False) -> Path:
     list; a run folder from before the file (or with a damaged one) gets one that lists
     the resume only."""
     path = run_dir / RUN_STAMP_FILE
-    record: dict[str, Any] = {}
     if resumed:
         try:
-            record = json.loads(path.read_text(encoding="utf-8"))
+            record: Any = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             record = {}
-        if not isinstance(record, dict):
-            record = {}
+        record = record if isinstance(record, dict) else {}
         resumes = record.get("resumes")
         record["resumes"] = [*(resumes if isinstance(resumes, list) else []), stamp()]
     else:
@@ -183,8 +181,7 @@ def _setting(value: Any) -> str:
 # --------------------------------------------------------------------------- entry points
 def trainer_class(config: TrainConfig) -> type[Trainer]:
     """The trainer of the config's algorithm, from the registry of :mod:`.trainers`."""
-    cls: type[Trainer] = trainers.trainer_class(config.algorithm)
-    return cls
+    return trainers.trainer_class(config.algorithm)
 
 
 def start_run(config: TrainConfig, stem: str, command: str, emit: Callable[[str], None] = print,

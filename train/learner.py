@@ -154,13 +154,11 @@ def checkpoint_counters(path: Path) -> dict[str, int]:
         data = json.loads(archive.read("data"))
     if not isinstance(data, dict):
         raise ValueError("its data member is not a JSON object")
-    counters = {}
     for key in COUNTERS:
         value: Any = data.get(key)
         if not is_whole(value) or value < 0:
             raise ValueError(f"its data member's {key} is {value!r}, not a count (an integer of at least 0)")
-        counters[key] = value
-    return counters
+    return {key: data[key] for key in COUNTERS}
 
 
 def checkpoint_params(path: Path, device: Any = "cpu") -> dict[str, Any]:

@@ -350,6 +350,3 @@ class PPOTrainer(BaseTrainer):
         self.env.seed(seed)
         self.model._last_obs = self.env.reset()  # type: ignore[assignment]
         self.model._last_episode_starts = np.ones((n,), dtype=bool)
-
-
-#: the PPO trainer under its former name

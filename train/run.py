@@ -50,6 +50,7 @@ from stable_baselines3.common.logger import HParam
 
 from ..agents.learned.checkpoint import BadWeights, read_meta
 from ..agents.learned.policy import PolicyAgent
+from ..agents.loading import first_line
 from ..envs.games import make_game
 from ..runtime.arguments import is_whole
 from ..runtime.files import owned_folder, write_owned
@@ -195,9 +196,8 @@ class Trainer:
                 raise
             except Exception as error:  # CRC, zlib, torch or pickle errors of a damaged file
                 self.close_learner()
-                first = str(error).splitlines()[0] if str(error).strip() else ""
                 raise ValueError(f"{self.checkpoints / name} is damaged and cannot be resumed from "
-                                 f"({type(error).__name__}{': ' + first if first else ''})") from None
+                                 f"({first_line(error)})") from None
         if self.step != self.state["step"]:
             self.close_learner()
             raise ValueError(f"{self.checkpoints / 'state.json'} is damaged: it records step {self.state['step']} "

@@ -99,19 +99,18 @@ def policy_ms(name: str, count: int) -> float:
     return agent_ms(game, agent, players, count)
 
 
-def policy_per_greedy(name: str, count: int) -> float:
-    """The decision time of the policy of a game's full config over greedy's, taking turns
-    on the same hands."""
+def policy_per_greedy(name: str, count: int, mask: str = "valid") -> float:
+    """The decision time of the policy of a game's full config (given the action masks of
+    ``mask``) over greedy's, taking turns on the same hands."""
     game, agent, players = config_policy(name)
-    return relative_time(game, agent, load_agent("greedy", game, num_players=players, seed=0), players, count)
+    return relative_time(game, agent, load_agent("greedy", game, num_players=players, seed=0), players, count,
+                         mask=mask)
 
 
 def policy_candidates_per_greedy(name: str, count: int) -> float:
     """The decision time of the policy of a game's full config, given the candidates as its
     action mask (``mask="undominated"``), over greedy's, taking turns on the same hands."""
-    game, agent, players = config_policy(name)
-    return relative_time(game, agent, load_agent("greedy", game, num_players=players, seed=0), players, count,
-                         mask="undominated")
+    return policy_per_greedy(name, count, mask="undominated")
 
 
 def training_figures(quick: bool) -> list[Figure]:

@@ -44,6 +44,7 @@ from ...envs.offered import MAX_OFFER, check_offer
 from ...runtime.arguments import is_whole
 from ...runtime.files import write_owned
 from ...runtime.reading import file_kind, open_regular
+from ..loading import first_line
 from ..version import stamp
 from .policy_kinds import (
     OFFER_KINDS,
@@ -216,9 +217,7 @@ def _check_rules(game: str, rules: Any) -> None:
 
 def damaged(path: str | Path, member: str, error: BaseException) -> ValueError:
     """The error of a saved policy whose ``member`` cannot be read."""
-    first = str(error).splitlines()[0] if str(error).strip() else ""
-    return ValueError(f"{path} is damaged: its {member} cannot be read ({type(error).__name__}"
-                      f"{': ' + first if first else ''})")
+    return ValueError(f"{path} is damaged: its {member} cannot be read ({first_line(error)})")
 
 
 def _new_inputs(meta: Mapping[str, Any]) -> int:
@@ -372,7 +371,5 @@ class RulesMismatchWarning(UserWarning):
 def rules_name(game: Game, rules: Mapping[str, Any], preset: Any = None) -> str:
     """The preset whose switches are ``rules`` (``"custom"`` when none is)."""
     cls = type(game.rules)
-    for name in cls.PRESETS:
-        if cls.preset(name).to_dict() == dict(rules):
-            return name
-    return f"custom (from {preset})" if preset else "custom"
+    return next((name for name in cls.PRESETS if cls.preset(name).to_dict() == dict(rules)),
+                f"custom (from {preset})" if preset else "custom")

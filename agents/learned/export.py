@@ -174,34 +174,33 @@ def _describe(model: Any, game: Game, offer: int | None) -> _Described:
         return _from_file(Path(model), game, offer)
     step = 0
     if isinstance(model, BaseAlgorithm):
-        step = int(model.num_timesteps)
-        model = model.policy
+        step, model = int(model.num_timesteps), model.policy
     name = type(model).__name__
     where = f"the {name}"
-    if isinstance(model, OfferedSplitsPolicy):
-        arch = _offered_arch(model, game, name, offer)
-        return _Described("offered", arch, _weights(model.state_dict(), where), step, _policy_reference(model), where,
-                          model.offer)
     if isinstance(model, (nn.Sequential, nn.Linear)):
-        linears, activation = _linear_stack(model)
+        linears, activation = _linear_stack(model, where)
         shape = (linears[0].in_features, linears[-1].out_features)
         if shape == (observation_size(game), game.n_actions):
             _refuse_offer(offer, where, game)
         elif offer is not None or shape == (offered_width(game), 1):
-            arch, state, offer = _slot_scorer(model, linears, activation, game, offer)
+            arch, state, offer = _slot_scorer(linears, activation, game, offer, where)
             return _Described("offered", arch, state, step, _slot_reference(model, game, offer), where, offer)
-        arch, state = _sequential(model, linears, activation, game)
+        arch, state = _sequential(linears, activation, game, where)
         return _Described("mlp", arch, state, step, _module_reference(model), where)
-    if isinstance(model, SplitScorerPolicy):
-        kind, arch = "split_scorer", _scorer_arch(model, game, name)
+    if isinstance(model, OfferedSplitsPolicy):
+        kind, arch = "offered", _offered_arch(model, game, where, offer)
+    elif isinstance(model, SplitScorerPolicy):
+        kind, arch = "split_scorer", _scorer_arch(model, game, where)
     elif isinstance(model, (MaskableActorCriticPolicy, ActorCriticPolicy)):
-        kind, arch = "mlp", _policy_arch(model, game, name)
+        kind, arch = "mlp", _policy_arch(model, game, where)
     else:
         raise ValueError(f"cannot export a {name}: export_policy saves a PPO or MaskablePPO model, its policy, the "
                          "path of its .zip, or an nn.Sequential of Linear layers with ReLU or Tanh between them; "
                          "play another network as an agent of your own (package.module:attr:weights=PATH)")
-    _refuse_offer(offer, where, game)
-    return _Described(kind, arch, _weights(model.state_dict(), where), step, _policy_reference(model), where)
+    if kind != "offered":
+        _refuse_offer(offer, where, game)
+    return _Described(kind, arch, _weights(model.state_dict(), where), step, _module_reference(model, action_logits),
+                      where, model.offer if kind == "offered" else None)
 
 
 def _refuse_offer(offer: int | None, where: str, game: Game) -> None:
@@ -260,140 +259,134 @@ def _refuse_offered_mlp(inputs: int, outputs: int, game: Game, where: str) -> No
                          "offered action space")
 
 
-def _policy_arch(policy: Any, game: Game, name: str) -> dict[str, Any]:
+def _policy_arch(policy: Any, game: Game, where: str) -> dict[str, Any]:
     """The ``mlp`` settings of an SB3 actor-critic policy; ValueError for one they do not describe."""
-    where = f"the {name}"
     _check_spaces(policy, game, where)
-    extractors = {getattr(policy, a, None) for a in ("features_extractor", "pi_features_extractor",
-                                                     "vf_features_extractor")} - {None}
-    odd = [type(e).__name__ for e in extractors if not isinstance(e, FlattenExtractor)]
-    if odd:
-        raise ValueError(f"{where} reads its observation through a {odd[0]}; an exported mlp reads it as it is "
-                         "(SB3's FlattenExtractor, the default of MlpPolicy)")
-    activation = getattr(policy, "activation_fn", None)
-    if activation not in ACTIVATION_NAMES:
-        shown = getattr(activation, "__name__", repr(activation))
-        raise ValueError(f"{where} has {shown} activations; an exported mlp has ReLU or Tanh (activation_fn=nn.ReLU "
-                         "or nn.Tanh in policy_kwargs)")
-    extractor = policy.mlp_extractor
-    if not isinstance(extractor, MlpExtractor):
-        raise ValueError(f"{where} has a {type(extractor).__name__} where an mlp has SB3's MlpExtractor")
+    named, activation = _activation_name(policy, where, "mlp"), policy.activation_fn
     widths = {}
     for part in ("policy_net", "value_net"):
-        layers = list(getattr(extractor, part))
+        layers = list(getattr(policy.mlp_extractor, part))
         if any(not isinstance(m, (nn.Linear, activation)) for m in layers):
             raise ValueError(f"{where}'s {part} holds layers other than Linear and {activation.__name__}")
         widths[part] = [m.out_features for m in layers if isinstance(m, nn.Linear)]
-    pi, vf = widths["policy_net"], widths["value_net"]
-    net_arch: Any = pi if pi == vf else {"pi": pi, "vf": vf}
-    return {"net_arch": net_arch, "activation": ACTIVATION_NAMES[activation]}
+    return {"net_arch": _net_arch(widths["policy_net"], widths["value_net"]), "activation": named}
 
 
-def _scorer_arch(policy: SplitScorerPolicy, game: Game, name: str) -> dict[str, Any]:
-    _check_spaces(policy, game, f"the {name}")
+#: each kind an SB3 policy exports as: its name in messages, its extractor's class and name, the extractor's default
+_EXPORTED = {"mlp": ("mlp", MlpExtractor, "SB3's MlpExtractor", "the default of MlpPolicy"),
+             "offered": ("offered policy", OfferedExtractor, "its OfferedExtractor", "the default")}
+
+
+def _activation_name(policy: Any, where: str, kind: str) -> str:
+    """The activation of an SB3 ``policy`` exported as ``kind``; ValueError for what the kind
+    cannot describe (a feature extractor of its own, another activation or ``mlp_extractor``)."""
+    what, extractor, extractor_name, default = _EXPORTED[kind]
+    odd = [type(e).__name__ for e in (getattr(policy, f"{a}features_extractor", None) for a in ("", "pi_", "vf_"))
+           if e is not None and not isinstance(e, FlattenExtractor)]
+    if odd:
+        raise ValueError(f"{where} reads its observation through a {odd[0]}; an exported {what} reads it as it is "
+                         f"(SB3's FlattenExtractor, {default})")
+    activation = getattr(policy, "activation_fn", None)
+    if activation not in ACTIVATION_NAMES:
+        raise ValueError(f"{where} has {getattr(activation, '__name__', repr(activation))} activations; an exported "
+                         f"{what} has ReLU or Tanh (activation_fn=nn.ReLU or nn.Tanh in policy_kwargs)")
+    if not isinstance(policy.mlp_extractor, extractor):
+        raise ValueError(f"{where} has a {type(policy.mlp_extractor).__name__} where an {what} has {extractor_name}")
+    return ACTIVATION_NAMES[activation]
+
+
+def _net_arch(pi: list[int], vf: list[int]) -> Any:
+    return pi if pi == vf else {"pi": pi, "vf": vf}
+
+
+def _scorer_arch(policy: SplitScorerPolicy, game: Game, where: str) -> dict[str, Any]:
+    _check_spaces(policy, game, where)
     if policy.game_name != game.name:
-        raise ValueError(f"the {name} scores {policy.game_name} splits, not {game.name}")
+        raise ValueError(f"{where} scores {policy.game_name} splits, not {game.name}")
     return {"subset_hidden": policy.subset_hidden, "embed_dim": policy.embed_dim,
             "split_hidden": policy.split_hidden, "value_hidden": policy.value_hidden}
 
 
-def _linear_stack(module: nn.Module) -> tuple[list[nn.Linear], str]:
+def _linear_stack(module: nn.Module, where: str) -> tuple[list[nn.Linear], str]:
     """The linear layers of an ``nn.Sequential`` (or one ``nn.Linear``) and the activation
     between them (``relu`` when there is none); ValueError for any other form."""
-    name = type(module).__name__
     layers = [m for m in _flattened(module) if not isinstance(m, _PASSIVE)]
     kinds = {type(m) for m in layers if not isinstance(m, nn.Linear)}
     if any(k not in ACTIVATION_NAMES for k in kinds) or len(kinds) > 1:
         shown = ", ".join(sorted(k.__name__ for k in kinds))
-        raise ValueError(f"the {name} holds {shown} layers; an exported nn.Sequential holds Linear layers with one "
+        raise ValueError(f"{where} holds {shown} layers; an exported nn.Sequential holds Linear layers with one "
                          "of ReLU or Tanh between them")
     linears = [m for m in layers[::2] if isinstance(m, nn.Linear)]
     if not layers or len(layers) % 2 == 0 or len(linears) != len(layers[::2]) or any(
             isinstance(m, nn.Linear) for m in layers[1::2]):
-        raise ValueError(f"the {name} is not Linear layers with an activation between each two (and none after "
+        raise ValueError(f"{where} is not Linear layers with an activation between each two (and none after "
                          "the last); export_policy reads that form of nn.Sequential")
     return linears, ACTIVATION_NAMES[next(iter(kinds))] if kinds else "relu"
 
 
-def _sequential(module: nn.Module, linears: list[nn.Linear], activation: str,
-                game: Game) -> tuple[dict[str, Any], dict[str, th.Tensor]]:
+def _sequential(linears: list[nn.Linear], activation: str, game: Game,
+                where: str) -> tuple[dict[str, Any], dict[str, th.Tensor]]:
     """The ``mlp`` settings and weights of an ``nn.Sequential`` (or one ``nn.Linear``) from the
     observation to the logits (its ``linears`` and ``activation``, :func:`_linear_stack`): its
     hidden layers are the policy net, its last layer the action net, and the value net is zeros."""
-    name = type(module).__name__
     size, n = observation_size(game), game.n_actions
     first, last = linears[0], linears[-1]
-    _refuse_offered_mlp(first.in_features, last.out_features, game, f"the {name}")
+    _refuse_offered_mlp(first.in_features, last.out_features, game, where)
     if first.in_features != size:
-        raise ValueError(f"the {name} reads {first.in_features} values; a {game.name} policy reads the flat "
+        raise ValueError(f"{where} reads {first.in_features} values; a {game.name} policy reads the flat "
                          f"observation of {size} values (SelfPlayEnv's, or a PettingZoo env's 'observation' entry)")
     if last.out_features != n:
-        raise ValueError(f"the {name} gives {last.out_features} outputs; a {game.name} policy gives one logit "
+        raise ValueError(f"{where} gives {last.out_features} outputs; a {game.name} policy gives one logit "
                          f"for each of its {n:,} splits")
-    hidden = linears[:-1]
-    state: dict[str, Any] = {}
-    for i, layer in enumerate(hidden):
-        state[f"mlp_extractor.policy_net.{2 * i}.weight"] = layer.weight
-        state[f"mlp_extractor.policy_net.{2 * i}.bias"] = _bias(layer)
-    state["action_net.weight"], state["action_net.bias"] = last.weight, _bias(last)
+    arch, state = _stacked(linears, activation, "mlp_extractor.policy_net", "action_net")
     state["value_net.weight"], state["value_net.bias"] = th.zeros(1, size), th.zeros(1)
-    arch = {"net_arch": {"pi": [m.out_features for m in hidden], "vf": []}, "activation": activation}
-    return arch, _weights(state, f"the {name}")
+    return arch, _weights(state, where)
 
 
-def _slot_scorer(module: nn.Module, linears: list[nn.Linear], activation: str, game: Game,
-                 offer: int | None) -> tuple[dict[str, Any], dict[str, th.Tensor], int]:
+def _stacked(linears: list[nn.Linear], activation: str, hidden: str,
+             last: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The settings (no critic layers) and weights of ``linears`` as a policy names them: each
+    hidden layer ``hidden.{2i}`` (an activation between each two), the last ``last``."""
+    state = {f"{hidden}.{2 * i}.{part}" if i < len(linears) - 1 else f"{last}.{part}": value
+             for i, layer in enumerate(linears) for part, value in (("weight", layer.weight), ("bias", _bias(layer)))}
+    return {"net_arch": {"pi": [m.out_features for m in linears[:-1]], "vf": []}, "activation": activation}, state
+
+
+def _slot_scorer(linears: list[nn.Linear], activation: str, game: Game, offer: int | None,
+                 where: str) -> tuple[dict[str, Any], dict[str, th.Tensor], int]:
     """The ``offered`` settings and weights of an ``nn.Sequential`` slot scorer (its
     ``linears`` and ``activation``) from one offered split's feature row to its score, over
     ``offer`` splits: its hidden layers are the scorer's, its last layer the score, the
     features read as they are (a scale of 1) and the critic a zero value over the seat vector
     and the pooled rows."""
-    name, width = type(module).__name__, offered_width(game)
+    width = offered_width(game)
     first, last = linears[0], linears[-1]
     if first.in_features != width or last.out_features != 1:
-        raise ValueError(f"the {name} maps {first.in_features} values to {last.out_features}; a {game.name} slot "
+        raise ValueError(f"{where} maps {first.in_features} values to {last.out_features}; a {game.name} slot "
                          f"scorer maps the {width} features of one offered split (envs.offered.offered_labels) to "
                          "1 score")
     if offer is None:
-        raise ValueError(f"the {name} is a slot scorer ({width} features of one offered split to 1 score): give "
+        raise ValueError(f"{where} is a slot scorer ({width} features of one offered split to 1 score): give "
                          f"offer=K, the number of offered splits it decides over (e.g. offer={game.default_offer}, "
                          f"{game.name}'s default)")
-    hidden = linears[:-1]
-    state: dict[str, Any] = {"mlp_extractor.feature_scale": th.ones(width)}
-    for i, layer in enumerate(hidden):
-        state[f"mlp_extractor.scorer.{2 * i}.weight"] = layer.weight
-        state[f"mlp_extractor.scorer.{2 * i}.bias"] = _bias(layer)
-    state["action_net.score.weight"], state["action_net.score.bias"] = last.weight, _bias(last)
+    arch, state = _stacked(linears, activation, "mlp_extractor.scorer", "action_net.score")
     pooled = observation_size(game) + 2 * width
-    state["value_net.weight"], state["value_net.bias"] = th.zeros(1, pooled), th.zeros(1)
-    arch = {"net_arch": {"pi": [m.out_features for m in hidden], "vf": []}, "activation": activation}
-    return arch, _weights(state, f"the {name}"), offer
+    state = {"mlp_extractor.feature_scale": th.ones(width), **state, "value_net.weight": th.zeros(1, pooled),
+             "value_net.bias": th.zeros(1)}
+    return arch, _weights(state, where), offer
 
 
-def _offered_arch(policy: OfferedSplitsPolicy, game: Game, name: str, offer: int | None) -> dict[str, Any]:
+def _offered_arch(policy: OfferedSplitsPolicy, game: Game, where: str, offer: int | None) -> dict[str, Any]:
     """The ``offered`` settings of an :class:`~.offered_policy.OfferedSplitsPolicy`; ValueError
     for one of another game, another ``offer`` than the one given, or what the kind cannot
     describe (another activation, a feature extractor of its own)."""
-    where = f"the {name}"
     if policy.game_name != game.name:
         raise ValueError(f"{where} scores {policy.game_name} splits, not {game.name}")
     if offer is not None and offer != policy.offer:
         raise ValueError(f"offer={offer}, but {where} decides over {policy.offer} offered splits (Discrete("
                          f"{policy.offer})); leave offer out or give offer={policy.offer}")
-    odd = [type(e).__name__ for e in (policy.features_extractor, policy.pi_features_extractor,
-                                      policy.vf_features_extractor) if not isinstance(e, FlattenExtractor)]
-    if odd:
-        raise ValueError(f"{where} reads its observation through a {odd[0]}; an exported offered policy reads it "
-                         "as it is (SB3's FlattenExtractor, the default)")
-    activation = policy.activation_fn
-    if activation not in ACTIVATION_NAMES:
-        raise ValueError(f"{where} has {getattr(activation, '__name__', repr(activation))} activations; an exported "
-                         "offered policy has ReLU or Tanh (activation_fn=nn.ReLU or nn.Tanh in policy_kwargs)")
-    if not isinstance(policy.mlp_extractor, OfferedExtractor):
-        raise ValueError(f"{where} has a {type(policy.mlp_extractor).__name__} where an offered policy has its "
-                         "OfferedExtractor")
-    pi, vf = policy.scorer_arch, policy.value_arch
-    return {"net_arch": pi if pi == vf else {"pi": pi, "vf": vf}, "activation": ACTIVATION_NAMES[activation]}
+    activation = _activation_name(policy, where, "offered")
+    return {"net_arch": _net_arch(policy.scorer_arch, policy.value_arch), "activation": activation}
 
 
 def _flattened(module: nn.Module) -> list[nn.Module]:
@@ -432,7 +425,8 @@ def _from_file(path: Path, game: Game, offer: int | None) -> _Described:
     kwargs = kwargs if isinstance(kwargs, Mapping) else {}
     found = None
     if any(key.startswith(("mlp_extractor.scorer.", "mlp_extractor.feature_scale")) for key in state):
-        kind, arch = "offered", _offered_shapes(state, kwargs, where)
+        _, pi, vf = _file_layers(state, kwargs, where, "offered")  # ReLU: the policy's default activation
+        kind, arch = "offered", {"net_arch": _net_arch(pi, vf), "activation": _activation_of(kwargs, "relu", where)}
         found = _file_offer(data, kwargs, game, offer, where)
     elif any(key.startswith("mlp_extractor.card_layers.") for key in state):
         kind, arch = "split_scorer", _scorer_shapes(state, where)
@@ -448,25 +442,12 @@ def _from_file(path: Path, game: Game, offer: int | None) -> _Described:
 def _mlp_shapes(state: Mapping[str, Any], kwargs: Mapping[str, Any], game: Game, where: str) -> dict[str, Any]:
     """The ``mlp`` settings of an SB3 MlpPolicy's weights: the layer sizes from their shapes,
     the activation from the saved ``policy_kwargs`` (Tanh, SB3's default, when it names none)."""
-    layers: dict[str, dict[int, int]] = {"policy_net": {}, "value_net": {}}
-    for key, value in state.items():
-        match = _MLP_WEIGHT.fullmatch(key)
-        if match and match[3] == "weight" and isinstance(value, th.Tensor) and value.ndim == 2:
-            layers[match[1]][int(match[2])] = int(value.shape[0])
-        elif not match and key not in _MLP_HEADS:
-            raise ValueError(f"{where} holds {key}, a weight of no network export_policy saves (an MlpPolicy of PPO "
-                             "or MaskablePPO over the flat observation, or the split scorer)")
+    first, pi, vf = _file_layers(state, kwargs, where, "mlp")
     if "action_net.weight" not in state:
         raise ValueError(f"{where} holds no action_net: not an actor-critic policy (PPO or MaskablePPO)")
-    extractor = kwargs.get("features_extractor_class")
-    if extractor is not None and "FlattenExtractor" not in str(extractor):
-        raise ValueError(f"{where} reads its observation through {extractor}; an exported mlp reads it as it is "
-                         "(SB3's FlattenExtractor, the default of MlpPolicy)")
     activation = _activation_of(kwargs, "tanh", where)
-    pi = [layers["policy_net"][i] for i in sorted(layers["policy_net"])]
-    vf = [layers["value_net"][i] for i in sorted(layers["value_net"])]
     weight = state["action_net.weight"]
-    inputs = state[f"mlp_extractor.policy_net.{min(layers['policy_net'])}.weight"] if pi else weight
+    inputs = state[f"mlp_extractor.policy_net.{first}.weight"] if pi else weight
     size, n = observation_size(game), game.n_actions
     if isinstance(inputs, th.Tensor) and inputs.ndim == 2 and isinstance(weight, th.Tensor) and weight.ndim == 2:
         _refuse_offered_mlp(int(inputs.shape[1]), int(weight.shape[0]), game, where)
@@ -476,7 +457,35 @@ def _mlp_shapes(state: Mapping[str, Any], kwargs: Mapping[str, Any], game: Game,
     if isinstance(weight, th.Tensor) and weight.ndim == 2 and weight.shape[0] != n:
         raise ValueError(f"{where} chooses among {weight.shape[0]} actions; a {game.name} policy chooses one of "
                          f"its {n:,} splits")
-    return {"net_arch": pi if pi == vf else {"pi": pi, "vf": vf}, "activation": activation}
+    return {"net_arch": _net_arch(pi, vf), "activation": activation}
+
+
+#: what a saved model's weights of each kind are named: its layers (part, position), its other weights, its network
+_FILE_LAYERS = {"mlp": (_MLP_WEIGHT, ("policy_net", "value_net"), _MLP_HEADS, "an MlpPolicy of PPO or MaskablePPO "
+                        "over the flat observation, or the split scorer"),
+                "offered": (_OFFERED_WEIGHT, ("scorer", "value_layers"), _OFFERED_OTHERS,
+                            "it seems to hold an OfferedSplitsPolicy")}
+
+
+def _file_layers(state: Mapping[str, Any], kwargs: Mapping[str, Any], where: str,
+                 kind: str) -> tuple[int | None, list[int], list[int]]:
+    """The position of a saved model's first hidden layer and its two parts' hidden widths (from the
+    weights' shapes); ValueError for a weight of another network, or a feature extractor of its own."""
+    pattern, parts, others, network = _FILE_LAYERS[kind]
+    layers: dict[str, dict[int, int]] = {part: {} for part in parts}
+    for key, value in state.items():
+        match = pattern.fullmatch(key)
+        if match and match[3] == "weight" and isinstance(value, th.Tensor) and value.ndim == 2:
+            layers[match[1]][int(match[2])] = int(value.shape[0])
+        elif not match and key not in others:
+            raise ValueError(f"{where} holds {key}, a weight of no network export_policy saves ({network})")
+    extractor = kwargs.get("features_extractor_class")
+    if extractor is not None and "FlattenExtractor" not in str(extractor):
+        what, _, _, default = _EXPORTED[kind]
+        raise ValueError(f"{where} reads its observation through {extractor}; an exported {what} reads it as it is "
+                         f"(SB3's FlattenExtractor, {default})")
+    actor, critic = layers.values()
+    return min(actor, default=None), [actor[i] for i in sorted(actor)], [critic[i] for i in sorted(critic)]
 
 
 def _activation_of(kwargs: Mapping[str, Any], default: str, where: str) -> str:
@@ -488,27 +497,6 @@ def _activation_of(kwargs: Mapping[str, Any], default: str, where: str) -> str:
     if shown is not None and (found is None or found[1] not in names):
         raise ValueError(f"{where} was trained with activation_fn {shown}; an exported policy has ReLU or Tanh")
     return names[found[1]] if found else default
-
-
-def _offered_shapes(state: Mapping[str, Any], kwargs: Mapping[str, Any], where: str) -> dict[str, Any]:
-    """The ``offered`` settings of an :class:`~.offered_policy.OfferedSplitsPolicy`'s weights:
-    the layer sizes from their shapes, the activation from the saved ``policy_kwargs`` (ReLU,
-    the policy's default, when they name none)."""
-    layers: dict[str, dict[int, int]] = {"scorer": {}, "value_layers": {}}
-    for key, value in state.items():
-        match = _OFFERED_WEIGHT.fullmatch(key)
-        if match and match[3] == "weight" and isinstance(value, th.Tensor) and value.ndim == 2:
-            layers[match[1]][int(match[2])] = int(value.shape[0])
-        elif not match and key not in _OFFERED_OTHERS:
-            raise ValueError(f"{where} holds {key}, a weight of no network export_policy saves (it seems to hold an "
-                             "OfferedSplitsPolicy)")
-    extractor = kwargs.get("features_extractor_class")
-    if extractor is not None and "FlattenExtractor" not in str(extractor):
-        raise ValueError(f"{where} reads its observation through {extractor}; an exported offered policy reads it "
-                         "as it is (SB3's FlattenExtractor, the default)")
-    pi = [layers["scorer"][i] for i in sorted(layers["scorer"])]
-    vf = [layers["value_layers"][i] for i in sorted(layers["value_layers"])]
-    return {"net_arch": pi if pi == vf else {"pi": pi, "vf": vf}, "activation": _activation_of(kwargs, "relu", where)}
 
 
 def _file_offer(data: Mapping[str, Any], kwargs: Mapping[str, Any], game: Game, offer: int | None,
@@ -566,16 +554,8 @@ def _rebuilt(meta: Mapping[str, Any], state: Mapping[str, th.Tensor], where: str
     return policy.eval()
 
 
-def _policy_reference(policy: Any) -> Reference:
-    def logits(observations: np.ndarray) -> np.ndarray:
-        parameter = next(iter(policy.parameters()))
-        with th.inference_mode():
-            obs = th.as_tensor(observations, device=parameter.device, dtype=parameter.dtype)
-            return action_logits(policy, obs).float().cpu().numpy()
-    return logits
-
-
-def _module_reference(module: nn.Module) -> Reference:
+def _module_reference(module: nn.Module, forward: Callable[..., th.Tensor] | None = None) -> Reference:
+    """The logits of ``module`` (``forward(module, obs)`` when given), in evaluation mode."""
     def logits(observations: np.ndarray) -> np.ndarray:
         parameter = next(iter(module.parameters()))
         training = module.training
@@ -583,7 +563,7 @@ def _module_reference(module: nn.Module) -> Reference:
         try:
             with th.inference_mode():
                 obs = th.as_tensor(observations, device=parameter.device, dtype=parameter.dtype)
-                return module(obs).float().cpu().numpy()
+                return (module(obs) if forward is None else forward(module, obs)).float().cpu().numpy()
         finally:
             module.train(training)
     return logits
@@ -593,12 +573,7 @@ def _slot_reference(module: nn.Module, game: Game, offer: int) -> Reference:
     """The logits ``(N, K)`` of a slot scorer: ``module`` applied to each offered split's
     feature row of offered observations."""
     seat, width = observation_size(game), offered_width(game)
-    scores = _module_reference(module)
-
-    def logits(observations: np.ndarray) -> np.ndarray:
-        rows = observations[:, seat:].reshape(len(observations) * offer, width)
-        return scores(rows).reshape(len(observations), offer)
-    return logits
+    return _module_reference(module, lambda m, obs: m(obs[:, seat:].reshape(-1, width)).reshape(len(obs), offer))
 
 
 def _check_same(reference: Reference, policy: MaskableActorCriticPolicy, game: Game, num_players: int,

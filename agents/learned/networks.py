@@ -62,7 +62,6 @@ ACTIVATION_MODULES: dict[str, type[nn.Module]] = {"relu": nn.ReLU, "tanh": nn.Ta
 _CHUNK_FLOATS = 1 << 22
 
 
-
 def _linears(layers: nn.ModuleDict) -> dict[int, nn.Linear]:
     """The linear layers of a module dict keyed by subset size."""
     return {int(k): cast(nn.Linear, layer) for k, layer in layers.items()}
@@ -197,10 +196,7 @@ class SplitScorerExtractor(nn.Module):
         subsets = self.subsets(k)
         if slots.device.type == "cpu":
             return SubsetHidden.apply(*self._first_layer_inputs(k, slots, context), subsets, ranks, suits)
-        layer = self.card_layers[str(k)]
-        per_position, shape_weight = first_layer_weights(layer.weight, k)
-        projected = th.einsum("bnf,hpf->pnbh", slots, per_position)  # (k, n, B, h)
-        base = layer.bias + self.context_layers[str(k)](context)  # (B, h)
+        projected, shape_weight, base = self._first_layer_inputs(k, slots, context)
         linear = (getattr(self, f"positions_{k}") @ projected.reshape(k * self.n_slots, -1))
         shapes = th.from_numpy(subset_shapes(ranks, suits, subsets)).to(slots.device)
         hidden = th.baddbmm(base[:, None, :], shapes,
@@ -372,9 +368,6 @@ class SplitScoreHead(nn.Module):
     def _vectors(self, emb: dict[int, th.Tensor]) -> list[th.Tensor]:
         return [self.row_vectors[r](emb[self.row_sizes[r]]) for r in range(3)]
 
-    def _interactions(self, emb: dict[int, th.Tensor]) -> th.Tensor:
-        return self.interactions_of(self._vectors(emb))
-
     def interactions_of(self, vectors: list[th.Tensor]) -> th.Tensor:
         """The interaction term of every split ``(B, n_actions)`` from each row position's
         vectors (:meth:`row_parts`)."""
@@ -542,8 +535,7 @@ def build_policy(meta: Mapping[str, Any], *, initialise: bool = True) -> Maskabl
     kwargs: dict[str, Any] = policy_kwargs(meta["policy"]["kind"], meta["policy"]["arch"], game, prefix="policy.arch.")
     if not initialise:
         kwargs["ortho_init"] = False
-    policy = cls(obs_space, act_space, lambda _: 0.0, **kwargs)
-    return policy.eval()
+    return cls(obs_space, act_space, lambda _: 0.0, **kwargs).eval()
 
 
 def action_logits(policy: MaskableActorCriticPolicy, obs: th.Tensor) -> th.Tensor:

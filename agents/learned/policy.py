@@ -163,15 +163,8 @@ class PolicyAgent(Agent):
         the view's mask."""
         if listed is None:
             return _stacked([v.mask for v in views])
-        rows = []
-        for view, splits in zip(views, listed):
-            if splits is None:
-                rows.append(view.mask)
-            else:
-                row = np.zeros(self.n_actions, dtype=bool)
-                row[splits] = True
-                rows.append(row)
-        return _stacked(rows)
+        return _stacked([view.mask if splits is None else np.bincount(splits, minlength=self.n_actions) > 0
+                         for view, splits in zip(views, listed)])
 
     def offered(self, views: Sequence[SeatView]) -> Offered:
         """The splits offered to each view (:attr:`offer` of them, rows in the views' order):
@@ -286,16 +279,13 @@ def load_policy(path: str | Path) -> tuple[MaskableActorCriticPolicy, dict[str, 
     return policy.eval(), meta
 
 
-
 def load_policy_agent(kind: str, ref: str, game: Game, num_players: int,
                       rng: np.random.Generator | None = None) -> PolicyAgent:
     """The agent of ``checkpoint:PATH`` or ``pretrained:NAME`` (see :mod:`splitpoker.agents.specs`)."""
-    if kind == "pretrained":
-        path = pretrained_path(ref)
-    elif kind == "checkpoint":
-        path = resolve_checkpoint(ref)
-    else:
+    finder = {"pretrained": pretrained_path, "checkpoint": resolve_checkpoint}.get(kind)
+    if finder is None:
         raise ValueError(f"unknown policy source {kind!r}; use checkpoint:PATH or pretrained:NAME")
+    path = finder(ref)
     meta = read_meta(path)
     check_meta(meta, game, num_players, f"{kind} {ref!r}")
     policy, meta = load_policy(path)

@@ -174,22 +174,18 @@ def _combo_index(groups: np.ndarray) -> np.ndarray:
 
 
 @cache
-def _table(rules: BijiRules) -> np.ndarray:
+def group_table(rules: BijiRules) -> np.ndarray:
+    """The strength of every group of three of the 54 card ids under ``rules``, at the
+    group's :func:`combo_index`: built once."""
     groups = np.array(list(combinations(range(N_IDS), 3)), dtype=np.int64)
     table = np.empty(comb(N_IDS, 3), dtype=np.int64)
     table[_combo_index(groups)] = [_scalar_strength((int(a), int(b), int(c)), rules) for a, b, c in groups]
     return table
 
 
-def group_table(rules: BijiRules) -> np.ndarray:
-    """The strength of every group of three of the 54 card ids under ``rules``, at the
-    group's :func:`combo_index`: built once."""
-    return _table(rules)
-
-
 def group_strengths(groups: np.ndarray, rules: BijiRules) -> np.ndarray:
     """Strengths of a batch of groups, shape ``(N, 3)`` card ids each sorted ascending → ``(N,)`` int64."""
-    return _table(rules)[_combo_index(np.asarray(groups, dtype=np.int64))]
+    return group_table(rules)[_combo_index(np.asarray(groups, dtype=np.int64))]
 
 
 def strength_type(strength: Any) -> Any:
@@ -305,8 +301,7 @@ def hand_xi(arrangements: np.ndarray, strengths: np.ndarray, rules: BijiRules) -
 def xi_payoff(own: Any, others: Any, num_players: int) -> Any:
     """What 喜 pay a seat: every other seat pays it ``players − 1`` for each of its own 喜,
     and it pays each other seat the same for theirs (``others``: their 喜 summed)."""
-    unit = num_players - 1
-    return unit * ((num_players - 1) * own - others)
+    return (num_players - 1) * ((num_players - 1) * own - others)
 
 
 @dataclasses.dataclass
@@ -330,15 +325,13 @@ class BijiScore(Score):
         return [{name: int(v) for name, v in zip(XI_NAMES, row) if v} for row in self.xi_held]
 
     def to_dict(self) -> dict[str, Any]:
-        n = len(self.payoffs)
-        xi = self.xi
-        unit = n - 1
+        n, xi = len(self.payoffs), self.xi
         return {
             "payoffs": [float(p) for p in self.payoffs],
             "xi": xi,
             "pots": [{"pot": k + 1, "places": [int(p) for p in self.places[:, k]],
                       "payoffs": [float(p) for p in self.pot_payoffs[:, k]]} for k in range(3)],
-            "bonuses": [{"seat": s, "xi": b, "payoff": float(xi[s] * unit * n - unit * sum(xi))}
+            "bonuses": [{"seat": s, "xi": b, "payoff": float(xi_payoff(xi[s], sum(xi) - xi[s], n))}
                         for s, b in enumerate(self.bonuses)],
         }
 

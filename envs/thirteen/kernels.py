@@ -160,12 +160,8 @@ def _strongest5(hands: np.ndarray, ranks_of: np.ndarray, suits_of: np.ndarray, s
 def strongest_rows(hands: np.ndarray, rules: ThirteenRules) -> tuple[np.ndarray, np.ndarray]:
     """Per 13-card hand ``(H, 13)`` in slot order: the subset id of the strongest back row
     (first of equals) and of the strongest middle row disjoint from it."""
-    tables = rank_tables(rules.wheel, rules.rank_compare)
-    return _strongest5(
-        np.ascontiguousarray(hands, dtype=np.int64), _RANK64, _SUIT64,
-        _SUBSETS5, disjoint_subsets(THIRTEEN),
-        tables["plain5"], tables["flush5"], tables["top5"], rules.suit_values.astype(np.int64),
-        rules.flush_compare == "suit_first", bool(rules.suit_tiebreak), np.int64(K5))
+    return _strongest5(np.ascontiguousarray(hands, dtype=np.int64), _RANK64, _SUIT64, _SUBSETS5,
+                       disjoint_subsets(THIRTEEN), *_rule_arrays(rules)[2:])
 
 
 @njit(cache=True)
@@ -224,14 +220,12 @@ def subset_strengths(hands: np.ndarray, rules: ThirteenRules) -> tuple[np.ndarra
     """Per 13-card hand ``(H, 13)`` in slot order: the strengths (as ``rules.row_strengths``)
     and the rank-only strengths of its 286 three-card and 1,287 five-card subsets:
     ``(strengths3, rank_only3, strengths5, rank_only5)``."""
-    tables = rank_tables(rules.wheel, rules.rank_compare)
     hands = np.ascontiguousarray(hands, dtype=np.int64)
     n = len(hands)
     s3, r3 = np.empty((n, len(_SUBSETS3)), np.int64), np.empty((n, len(_SUBSETS3)), np.int64)
     s5, r5 = np.empty((n, len(_SUBSETS5)), np.int64), np.empty((n, len(_SUBSETS5)), np.int64)
-    _subset_strengths(hands, _RANK64, _SUIT64, _SUBSETS3, tables["plain3"], tables["top3"],
-                      tables["plain5"], tables["flush5"], tables["top5"], rules.suit_values.astype(np.int64),
-                      rules.flush_compare == "suit_first", bool(rules.suit_tiebreak), np.int64(K5), s3, r3, s5, r5)
+    kernel: Any = _subset_strengths
+    kernel(hands, _RANK64, _SUIT64, _SUBSETS3, *_rule_arrays(rules), s3, r3, s5, r5)
     return s3, r3, s5, r5
 
 

@@ -209,9 +209,11 @@ def _straight_key(ranks: tuple[int, ...], wheel: str) -> int | None:
 
 
 @cache
-def _tables(wheel: str, rank_compare: str = "all") -> dict[str, np.ndarray]:
-    """Rank-only strengths of every sorted 3- and 5-rank tuple, keyed base 13 (lowest rank
-    most significant). Under ``rank_compare="top"`` a row's ranks count by the most
+def rank_tables(wheel: str, rank_compare: str = "all") -> dict[str, np.ndarray]:
+    """The tables behind :func:`row_strengths` (``plain5``, ``flush5``, ``top5``, ``plain3``,
+    ``top3``): rank-only strengths of every sorted 3- and 5-rank tuple, indexed by the row's
+    ranks in ascending order read as base-13 digits (lowest rank most significant); for
+    kernels that evaluate many rows with the same result. Under ``rank_compare="top"`` a row's ranks count by the most
     significant one only (a straight's order is already one number)."""
     def key_of(digits: Sequence[int]) -> int:
         return _key(digits[:1] if rank_compare == "top" else digits)
@@ -246,13 +248,6 @@ def _tables(wheel: str, rank_compare: str = "all") -> dict[str, np.ndarray]:
     return {"plain5": plain5, "flush5": flush5, "top5": top5, "plain3": plain3, "top3": top3}
 
 
-def rank_tables(wheel: str, rank_compare: str = "all") -> dict[str, np.ndarray]:
-    """The tables behind :func:`row_strengths` (``plain5``, ``flush5``, ``top5``, ``plain3``,
-    ``top3``), indexed by the row's ranks in ascending order read as base-13 digits; for
-    kernels that evaluate many rows with the same result."""
-    return _tables(wheel, rank_compare)
-
-
 _POW = {5: 13 ** np.arange(4, -1, -1, dtype=np.int64), 3: 13 ** np.arange(2, -1, -1, dtype=np.int64)}
 
 
@@ -260,7 +255,7 @@ def row_strengths(rows: np.ndarray, rules: ThirteenRules) -> np.ndarray:
     """Strengths of a batch of rows of one size, shape ``(N, 3)`` or ``(N, 5)`` card ids in
     canonical slot order, as an int64 array ``(N,)``."""
     size = rows.shape[-1]
-    tables = _tables(rules.wheel, rules.rank_compare)
+    tables = rank_tables(rules.wheel, rules.rank_compare)
     ranks = RANK[rows].astype(np.int64)
     suits = SUIT[rows]
     key = ranks @ _POW[size]
@@ -291,7 +286,7 @@ def pack_strength(kind: Any, flush_suit: Any, rank_key: Any, top_suit: Any) -> A
 def rank_only_strengths(rows: np.ndarray, rules: ThirteenRules) -> np.ndarray:
     """``rank_only(row_strengths(rows, rules))`` without computing the suit parts: the
     type-and-rank strength of a batch of rows of one size, for the valid mask."""
-    tables = _tables(rules.wheel, rules.rank_compare)
+    tables = rank_tables(rules.wheel, rules.rank_compare)
     key = RANK[rows].astype(np.int64) @ _POW[rows.shape[-1]]
     if rows.shape[-1] == 5:
         suits = SUIT[rows]

@@ -130,11 +130,10 @@ def _specials(data: Mapping[str, Any], source: str, tests: Mapping[str, Sequence
         where = f"specials.{name}"
         table = _mapping(table, source, where)
         _fields(table, source, where, ("both", "equal", "hands"))
-        if table["both"] not in BOTH_RULES:
-            raise _fail(source, f"{where}.both", f"{table['both']!r} is not allowed; allowed: {', '.join(BOTH_RULES)}")
-        if table["equal"] not in EQUAL_RULES:
-            raise _fail(source, f"{where}.equal",
-                        f"{table['equal']!r} is not allowed; allowed: {', '.join(EQUAL_RULES)}")
+        for field, allowed in (("both", BOTH_RULES), ("equal", EQUAL_RULES)):
+            if table[field] not in allowed:
+                raise _fail(source, f"{where}.{field}",
+                            f"{table[field]!r} is not allowed; allowed: {', '.join(allowed)}")
         if not isinstance(table["hands"], list):
             raise _fail(source, f"{where}.hands", "must be a list of special hands")
         entries: list[SpecialEntry] = []
