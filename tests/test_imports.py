@@ -50,6 +50,19 @@ def test_every_module_imports_on_its_own() -> None:
     assert done.stdout.strip() == "", done.stdout
 
 
+#: the longest a module of the package may be: past it, a module does more than one job
+MAX_MODULE_LINES = 600
+
+
+def test_no_module_is_longer_than_600_lines() -> None:
+    root = Path(splitpoker.envs.__file__).resolve().parents[1]
+    lengths = {str(path.relative_to(root)): len(path.read_text(encoding="utf-8").splitlines())
+               for package in ("runtime", "envs", "agents", "eval", "train", "play")
+               for path in (root / package).rglob("*.py")}
+    assert len(lengths) > 100
+    assert {name: n for name, n in lengths.items() if n > MAX_MODULE_LINES} == {}
+
+
 @pytest.mark.parametrize("layer,forbidden", [("runtime", ("envs", "agents", "eval", "train", "play")),
                                              ("envs", ("agents", "eval", "train", "play")),
                                              ("agents", ("eval", "train", "play")), ("eval", ("train", "play"))])
