@@ -400,6 +400,26 @@ def test_fictitious_play_trains_the_offered_kind_from_the_solvers_labels(tmp_pat
     assert agent.act_batch(deal(make_game("biji"), 4, np.random.default_rng(1), batch=2).views()).shape == (8,)
 
 
+def test_evaluating_on_the_way_leaves_the_weights_as_they_are(tmp_path):
+    """The evaluations during a run (duplicate deals and a best-response gain each round)
+    read the policy and draw from their own seeds: the run trains the same weights without them."""
+    from splitpoker.agents.learned.checkpoint import read_policy_state
+
+    data = base(policy={"kind": "offered", "net_arch": [8], "offer": 6},
+                imitation={"enabled": True, "solver": "solver:samples=2,opponent=greedy", "hands": 8, "epochs": 1,
+                           "batch_size": 8, "workers": 1},
+                fictitious_play={"weighting": "regret"})
+    data["policy"] = {"kind": "offered", "net_arch": [8], "offer": 6}
+    finals = [read_policy_state(train(tmp_path / name, {**data, "eval": evaluation}).run_dir / "checkpoints" /
+                                "final.zip")
+              for name, evaluation in (("each", {"every": 16, "hands": 2, "final_hands": 2, "opponents": ["random"],
+                                                 "br_hands": 1, "br_samples": 2}),
+                                       ("none", {"every": 10**6, "hands": 1, "final_hands": 1,
+                                                 "opponents": ["greedy"], "seed": 5}))]
+    assert finals[0].keys() == finals[1].keys()
+    assert all(np.array_equal(finals[0][k].numpy(), finals[1][k].numpy()) for k in finals[0])
+
+
 def test_cli_runs_fictitious_play_and_its_checkpoint_plays(tmp_path, capsys):
     from splitpoker.train.cli import main
 
