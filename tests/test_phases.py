@@ -231,8 +231,7 @@ RECIPES = {
                             (16, "latest", 0.0003, 64, "regret")],
     "thirteen_western_2p": [(6, "mixture", 0.001, 64, "uniform"), (10, "latest", 0.0003, 64, "uniform"),
                             (30, "latest", 0.0003, 256, "uniform")],
-    "thirteen_shisanshui_4p": [(8, "mixture", 0.001, 64, "uniform"), (44, "latest", 0.0003, 64, "uniform"),
-                               (32, "latest", 0.0003, 64, "regret")],
+    "thirteen_shisanshui_4p": [(8, "mixture", 0.001, 64, "uniform"), (44, "latest", 0.0003, 64, "regret")],
     "thirteen_shisanshui_3p": [(8, "mixture", 0.001, 64, "uniform"), (44, "latest", 0.0003, 64, "uniform"),
                                (32, "latest", 0.0003, 64, "regret")],
 }
