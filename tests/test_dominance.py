@@ -346,11 +346,11 @@ def test_solver_splits_option_is_checked() -> None:
 
 # ---------------------------------------------------------------------- learned policies over the candidates
 
-@pytest.mark.parametrize("name,preset,players", [("thirteen_classic_4p", "classic", 4),
+@pytest.mark.parametrize("name,preset,players", [("thirteen_shisanshui_3p", "shisanshui", 3),
                                                  ("thirteen_western_2p", "western", 2),
                                                  ("biji_classic_4p", "classic", 4)])
 def test_policy_decides_sparse_masks_as_the_dense_kernels(name: str, preset: str, players: int) -> None:
-    """A shipped policy given the candidates as its mask: the sparse path (the subsets the
+    """A shipped split scorer given the candidates as its mask: the sparse path (the subsets the
     candidates use, nothing else) chooses what the dense kernels choose over the same mask,
     the most likely split and the draws of fixed uniforms, and every choice is a candidate."""
     import splitpoker.agents.learned.split_inference as inference

@@ -519,10 +519,10 @@ PINNED_DECISIONS = {
                   [305, 209, 1133, 265, 631, 1015, 190, 25, 188, 1011, 722, 216], [610, 725, 399, 1097]),
     ("biji", 4): ([921, 1479, 1620, 1237, 193, 544, 144, 1163, 46, 146, 519, 563],
                   [305, 209, 1134, 265, 627, 1013, 190, 25, 188, 1012, 722, 213], [611, 725, 407, 1097]),
-    ("thirteen", "pretrained"): (
-        [23204, 67122, 17226, 62063, 58211, 70812, 72071, 72019, 71856, 46892, 43939, 71827],
-        [23204, 67374, 15244, 65843, 58211, 70812, 72071, 71859, 69508, 120, 50995, 66781],
-        [9686, 67052, 17226, 62063]),
+    ("thirteen", "pretrained"): (  # a policy over the offered splits
+        [50959, 67192, 69603, 62063, 58211, 70812, 71945, 72019, 72026, 46892, 50995, 71827],
+        [50959, 9701, 15240, 62063, 58211, 62896, 72071, 71573, 71856, 18945, 50995, 57470],
+        [59265, 19206, 15240, 62063]),
     ("thirteen", 0): ([25798, 9343, 12625, 319, 13625, 5146, 22723, 1784, 44054, 12999, 51003, 39402],
                       [13727, 16202, 51949, 6872, 32964, 47915, 8418, 4319, 18144, 42651, 33649, 13402],
                       [23255, 37527, 25202, 43535]),
@@ -701,10 +701,10 @@ def test_decisions_run_on_the_agent_s_threads_and_restore_the_setting(rng):
     from splitpoker.agents.learned import split_inference
     from splitpoker.agents.learned.policy import torch_threads
 
-    game = make_game("thirteen")
-    agent = load_agent("pretrained:thirteen_classic_4p", game, num_players=4)
+    game = make_game("thirteen", "shisanshui")
+    agent = load_agent("pretrained:thirteen_shisanshui_3p", game, num_players=3)
     agent.over = "mask"
-    tables = deal(game, 4, rng, batch=3)
+    tables = deal(game, 3, rng, batch=3)
     views = [tables.view(b, 0) for b in range(3)]
     seen = []
     original = split_inference._dense_choices
