@@ -313,7 +313,7 @@ def _head_to_head(track: Track, agents: list[str], sizes: Sizes, protocol: Proto
     """The matrix of ``track`` into ``out`` (filled pair by pair, so an interrupt keeps the pairs played)."""
     pairs = [(a, b) for i, a in enumerate(agents) for b in agents[i + 1:]]
     task = bar.add_task(f"{track.name}: head to head",
-                    total=sum(len(lineups(a, b, track.players)) for a, b in pairs) * sizes.deals)
+                        total=sum(len(lineups(a, b, track.players)) for a, b in pairs) * sizes.deals)
     matrix: dict[str, dict[str, Any]] = {a: {} for a in agents}
     groups: dict[str, dict[str, dict[int, float]]] = {a: {} for a in agents}
     out["matrix"], out["pairs"], out["_groups"] = matrix, [], groups
