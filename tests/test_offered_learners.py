@@ -85,6 +85,29 @@ def test_the_policy_scores_slots_with_shared_weights_and_never_plays_an_empty_on
     assert feature_scale(GAME).shape == (offered_width(make_game(GAME)),)
 
 
+@pytest.mark.parametrize("activation", [nn.ReLU, nn.Tanh, nn.ELU])
+def test_slot_scores_are_the_logits_of_the_allowed_slots_and_follow_the_weights(activation: type[nn.Module]) -> None:
+    th.manual_seed(1)
+    policy = OfferedSplitsPolicy(*spaces_of(), lambda _: 1e-3, net_arch=[16, 8], activation_fn=activation)
+    assert (policy.numpy_scorer() is None) == (activation is nn.ELU)  # ELU: read through torch
+    tables, pairs = dealt()
+    obs, offered = offered_observations(tables, pairs)
+    allowed = offered.mask & (np.random.default_rng(1).random(offered.mask.shape) < 0.7)
+
+    def check() -> None:
+        scores = policy.slot_scores(offered.features, allowed)
+        assert scores.dtype == np.float64 and np.isneginf(scores[~allowed]).all()
+        assert np.allclose(scores[allowed], policy.slot_logits(obs)[allowed], atol=1e-5)
+
+    check()
+    for parameter in policy.parameters():  # changed in place, as an optimizer's step does
+        with th.no_grad():
+            parameter.add_(0.5)
+    check()
+    policy.load_state_dict({key: value * -1 for key, value in policy.state_dict().items()})
+    check()
+
+
 def test_the_policy_refuses_spaces_of_another_form() -> None:
     box, _ = spaces_of()
     with pytest.raises(ValueError, match=r"not the offered form over 9 splits"):

@@ -22,7 +22,6 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from ...envs.game import Game
 from ...envs.games import game_class, game_of
 from ...envs.offered import Offered, offer_hands
-from ...envs.offered_env import ActionForm
 from ...envs.table import SeatView, SeatViews
 from ..base import Agent
 from ..specs import AgentSpec
@@ -216,15 +215,12 @@ class PolicyAgent(Agent):
                 if not allowed[i].any():
                     raise ValueError(f"{self.name}: the mask of seat {view.seat}'s hand {' '.join(view.hand)} holds "
                                      f"none of the {len(filled)} splits offered to it")
-        seats = views.observations if isinstance(views, SeatViews) else np.stack([v.observation for v in views])
-        observations = ActionForm.observations(seats, offered)
         assert isinstance(self.policy, OfferedSplitsPolicy)
         with torch_threads(self.threads if self._parameter.is_cpu else None):
-            logits = self.policy.slot_logits(observations)
-        scores = logits.astype(np.float64)
+            scores = self.policy.slot_scores(offered.features, allowed)
         if self.rng is not None:
-            scores = scores + self.rng.gumbel(size=scores.shape)
-        return offered.choose(np.where(allowed, scores, -np.inf).argmax(1))
+            scores += self.rng.gumbel(size=scores.shape)
+        return offered.choose(scores.argmax(1))
 
     def act_batch(self, views: Sequence[SeatView]) -> np.ndarray:
         """One decision per view, in a single forward pass."""
