@@ -73,13 +73,14 @@ def tiny_run(tmp: Path) -> Path:
     return Path(result.run_dir)
 
 
-def policy_file(path: Path, preset: str = "classic") -> Path:
-    """A small four-player Biji policy file at ``path``, written as training writes one."""
+def policy_file(path: Path, preset: str = "classic", game: str = "biji", players: int = 4) -> Path:
+    """A small split-scorer policy file at ``path`` (by default four-player Biji), written as
+    training writes one."""
     from splitpoker.agents.learned.checkpoint import policy_meta, write_policy_file
     from splitpoker.agents.learned.networks import build_policy
     from splitpoker.envs.games import make_game
 
-    meta = policy_meta(make_game("biji", preset), 4, "split_scorer", ARCH, preset=preset)
+    meta = policy_meta(make_game(game, preset), players, "split_scorer", ARCH, preset=preset)
     return write_policy_file(path, meta, build_policy(meta).state_dict())
 
 

@@ -1,6 +1,6 @@
 """Checkpoints whose ``splitpoker.json`` holds bad values (agents/learned/checkpoint.py ``read_meta``).
 
-Each case copies a shipped pretrained policy and rewrites one value of its description: a
+Each case copies a split-scorer policy file (as training writes one) and rewrites one value of its description: a
 network far too wide, a negative width, a width that is not a number, a table size in words,
 no architecture at all. Loading it is one ValueError line naming the file, the key and the
 value, raised before any network is built; on the command line, exit status 2 and one line.
@@ -18,9 +18,9 @@ import pytest
 
 from splitpoker.agents import load_agent
 from splitpoker.agents.learned import policy as P
-from splitpoker.agents.learned.checkpoint import META_MEMBER, PRETRAINED_DIR, read_meta
+from splitpoker.agents.learned.checkpoint import META_MEMBER, read_meta
 from splitpoker.agents.learned.policy_kinds import MAX_WIDTH
-from tests.helpers import refused
+from tests.helpers import policy_file, refused
 
 Meta = dict[str, Any]
 
@@ -55,8 +55,8 @@ CASES: list[tuple[str, Callable[[Meta], None], str, str]] = [
     ("subset_hidden_negative", _set_arch(subset_hidden=-5), "policy.arch.subset_hidden", "-5"),
 ]
 
-#: shipped policies to start from: format 1 (upgraded when read) and format 2
-SOURCES = {"biji_classic_4p": ("biji", 4), "thirteen_western_2p": ("thirteen", 2)}
+#: the policy files to start from, by name: game, table size and preset
+SOURCES = {"biji_4p": ("biji", 4, "classic"), "thirteen_western_2p": ("thirteen", 2, "western")}
 
 
 def rewrite(source: Path, target: Path, edit: Callable[[Meta], None]) -> None:
@@ -74,9 +74,11 @@ def rewrite(source: Path, target: Path, edit: Callable[[Meta], None]) -> None:
 
 
 def crafted(tmp_path: Path, source: str, edit: Callable[[Meta], None]) -> Path:
-    """A copy of the shipped policy ``source`` with its description edited."""
+    """A copy of the policy file ``source`` of :data:`SOURCES` with its description edited."""
+    game, players, preset = SOURCES[source]
+    original = policy_file(tmp_path / f"{source}.zip", preset, game, players)
     path = tmp_path / f"{source}_crafted.zip"
-    rewrite(PRETRAINED_DIR / f"{source}.zip", path, edit)
+    rewrite(original, path, edit)
     return path
 
 
@@ -94,7 +96,7 @@ def test_a_bad_description_is_one_line_naming_file_and_key(tmp_path: Path, sourc
                                                             edit: Callable[[Meta], None], key: str,
                                                             shown: str) -> None:
     path = crafted(tmp_path, source, edit)
-    game, players = SOURCES[source]
+    game, players, _ = SOURCES[source]
     with pytest.raises(ValueError) as caught:
         load_agent(f"checkpoint:{path}", game, players)
     message = str(caught.value)
@@ -104,7 +106,7 @@ def test_a_bad_description_is_one_line_naming_file_and_key(tmp_path: Path, sourc
 
 def test_the_width_limit_is_the_networks_bound(tmp_path: Path) -> None:
     """The widest layer allowed loads past the description check; one wider does not."""
-    widest = crafted(tmp_path, "biji_classic_4p", _set_arch(subset_hidden=MAX_WIDTH))
+    widest = crafted(tmp_path, "biji_4p", _set_arch(subset_hidden=MAX_WIDTH))
     assert read_meta(widest)["policy"]["arch"]["subset_hidden"] == MAX_WIDTH
     too_wide = crafted(tmp_path, "thirteen_western_2p", _set_arch(value_hidden=MAX_WIDTH + 1))
     with pytest.raises(ValueError, match=rf"policy\.arch\.value_hidden = {MAX_WIDTH + 1}.*{MAX_WIDTH}"):
@@ -114,6 +116,6 @@ def test_the_width_limit_is_the_networks_bound(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("edit", "key", "shown"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_cli_bad_checkpoint_is_status_2_and_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                      edit: Callable[[Meta], None], key: str, shown: str) -> None:
-    path = crafted(tmp_path, "biji_classic_4p", edit)
+    path = crafted(tmp_path, "biji_4p", edit)
     line = refused(capsys, "eval", "biji", "--agents", f"checkpoint:{path},random", "--hands", "2")
     assert str(path) in line and key in line and shown in line, line

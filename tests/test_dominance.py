@@ -6,6 +6,7 @@ core and the environments' ``mask="undominated"``."""
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -348,16 +349,20 @@ def test_solver_splits_option_is_checked() -> None:
 
 @pytest.mark.parametrize("name,preset,players", [("thirteen_shisanshui_3p", "shisanshui", 3),
                                                  ("thirteen_western_2p", "western", 2),
-                                                 ("biji_classic_4p", "classic", 4)])
-def test_policy_decides_sparse_masks_as_the_dense_kernels(name: str, preset: str, players: int) -> None:
-    """A shipped split scorer given the candidates as its mask: the sparse path (the subsets the
-    candidates use, nothing else) chooses what the dense kernels choose over the same mask,
-    the most likely split and the draws of fixed uniforms, and every choice is a candidate."""
+                                                 ("biji", "classic", 4)])
+def test_policy_decides_sparse_masks_as_the_dense_kernels(name: str, preset: str, players: int,
+                                                          tmp_path: Path) -> None:
+    """A split scorer (shipped, or for Biji a small one as training writes it) given the
+    candidates as its mask: the sparse path (the subsets the candidates use, nothing else)
+    chooses what the dense kernels choose over the same mask, the most likely split and the
+    draws of fixed uniforms, and every choice is a candidate."""
     import splitpoker.agents.learned.split_inference as inference
     from splitpoker.agents import load_agent
+    from tests.helpers import policy_file
 
     game = make_game(name.split("_")[0], preset)
-    agent = load_agent(f"pretrained:{name}", game, num_players=players, seed=0)
+    spec = f"pretrained:{name}" if "_" in name else f"checkpoint:{policy_file(tmp_path / 'policy.zip', preset, name)}"
+    agent = load_agent(spec, game, num_players=players, seed=0)
     tables = deal(game, players, np.random.default_rng(5), batch=24, mask="undominated")
     views = tables.views(seats=[0])
     observations, masks = np.stack([v.observation for v in views]), np.stack([v.mask for v in views])

@@ -226,7 +226,7 @@ def test_set_reaches_into_the_phases(tmp_path):
 #: the recipes of the shipped policies, each made by fictitious play: per phase its rounds,
 #: population, learning rate, the solver's samples and the weighting of its hands
 RECIPES = {
-    "biji_classic_4p": [(8, "mixture", 0.001, 64, "uniform"), (44, "latest", 0.0003, 64, "uniform")],
+    "biji_classic_4p": [(8, "mixture", 0.001, 64, "uniform"), (33, "latest", 0.0003, 64, "regret")],
     "thirteen_classic_4p": [(8, "mixture", 0.001, 64, "uniform"), (38, "latest", 0.0003, 64, "regret")],
     "thirteen_western_2p": [(6, "mixture", 0.001, 64, "uniform"), (10, "latest", 0.0003, 64, "uniform"),
                             (30, "latest", 0.0003, 256, "uniform")],

@@ -512,8 +512,8 @@ def test_drawn_splits_reuse_their_statistics_exactly(game_name):
 #: sampled splits of the same seats (agent generator seeded 1 or 2), then 4 sampled single
 #: ``act`` calls continuing that generator
 PINNED_DECISIONS = {
-    ("biji", "pretrained"): ([929, 1660, 1601, 60, 120, 1382, 1601, 491, 840, 1291, 1593, 21],
-                             [929, 1660, 1382, 60, 120, 1384, 1601, 491, 840, 1291, 1593, 21],
+    ("biji", "pretrained"): ([929, 1660, 1601, 60, 420, 1382, 1601, 1405, 660, 1291, 1593, 21],
+                             [929, 1660, 1601, 60, 420, 1382, 1601, 1405, 3, 1291, 1593, 21],
                              [929, 1660, 1382, 40]),
     ("biji", 0): ([311, 1436, 3, 1623, 716, 896, 1239, 1001, 652, 731, 85, 1383],
                   [305, 209, 1133, 265, 631, 1015, 190, 25, 188, 1011, 722, 216], [610, 725, 399, 1097]),
