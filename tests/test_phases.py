@@ -227,7 +227,8 @@ def test_set_reaches_into_the_phases(tmp_path):
 #: population, learning rate, the solver's samples and the weighting of its hands
 RECIPES = {
     "biji_classic_4p": [(8, "mixture", 0.001, 64, "uniform"), (33, "latest", 0.0003, 64, "regret")],
-    "thirteen_classic_4p": [(8, "mixture", 0.001, 64, "uniform"), (38, "latest", 0.0003, 64, "regret")],
+    "thirteen_classic_4p": [(8, "mixture", 0.001, 64, "uniform"), (38, "latest", 0.0003, 64, "regret"),
+                            (10, "latest", 0.0003, 256, "regret")],
     "thirteen_western_2p": [(6, "mixture", 0.001, 64, "uniform"), (10, "latest", 0.0003, 64, "uniform"),
                             (30, "latest", 0.0003, 256, "uniform")],
     "thirteen_shisanshui_4p": [(8, "mixture", 0.001, 64, "uniform"), (44, "latest", 0.0003, 64, "regret"),
