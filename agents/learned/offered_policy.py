@@ -70,8 +70,8 @@ __all__ = ["OfferedSplitsPolicy", "OfferedExtractor", "SlotHead", "feature_scale
 
 #: the default hidden widths of the scorer and of the critic
 DEFAULT_ARCH = (64, 64)
-#: the activations :meth:`OfferedSplitsPolicy.slot_scores` reads in NumPy, by their torch module
-_NUMPY_ACTIVATIONS: dict[type[nn.Module], Any] = {nn.ReLU: lambda x: np.maximum(x, 0), nn.Tanh: np.tanh}
+#: the activations :meth:`OfferedSplitsPolicy.slot_scores` applies without their modules (in place)
+_ACTIVATIONS: dict[type[nn.Module], Any] = {nn.ReLU: th.relu_, nn.Tanh: th.tanh_}
 
 
 @functools.cache
@@ -242,10 +242,8 @@ class OfferedSplitsPolicy(MaskableActorCriticPolicy):
         extractor = self.mlp_extractor
         assert isinstance(extractor, OfferedExtractor)
         self.action_net = SlotHead(extractor.slot_dim, self.offer)
-        #: the scorer's linear layers, the output layer last (:meth:`numpy_scorer`)
+        #: the scorer's linear layers, the output layer last (:meth:`slot_scores`)
         self._linears = (*(layer for layer in extractor.scorer if isinstance(layer, nn.Linear)), self.action_net.score)
-        self._numpy_key: tuple[int, ...] = ()
-        self._numpy: tuple[list[tuple[np.ndarray, np.ndarray]], Any, np.ndarray] | None = None
         self.value_net = nn.Linear(extractor.latent_dim_vf, 1)
         if self.ortho_init:
             for module, gain in ((extractor, math.sqrt(2)), (self.action_net, 0.01), (self.value_net, 1.0)):
@@ -256,45 +254,26 @@ class OfferedSplitsPolicy(MaskableActorCriticPolicy):
     def slot_scores(self, features: np.ndarray, allowed: np.ndarray) -> np.ndarray:
         """The logits ``(N, K)`` float64 of the offered features ``(N, K, F)`` in the slots
         ``allowed`` ``(N, K)`` bool, -inf elsewhere (no gradient): the scorer alone, over those
-        rows only. A scorer on the CPU with ReLU or tanh layers is read in NumPy
-        (:meth:`numpy_scorer`), several times quicker than torch at a decision's few rows; the
-        scores equal :meth:`slot_logits`' up to float32 rounding."""
+        rows only, on the threads torch is set to (a :class:`~.policy.PolicyAgent`'s
+        decision: its ``threads``). On the CPU with ReLU or tanh layers, by one ``addmm`` per
+        layer on the weights as they are, without the modules' calls (most of the cost at a
+        decision's few rows); the scores equal :meth:`slot_logits`' up to float32 rounding."""
         scores = np.full(allowed.shape, -np.inf)
+        extractor, head = self.mlp_extractor, self.action_net
+        assert isinstance(extractor, OfferedExtractor) and isinstance(head, SlotHead)
         rows = np.asarray(features, dtype=np.float32)[allowed]
-        scorer = self.numpy_scorer()
-        if scorer is None:
-            extractor, head = self.mlp_extractor, self.action_net
-            assert isinstance(extractor, OfferedExtractor) and isinstance(head, SlotHead)
-            with th.inference_mode():
+        activation = _ACTIVATIONS.get(self.activation_fn)
+        with th.inference_mode():
+            if activation is None or self.device.type != "cpu":
                 out = head.score(extractor.scorer(th.as_tensor(rows, device=self.device) / extractor.feature_scale))
+            else:
+                out = th.from_numpy(rows / extractor.feature_scale.numpy())
+                *hidden, last = self._linears
+                for layer in hidden:
+                    out = activation(th.addmm(layer.bias, out, layer.weight.t()))
+                out = th.addmm(last.bias, out, last.weight.t())
             scores[allowed] = out[:, 0].cpu().numpy()
-            return scores
-        layers, activation, scale = scorer
-        rows = rows / scale
-        for weight, bias in layers[:-1]:
-            rows = activation(rows @ weight + bias)
-        weight, bias = layers[-1]
-        scores[allowed] = (rows @ weight + bias)[:, 0]
         return scores
-
-    def numpy_scorer(self) -> tuple[list[tuple[np.ndarray, np.ndarray]], Any, np.ndarray] | None:
-        """The scorer as NumPy views of its weights: each linear layer's transposed weight and
-        bias (the output layer last), the activation, and the feature scale; None where the
-        weights are not on the CPU or the activation is neither ReLU nor tanh. Views, so that
-        weights changed in place (an optimizer's step, ``load_state_dict``) are read as they
-        are; made again when a weight is replaced (``.to(device)``)."""
-        linears = self._linears
-        key = tuple(tensor.data_ptr() for layer in linears for tensor in (layer.weight, layer.bias))
-        if self._numpy_key != key:
-            activation = _NUMPY_ACTIVATIONS.get(self.activation_fn)
-            on_cpu = all(layer.weight.device.type == "cpu" for layer in linears)
-            extractor = self.mlp_extractor
-            assert isinstance(extractor, OfferedExtractor)
-            self._numpy = None if activation is None or not on_cpu else (
-                [(layer.weight.detach().numpy().T, layer.bias.detach().numpy()) for layer in linears], activation,
-                extractor.feature_scale.numpy())
-            self._numpy_key = key
-        return self._numpy
 
     def slot_logits(self, observations: np.ndarray) -> np.ndarray:
         """The logits ``(N, K)`` of offered observations ``(N, D + K*F)`` (unmasked; no
