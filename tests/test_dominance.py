@@ -347,21 +347,22 @@ def test_solver_splits_option_is_checked() -> None:
 
 # ---------------------------------------------------------------------- learned policies over the candidates
 
-@pytest.mark.parametrize("name,preset,players", [("thirteen_shisanshui_3p", "shisanshui", 3),
-                                                 ("thirteen_western_2p", "western", 2),
+@pytest.mark.parametrize("name,preset,players", [("thirteen_western_2p", "western", 2),
+                                                 ("thirteen", "shisanshui", 3),
                                                  ("biji", "classic", 4)])
 def test_policy_decides_sparse_masks_as_the_dense_kernels(name: str, preset: str, players: int,
                                                           tmp_path: Path) -> None:
-    """A split scorer (shipped, or for Biji a small one as training writes it) given the
-    candidates as its mask: the sparse path (the subsets the candidates use, nothing else)
-    chooses what the dense kernels choose over the same mask, the most likely split and the
-    draws of fixed uniforms, and every choice is a candidate."""
+    """A split scorer (shipped, or a small one as training writes it) given the candidates as
+    its mask: the sparse path (the subsets the candidates use, nothing else) chooses what the
+    dense kernels choose over the same mask, the most likely split and the draws of fixed
+    uniforms, and every choice is a candidate."""
     import splitpoker.agents.learned.split_inference as inference
     from splitpoker.agents import load_agent
     from tests.helpers import policy_file
 
     game = make_game(name.split("_")[0], preset)
-    spec = f"pretrained:{name}" if "_" in name else f"checkpoint:{policy_file(tmp_path / 'policy.zip', preset, name)}"
+    spec = (f"pretrained:{name}" if "_" in name
+            else f"checkpoint:{policy_file(tmp_path / 'policy.zip', preset, name, players)}")
     agent = load_agent(spec, game, num_players=players, seed=0)
     tables = deal(game, players, np.random.default_rng(5), batch=24, mask="undominated")
     views = tables.views(seats=[0])

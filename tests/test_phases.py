@@ -233,8 +233,8 @@ RECIPES = {
                             (30, "latest", 0.0003, 256, "uniform")],
     "thirteen_shisanshui_4p": [(8, "mixture", 0.001, 64, "uniform"), (44, "latest", 0.0003, 64, "regret"),
                                (10, "latest", 0.0003, 256, "regret")],
-    "thirteen_shisanshui_3p": [(8, "mixture", 0.001, 64, "uniform"), (44, "latest", 0.0003, 64, "uniform"),
-                               (32, "latest", 0.0003, 64, "regret")],
+    "thirteen_shisanshui_3p": [(8, "mixture", 0.001, 64, "uniform"), (44, "latest", 0.0003, 64, "regret"),
+                               (10, "latest", 0.0003, 256, "regret")],
 }
 #: the shipped policies with a PPO self-play config for the same table (``NAME`` -> ``..._ppo_..``)
 PPO_TWINS = ["biji_classic_4p", "thirteen_classic_4p", "thirteen_western_2p", "thirteen_shisanshui_4p"]

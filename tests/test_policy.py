@@ -694,15 +694,17 @@ def test_sparse_decisions_equal_the_dense_kernels_over_the_candidates(split_hidd
     assert not np.array_equal(before[0], after[0])
 
 
-def test_decisions_run_on_the_agent_s_threads_and_restore_the_setting(rng):
-    """A CPU decision's torch products (the dense path's: a decision over every valid split)
-    run on ``PolicyAgent.threads`` torch threads whatever the global setting, which it
-    leaves as it was; ``threads = None`` keeps the global one."""
+def test_decisions_run_on_the_agent_s_threads_and_restore_the_setting(rng, tmp_path):
+    """A CPU decision's torch products (a split scorer's dense path: a decision over every
+    valid split) run on ``PolicyAgent.threads`` torch threads whatever the global setting,
+    which it leaves as it was; ``threads = None`` keeps the global one."""
     from splitpoker.agents.learned import split_inference
     from splitpoker.agents.learned.policy import torch_threads
+    from tests.helpers import policy_file
 
     game = make_game("thirteen", "shisanshui")
-    agent = load_agent("pretrained:thirteen_shisanshui_3p", game, num_players=3)
+    spec = f"checkpoint:{policy_file(tmp_path / 'policy.zip', 'shisanshui', 'thirteen', 3)}"
+    agent = load_agent(spec, game, num_players=3)
     agent.over = "mask"
     tables = deal(game, 3, rng, batch=3)
     views = [tables.view(b, 0) for b in range(3)]
