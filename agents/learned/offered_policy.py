@@ -263,9 +263,10 @@ class OfferedSplitsPolicy(MaskableActorCriticPolicy):
         assert isinstance(extractor, OfferedExtractor) and isinstance(head, SlotHead)
         rows = np.asarray(features, dtype=np.float32)[allowed]
         activation = _ACTIVATIONS.get(self.activation_fn)
+        device = head.score.weight.device  # not self.device, which walks every module at each call
         with th.inference_mode():
-            if activation is None or self.device.type != "cpu":
-                out = head.score(extractor.scorer(th.as_tensor(rows, device=self.device) / extractor.feature_scale))
+            if activation is None or device.type != "cpu":
+                out = head.score(extractor.scorer(th.as_tensor(rows, device=device) / extractor.feature_scale))
             else:
                 out = th.from_numpy(rows / extractor.feature_scale.numpy())
                 *hidden, last = self._linears
