@@ -111,7 +111,7 @@ class PolicyAgent(Agent):
                              "logits with agent.policy.slot_logits(observations)")
         obs = np.asarray(observations, dtype=np.float32).reshape(-1, self.observation_size)
         with th.inference_mode():
-            return action_logits(self.policy, th.as_tensor(obs, device=self.policy.device)).cpu().numpy()
+            return action_logits(self.policy, th.as_tensor(obs, device=self._parameter.device)).cpu().numpy()
 
     @functools.cached_property
     def game(self) -> Game:
@@ -246,7 +246,7 @@ class PolicyAgent(Agent):
             if scorer:
                 return choices(self.policy, observations, masks, uniforms, listed, self.threads)
             with th.inference_mode():
-                distribution = self.policy.get_distribution(th.as_tensor(observations, device=self.policy.device),
+                distribution = self.policy.get_distribution(th.as_tensor(observations, device=self._parameter.device),
                                                             masks)
                 assert isinstance(distribution, SplitDistribution)
                 return distribution.choices(uniforms)
